@@ -1,0 +1,116 @@
+# libfail — top-level build. `make` builds, `make check` runs every test, `make demo` shows it.
+# Outputs go to build/. See README.md.
+
+CC ?= cc
+BUILD := build
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector
+# Code that runs inside the target: position independent, private symbols, TLS that never allocates.
+CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+# Examples and test programs: plain debug builds, so reports name exact lines.
+EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
+
+CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c
+CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
+FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/cmd_report.c \
+                   injector/cmd_replay.c injector/campaign.c injector/spawn.c injector/ingest.c \
+                   injector/database.c injector/classify.c injector/report.c \
+                   injector/symbolise.c injector/util.c libfail/text.c libfail/record.c
+FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
+FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf
+HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
+
+LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
+EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat
+UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
+                test_symbolise)
+TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
+                   $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
+
+.PHONY: all deps check unit integration demo clean
+all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/pic/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libfail.so: $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o
+	$(CC) -shared -Wl,-soname,libfail.so.0 -o $@ $^ -lunwind
+
+$(BUILD)/libfail.a: $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libfail-preload.so: $(CORE_OBJECTS) $(BUILD)/pic/injector/preload.o
+	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+$(BUILD)/failrun: $(FAILRUN_OBJECTS)
+	$(CC) -o $@ $^ $(FAILRUN_LIBS)
+
+$(BUILD)/examples/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/kvstore/kv.c examples/kvstore/kvtest.c
+
+$(BUILD)/examples/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
+
+# ---- tests ----
+
+$(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
+                          $(BUILD)/pic/libfail/plan.o $(BUILD)/pic/libfail/record.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/ingest.o \
+                            $(BUILD)/obj/injector/util.o $(BUILD)/obj/libfail/record.o \
+                            $(BUILD)/obj/libfail/text.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka
+
+$(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c injector/symbolise.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
+	    injector/symbolise.c -ldw -lelf -lcmocka
+
+$(BUILD)/tests/programs/libctor.so: tests/programs/libctor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
+	    -lctor -lpthread
+
+unit: $(UNIT_TESTS)
+	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status
+
+integration: all $(TEST_PROGRAMS)
+	@sh tests/integration/run.sh
+
+# Every test. Unit tests first: they are fast and pinpoint a broken core.
+check: all $(UNIT_TESTS) $(TEST_PROGRAMS)
+	@sh tests/run-all.sh $(UNIT_TESTS)
+
+demo:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo.sh
+
+clean:
+	rm -rf $(BUILD) .failrun

@@ -1,0 +1,233 @@
+/*
+ * campaign.c — campaign settings in the database, the per-run environment, module lookups.
+ */
+#include "campaign.h"
+#include "database.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *preload_path(void)
+{
+    const char *override = getenv("LIBFAIL_PRELOAD");
+    if (override && *override)
+        return xstrdup(override);
+    char *directory = self_directory();
+    char *candidates[] = {
+        xasprintf("%s/libfail-preload.so", directory),
+        xasprintf("%s/../lib/libfail/libfail-preload.so", directory),
+    };
+    char *found = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        if (!found && access(candidates[i], R_OK) == 0)
+            found = realpath(candidates[i], NULL);
+        free(candidates[i]);
+    }
+    free(directory);
+    if (!found)
+        fatal("cannot find libfail-preload.so next to failrun; set LIBFAIL_PRELOAD to its path");
+    return found;
+}
+
+char *plan_for_site(const char *site, uint64_t occurrence, int depth)
+{
+    if (!site)
+        return xasprintf("mode=record;depth=%d", depth);
+    return xasprintf("mode=site;site=%s;occurrence=%llu;depth=%d", site,
+                     (unsigned long long)occurrence, depth);
+}
+
+char **run_environment(const struct campaign_settings *settings, const char *run_dir,
+                       const char *plan)
+{
+    char *preload = preload_path();
+    const char *existing = getenv("LD_PRELOAD");
+    char **environment = xcalloc(8, sizeof *environment);
+    size_t n = 0;
+    /* Ours first, so it sits above any allocator the user preloads. */
+    environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
+                                             : xasprintf("LD_PRELOAD=%s", preload);
+    environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
+    environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
+    environment[n++] = xasprintf("LIBFAIL_TOP_EXE=%s", settings->top_exe);
+    environment[n++] = xasprintf("LIBFAIL_EXE=%s", settings->exe_globs);
+    environment[n++] = xasprintf("LIBFAIL_MODULE=%s", settings->module_globs);
+    environment[n] = NULL;
+    free(preload);
+    return environment;
+}
+
+void environment_free(char **environment)
+{
+    for (size_t i = 0; environment && environment[i]; i++)
+        free(environment[i]);
+    free(environment);
+}
+
+char *argv_to_json(char *const *argv)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; argv[i]; i++)
+        json_array_append_new(array, json_string(argv[i]));
+    char *text = json_dumps(array, JSON_COMPACT);
+    json_decref(array);
+    return text;
+}
+
+static char **argv_from_json(const char *text)
+{
+    json_error_t error;
+    json_t *array = text ? json_loads(text, 0, &error) : NULL;
+    if (!json_is_array(array) || json_array_size(array) == 0)
+        fatal("the campaign database holds a damaged command; run `failrun run -- CMD` again");
+    char **argv = xcalloc(json_array_size(array) + 1, sizeof *argv);
+    for (size_t i = 0; i < json_array_size(array); i++) {
+        const char *argument = json_string_value(json_array_get(array, i));
+        argv[i] = xstrdup(argument ? argument : "");
+    }
+    json_decref(array);
+    return argv;
+}
+
+void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO campaign(id, command, cwd, top_exe, stdin_path, depth, timeout_ms,"
+            " exe_globs, module_globs, started_ms) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    char *command = argv_to_json(settings->argv);
+    sqlite3_bind_text(statement, 1, command, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, settings->cwd, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 3, settings->top_exe, -1, SQLITE_TRANSIENT);
+    if (settings->stdin_path)
+        sqlite3_bind_text(statement, 4, settings->stdin_path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 5, settings->depth);
+    sqlite3_bind_int64(statement, 6, settings->timeout_ms);
+    sqlite3_bind_text(statement, 7, settings->exe_globs, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 8, settings->module_globs, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 9, started_ms);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    free(command);
+}
+
+bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT command, cwd, top_exe, stdin_path, depth, timeout_ms, exe_globs,"
+            " module_globs FROM campaign WHERE id = 1");
+    bool found = sqlite3_step(statement) == SQLITE_ROW;
+    if (found) {
+        char *command = column_text(statement, 0);
+        settings->argv = argv_from_json(command);
+        free(command);
+        settings->cwd = column_text(statement, 1);
+        settings->top_exe = column_text(statement, 2);
+        settings->stdin_path = column_text(statement, 3);
+        settings->depth = sqlite3_column_int(statement, 4);
+        settings->timeout_ms = sqlite3_column_int64(statement, 5);
+        settings->exe_globs = column_text(statement, 6);
+        settings->module_globs = column_text(statement, 7);
+    }
+    sqlite3_finalize(statement);
+    return found;
+}
+
+bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b)
+{
+    char *left = argv_to_json(a->argv), *right = argv_to_json(b->argv);
+    bool same = !strcmp(left, right) && !strcmp(a->cwd, b->cwd) && a->depth == b->depth &&
+                !strcmp(a->exe_globs, b->exe_globs) && !strcmp(a->module_globs, b->module_globs);
+    free(left);
+    free(right);
+    return same;
+}
+
+void campaign_settings_free(struct campaign_settings *settings)
+{
+    for (size_t i = 0; settings->argv && settings->argv[i]; i++)
+        free(settings->argv[i]);
+    free(settings->argv);
+    free(settings->cwd);
+    free(settings->top_exe);
+    free(settings->stdin_path);
+    free(settings->exe_globs);
+    free(settings->module_globs);
+    memset(settings, 0, sizeof *settings);
+}
+
+void module_map_load(sqlite3 *db, struct module_map *map)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM modules");
+    size_t capacity = 0;
+    memset(map, 0, sizeof *map);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        uint64_t id;
+        if (!parse_hex16((const char *)sqlite3_column_text(statement, 0), &id))
+            continue;
+        if (map->count == capacity) {
+            capacity = capacity ? capacity * 2 : 64;
+            map->ids = xrealloc(map->ids, capacity * sizeof *map->ids);
+            map->paths = xrealloc(map->paths, capacity * sizeof *map->paths);
+        }
+        map->ids[map->count] = id;
+        map->paths[map->count++] = column_text(statement, 1);
+    }
+    sqlite3_finalize(statement);
+}
+
+const char *module_map_path(const struct module_map *map, uint64_t id)
+{
+    for (size_t i = 0; i < map->count; i++)
+        if (map->ids[i] == id)
+            return map->paths[i];
+    return NULL;
+}
+
+void module_map_free(struct module_map *map)
+{
+    for (size_t i = 0; i < map->count; i++)
+        free(map->paths[i]);
+    free(map->ids);
+    free(map->paths);
+    memset(map, 0, sizeof *map);
+}
+
+bool module_is_plumbing(const char *path)
+{
+    static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload",
+                                           "libunwind", "liblzma"};
+    if (!path)
+        return true;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
+int first_own_frame(const struct module_map *map, const struct frame_list *frames)
+{
+    for (int i = 0; i < frames->count; i++)
+        if (!module_is_plumbing(module_map_path(map, frames->frames[i].module)))
+            return i;
+    return -1;
+}
+
+const char *frame_function(struct symboliser *symboliser, const struct module_map *map,
+                           const struct record_frame *frame, char *out, size_t size)
+{
+    struct symbol_frame symbols[8];
+    const char *path = module_map_path(map, frame->module);
+    out[0] = '\0';
+    if (!path)
+        return out;
+    int n = symboliser_lookup(symboliser, path, frame->offset, true, symbols, 8);
+    if (n > 0 && strcmp(symbols[n - 1].function, "??") != 0)
+        snprintf(out, size, "%s", symbols[n - 1].function);
+    return out;
+}

@@ -1,0 +1,60 @@
+/*
+ * campaign.h — a campaign's settings (what to run, how deep, which processes), as stored in the
+ * database, and the environment that tells the preload what a run must do.
+ */
+#ifndef FAILRUN_CAMPAIGN_H
+#define FAILRUN_CAMPAIGN_H
+
+#include "ingest.h"
+#include "symbolise.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DEFAULT_DATABASE ".failrun/campaign.db"
+
+struct campaign_settings {
+    char **argv; /* NULL-terminated */
+    char *cwd;
+    char *top_exe;
+    char *stdin_path; /* NULL: /dev/null */
+    int depth;
+    int64_t timeout_ms; /* 0: derived from the baseline */
+    char *exe_globs;    /* ':'-separated, "" for the default scope */
+    char *module_globs;
+};
+
+/* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
+char *preload_path(void);
+/* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
+char **run_environment(const struct campaign_settings *settings, const char *run_dir,
+                       const char *plan);
+void environment_free(char **environment);
+char *plan_for_site(const char *site, uint64_t occurrence, int depth);
+
+void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);
+/* False when the database holds no campaign. */
+bool campaign_load(sqlite3 *db, struct campaign_settings *settings);
+bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b);
+void campaign_settings_free(struct campaign_settings *settings);
+char *argv_to_json(char *const *argv);
+
+/* Module paths by id, loaded from the database, and plumbing detection. */
+struct module_map {
+    size_t count;
+    uint64_t *ids;
+    char **paths;
+};
+void module_map_load(sqlite3 *db, struct module_map *map);
+const char *module_map_path(const struct module_map *map, uint64_t id);
+void module_map_free(struct module_map *map);
+/* libc, the loader, libfail's own preload and its unwinder: frames there are never "the" site. */
+bool module_is_plumbing(const char *path);
+/* Index of the first frame outside plumbing modules, or -1. */
+int first_own_frame(const struct module_map *map, const struct frame_list *frames);
+/* The out-of-line function holding a frame, "" when unknown (a static buffer per call). */
+const char *frame_function(struct symboliser *symboliser, const struct module_map *map,
+                           const struct record_frame *frame, char *out, size_t size);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * classify.c — the outcome rules. Order matters: a hang or a crash outranks everything the
+ * process might have printed; a leak only counts when the process otherwise ended as the baseline
+ * did (an early error exit leaves blocks live on purpose).
+ */
+#include "classify.h"
+
+#include <signal.h>
+#include <string.h>
+
+static const char *const names[OUTCOME_COUNT] = {
+    [OUTCOME_ABSORBED] = "absorbed", [OUTCOME_HANDLED] = "handled",
+    [OUTCOME_OOM_ABORT] = "oom-abort", [OUTCOME_CRASH] = "crash",
+    [OUTCOME_SILENT] = "silent",     [OUTCOME_HANG] = "hang",
+    [OUTCOME_LEAK] = "leak",         [OUTCOME_NOT_REACHED] = "not-reached",
+};
+
+const char *outcome_name(enum outcome outcome)
+{
+    return outcome < OUTCOME_COUNT ? names[outcome] : "?";
+}
+
+int outcome_from_name(const char *name)
+{
+    for (int i = 0; i < OUTCOME_COUNT; i++)
+        if (name && strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+bool outcome_is_bug(enum outcome outcome)
+{
+    return outcome == OUTCOME_CRASH || outcome == OUTCOME_SILENT || outcome == OUTCOME_HANG ||
+           outcome == OUTCOME_LEAK;
+}
+
+bool stderr_reports_corruption(const char *text)
+{
+    static const char *const markers[] = {
+        "double free", "free(): ", "malloc(): ", "realloc(): ", "corrupted", "munmap_chunk(): ",
+        "malloc_consolidate(): ", "Assertion `", "stack smashing detected", "buffer overflow detected",
+    };
+    for (size_t i = 0; text && i < sizeof markers / sizeof markers[0]; i++)
+        if (strstr(text, markers[i]))
+            return true;
+    return false;
+}
+
+enum outcome classify(const struct observation *run, const struct baseline_observation *baseline)
+{
+    if (!run->fault_fired)
+        return OUTCOME_NOT_REACHED;
+    if (run->timed_out)
+        return OUTCOME_HANG;
+    int signal = run->crash_signal;
+    if (!signal && run->signal != baseline->signal)
+        signal = run->signal;
+    if (signal) {
+        if (signal == SIGABRT && run->ended_in_caller &&
+            !stderr_reports_corruption(run->stderr_text))
+            return OUTCOME_OOM_ABORT;
+        return OUTCOME_CRASH;
+    }
+    if (run->exit_code != baseline->exit_code)
+        return run->ended_in_caller ? OUTCOME_OOM_ABORT : OUTCOME_HANDLED;
+    if (run->leaked)
+        return OUTCOME_LEAK;
+    if (run->stdout_same && run->stderr_same)
+        return OUTCOME_ABSORBED;
+    if (!run->stderr_same)
+        return OUTCOME_HANDLED;
+    return OUTCOME_SILENT;
+}

@@ -1,0 +1,48 @@
+/*
+ * classify.h — what a fault run's program did, as one outcome (DESIGN.md "Outcomes of a run").
+ * Pure functions of what was observed, so every rule is unit-tested without running anything.
+ */
+#ifndef FAILRUN_CLASSIFY_H
+#define FAILRUN_CLASSIFY_H
+
+#include <stdbool.h>
+
+enum outcome {
+    OUTCOME_ABSORBED,    /* exit status and output as in the baseline */
+    OUTCOME_HANDLED,     /* an error exit, or a message, after the failure unwound out of its caller */
+    OUTCOME_OOM_ABORT,   /* the process ended inside the function whose allocation failed (xmalloc) */
+    OUTCOME_CRASH,       /* fatal signal, failed assertion, heap-corruption abort */
+    OUTCOME_SILENT,      /* same exit status, different stdout, no message */
+    OUTCOME_HANG,        /* timeout */
+    OUTCOME_LEAK,        /* ended as the baseline did, but more blocks of some site stayed live */
+    OUTCOME_NOT_REACHED, /* the planned fault never fired */
+    OUTCOME_COUNT
+};
+
+struct observation {
+    bool fault_fired;
+    bool timed_out;
+    int exit_code;        /* of the command failrun started */
+    int signal;           /* that ended the command, 0 if none */
+    int crash_signal;     /* a fatal signal recorded in any process of the run, 0 if none */
+    bool stdout_same;     /* as in the baseline */
+    bool stderr_same;
+    const char *stderr_text;
+    bool ended_in_caller; /* the failed allocation's caller is on the exit or abort stack */
+    bool leaked;          /* some site has more live blocks at exit than in the baseline */
+};
+
+struct baseline_observation {
+    int exit_code;
+    int signal;
+};
+
+enum outcome classify(const struct observation *run, const struct baseline_observation *baseline);
+const char *outcome_name(enum outcome outcome);
+/* -1 when the name is unknown. */
+int outcome_from_name(const char *name);
+bool outcome_is_bug(enum outcome outcome);
+/* glibc's heap-corruption and assertion messages: an abort with one of these is a crash. */
+bool stderr_reports_corruption(const char *text);
+
+#endif

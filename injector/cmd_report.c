@@ -1,0 +1,61 @@
+/*
+ * cmd_report.c — `failrun report`: print the findings of the campaign in the database again.
+ */
+#include "campaign.h"
+#include "commands.h"
+#include "database.h"
+#include "report.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char report_usage[] =
+    "usage: failrun report [--db PATH] [--json]\n"
+    "\n"
+    "Print the report of the campaign stored in the database: every finding (deduplicated by\n"
+    "where it ended) with its injection stack, crash stack and replay command, then the number\n"
+    "of runs per outcome. Exit status: 0 no bugs, 1 bugs found, 2 error.\n"
+    "\n"
+    "  --db PATH   campaign database (default .failrun/campaign.db)\n"
+    "  --json      JSON instead of text\n";
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *database_path = DEFAULT_DATABASE;
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+        if (c == 'd')
+            database_path = optarg;
+        else if (c == 'j')
+            json = true;
+        else if (c == 'h') {
+            fputs(report_usage, stdout);
+            return 0;
+        } else
+            fatal("unknown option; see `failrun help report`");
+    }
+    if (optind < argc)
+        fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
+    sqlite3 *db = database_open(database_path, false);
+    json_t *report = report_build(db, database_path);
+    if (json) {
+        json_dumpf(report, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+    } else {
+        report_print_text(report, stdout);
+    }
+    size_t bugs = report_bug_count(report);
+    json_decref(report);
+    database_close(db);
+    return bugs ? EXIT_BUGS : 0;
+}

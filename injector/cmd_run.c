@@ -1,0 +1,603 @@
+/*
+ * cmd_run.c — `failrun run`: the campaign. Baseline run recording every site, one run per site
+ * failing its first occurrence, each classified and stored; then the report.
+ *
+ * Every run is a row planned before it starts and completed in one transaction with all it found,
+ * so killing failrun at any moment loses at most the run in flight: `failrun run` again resumes.
+ */
+#include "campaign.h"
+#include "classify.h"
+#include "commands.h"
+#include "database.h"
+#include "report.h"
+#include "spawn.h"
+#include "symbolise.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char run_usage[] =
+    "usage: failrun run [options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Run COMMAND once to record every allocation site, then once per site with that site's\n"
+    "first allocation failing; classify and store each run, then print the report.\n"
+    "Standard input, when not a terminal, is saved and given to every run.\n"
+    "\n"
+    "  --db PATH         campaign database (default .failrun/campaign.db)\n"
+    "  --depth N         frames in a site signature, 1..28 (default 8)\n"
+    "  --timeout SEC     per-run limit; default 10x the baseline plus 5 s\n"
+    "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
+    "                    default: COMMAND and every non-system executable it starts\n"
+    "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --json            print the report as JSON\n"
+    "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
+    "  --quiet           no progress lines\n"
+    "\n"
+    "Exit status: 0 no bugs, 1 bugs found, 2 usage error.\n"
+    "A campaign killed before it finished resumes when run again with the same command.\n";
+
+struct run_options {
+    const char *database_path;
+    struct campaign_settings settings;
+    bool json, keep_runs, quiet;
+};
+
+struct campaign_context {
+    sqlite3 *db;
+    struct run_options *options;
+    char *state_dir;
+    struct symboliser *symboliser;
+    struct module_map modules;
+    struct baseline_observation baseline;
+    int64_t baseline_id;
+    uint64_t baseline_stdout, baseline_stderr;
+    int64_t timeout_ms;
+};
+
+static char *join_globs(const char *existing, const char *glob)
+{
+    char *joined = *existing ? xasprintf("%s:%s", existing, glob) : xstrdup(glob);
+    return joined;
+}
+
+static void parse_options(int argc, char **argv, struct run_options *options)
+{
+    static const struct option long_options[] = {
+        {"db", required_argument, NULL, 'd'},      {"depth", required_argument, NULL, 'D'},
+        {"timeout", required_argument, NULL, 't'}, {"exe", required_argument, NULL, 'e'},
+        {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'j'},
+        {"keep-runs", no_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    struct campaign_settings *settings = &options->settings;
+    options->database_path = DEFAULT_DATABASE;
+    settings->depth = 8;
+    settings->exe_globs = xstrdup("");
+    settings->module_globs = xstrdup("");
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+hq", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            options->database_path = optarg;
+            break;
+        case 'D':
+            settings->depth = (int)strtol(optarg, &end, 10);
+            if (*end || settings->depth < 1 || settings->depth > RECORD_MAX_FRAMES)
+                fatal("--depth %s: give a whole number from 1 to %d", optarg, RECORD_MAX_FRAMES);
+            break;
+        case 't': {
+            double seconds = strtod(optarg, &end);
+            if (*end || !(seconds > 0) || seconds > 86400)
+                fatal("--timeout %s: give seconds, more than 0 and at most 86400", optarg);
+            settings->timeout_ms = (int64_t)(seconds * 1000);
+            break;
+        }
+        case 'e': {
+            char *joined = join_globs(settings->exe_globs, optarg);
+            free(settings->exe_globs);
+            settings->exe_globs = joined;
+            break;
+        }
+        case 'm': {
+            char *joined = join_globs(settings->module_globs, optarg);
+            free(settings->module_globs);
+            settings->module_globs = joined;
+            break;
+        }
+        case 'j':
+            options->json = true;
+            break;
+        case 'k':
+            options->keep_runs = true;
+            break;
+        case 'q':
+            options->quiet = true;
+            break;
+        case 'h':
+            fputs(run_usage, stdout);
+            exit(0);
+        default:
+            fatal("unknown option; see `failrun help run`");
+        }
+    }
+    if (optind >= argc)
+        fatal("no command given; usage: failrun run [options] -- COMMAND [ARGS...]");
+    size_t count = (size_t)(argc - optind);
+    settings->argv = xcalloc(count + 1, sizeof *settings->argv);
+    for (size_t i = 0; i < count; i++)
+        settings->argv[i] = xstrdup(argv[optind + (int)i]);
+    settings->top_exe = resolve_command(settings->argv[0]);
+    if (!settings->top_exe)
+        fatal("%s: command not found; give a path or a name on PATH", settings->argv[0]);
+    char cwd[PATH_MAX];
+    settings->cwd = xstrdup(getcwd(cwd, sizeof cwd) ? cwd : ".");
+}
+
+static char *state_directory(const char *database_path)
+{
+    char *copy = xstrdup(database_path);
+    char *slash = strrchr(copy, '/');
+    if (!slash) {
+        free(copy);
+        return xstrdup(".");
+    }
+    *slash = '\0';
+    if (!*copy) {
+        free(copy);
+        return xstrdup("/");
+    }
+    return copy;
+}
+
+/* Standard input is given to every run: keep one copy of it in the state folder. */
+static char *save_stdin(const char *state_dir)
+{
+    if (isatty(0))
+        return NULL;
+    size_t length = 0;
+    char *data = read_whole_file("/dev/stdin", &length);
+    if (!data || length == 0) {
+        free(data);
+        return NULL; /* closed or empty stdin: the runs get /dev/null */
+    }
+    char *path = xasprintf("%s/stdin", state_dir);
+    if (!write_whole_file(path, data, length))
+        fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
+    free(data);
+    char *absolute = realpath(path, NULL);
+    free(path);
+    return absolute;
+}
+
+static char *run_directory(struct campaign_context *context, int64_t run_id)
+{
+    return xasprintf("%s/runs/%lld", context->state_dir, (long long)run_id);
+}
+
+static struct spawn_result execute(struct campaign_context *context, const char *dir,
+                                   const char *plan, int64_t timeout_ms)
+{
+    remove_tree(dir);
+    if (!make_directories(dir))
+        fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
+    char **environment = run_environment(&context->options->settings, dir, plan);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    struct spawn_request request = {
+        .argv = context->options->settings.argv,
+        .extra_environment = (const char *const *)environment,
+        .stdin_path = context->options->settings.stdin_path
+                          ? context->options->settings.stdin_path : "/dev/null",
+        .stdout_path = out,
+        .stderr_path = err,
+        .timeout_ms = timeout_ms,
+    };
+    struct spawn_result result = spawn_and_wait(&request);
+    environment_free(environment);
+    free(out);
+    free(err);
+    return result;
+}
+
+static int64_t insert_run(sqlite3 *db, const char *kind, const char *site)
+{
+    sqlite3_stmt *statement =
+        database_prepare(db, "INSERT INTO runs(kind, site, state) VALUES (?, ?, 'planned')");
+    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
+    if (site)
+        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    return sqlite3_last_insert_rowid(db);
+}
+
+static void finish_run(sqlite3 *db, int64_t run_id, const struct spawn_result *result,
+                       const char *outcome, const char *detail, const char *crash_frames,
+                       int problems, int64_t finding)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE runs SET state = 'done', exit_code = ?, signal = ?, timed_out = ?,"
+            " wall_ms = ?, outcome = ?, detail = ?, crash_frames = ?, problems = ?,"
+            " finding = ? WHERE id = ?");
+    sqlite3_bind_int(statement, 1, result->exit_code);
+    sqlite3_bind_int(statement, 2, result->signal);
+    sqlite3_bind_int(statement, 3, result->timed_out);
+    sqlite3_bind_int64(statement, 4, result->wall_ms);
+    if (outcome)
+        sqlite3_bind_text(statement, 5, outcome, -1, SQLITE_STATIC);
+    if (detail)
+        sqlite3_bind_text(statement, 6, detail, -1, SQLITE_TRANSIENT);
+    if (crash_frames)
+        sqlite3_bind_text(statement, 7, crash_frames, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 8, problems);
+    if (finding > 0)
+        sqlite3_bind_int64(statement, 9, finding);
+    sqlite3_bind_int64(statement, 10, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+/* ---- baseline ---- */
+
+static void run_baseline(struct campaign_context *context)
+{
+    sqlite3 *db = context->db;
+    database_exec(db, "BEGIN IMMEDIATE");
+    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live;"
+                      " DELETE FROM findings; DELETE FROM modules;");
+    int64_t run_id = insert_run(db, "baseline", NULL);
+    database_exec(db, "COMMIT");
+    char *dir = run_directory(context, run_id);
+    char *plan = plan_for_site(NULL, 0, context->options->settings.depth);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
+    struct spawn_result result = execute(context, dir, plan, limit);
+    free(plan);
+    if (result.timed_out)
+        fatal("the command did not finish within %lld s without any fault injected; "
+              "raise --timeout or fix the command", (long long)(limit / 1000));
+    if (result.signal)
+        fatal("the command dies of SIG%s without any fault injected; failrun needs a command "
+              "that passes on its own (output in %s)", sigabbrev_np(result.signal), dir);
+    if (result.exit_code == 127 && !result.started)
+        fatal("cannot run %s (see %s/stderr)", context->options->settings.argv[0], dir);
+    if (result.exit_code != 0)
+        warn("the command exits with status %d even without faults; outcomes compare against it",
+             result.exit_code);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    if (records.processes.count == 0)
+        fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
+              "setuid? failrun needs a dynamically linked program");
+    if (records.sites.count == 0)
+        warn("no allocation site seen in scope: check --exe/--module, or the command starts no "
+             "in-scope program");
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    database_exec(db, "BEGIN IMMEDIATE");
+    database_store_records(db, run_id, &records);
+    finish_run(db, run_id, &result, NULL, NULL, NULL, records.problems, 0);
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
+            " baseline_stderr = ?, baseline_wall_ms = ?");
+    sqlite3_bind_int(statement, 1, result.exit_code);
+    sqlite3_bind_int(statement, 2, result.signal);
+    sqlite3_bind_int64(statement, 3, (sqlite3_int64)file_hash(out));
+    sqlite3_bind_int64(statement, 4, (sqlite3_int64)file_hash(err));
+    sqlite3_bind_int64(statement, 5, result.wall_ms);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    /* One fault run per site, in the order the sites were first seen. */
+    database_exec(db, "INSERT INTO runs(kind, site, state) SELECT 'fault', id, 'planned'"
+                      " FROM sites ORDER BY rowid");
+    database_exec(db, "COMMIT");
+    free(out);
+    free(err);
+    free(dir);
+    run_records_free(&records);
+}
+
+static void load_baseline(struct campaign_context *context)
+{
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT baseline_exit, baseline_signal, baseline_stdout, baseline_stderr,"
+                     " baseline_wall_ms, (SELECT id FROM runs WHERE kind = 'baseline')"
+                     " FROM campaign");
+    if (sqlite3_step(statement) != SQLITE_ROW)
+        fatal("the campaign database lost its baseline; remove it and run again");
+    context->baseline.exit_code = sqlite3_column_int(statement, 0);
+    context->baseline.signal = sqlite3_column_int(statement, 1);
+    context->baseline_stdout = (uint64_t)sqlite3_column_int64(statement, 2);
+    context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
+    int64_t wall = sqlite3_column_int64(statement, 4);
+    context->baseline_id = sqlite3_column_int64(statement, 5);
+    sqlite3_finalize(statement);
+    context->timeout_ms = context->options->settings.timeout_ms
+                              ? context->options->settings.timeout_ms
+                              : 10 * wall + 5000;
+}
+
+static bool baseline_done(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
+    bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
+    sqlite3_finalize(statement);
+    return done;
+}
+
+/* ---- fault runs ---- */
+
+/* Did the process end while the function whose allocation failed was still on its stack? Then
+   it chose to die right there (xmalloc style) instead of reporting the failure upwards. */
+static bool ended_in_caller(struct campaign_context *context, const struct run_records *records)
+{
+    int caller = first_own_frame(&context->modules, &records->fault_stack);
+    if (caller < 0)
+        return false;
+    char wanted[256], seen[256];
+    const struct record_frame *frame = &records->fault_stack.frames[caller];
+    frame_function(context->symboliser, &context->modules, frame, wanted, sizeof wanted);
+    if (!wanted[0])
+        return false;
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *process = &records->processes.items[i];
+        if (!process->faulted)
+            continue;
+        const struct frame_list *ending =
+            process->signal ? &process->crash_stack : &process->exit_stack;
+        for (int j = 0; j < ending->count; j++) {
+            if (ending->frames[j].module != frame->module)
+                continue;
+            frame_function(context->symboliser, &context->modules, &ending->frames[j], seen,
+                           sizeof seen);
+            if (!strcmp(seen, wanted))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The site with more live blocks at exit than in the baseline, or 0. */
+static uint64_t leaking_site(struct campaign_context *context, const struct run_records *records)
+{
+    for (size_t i = 0; i < records->processes.count; i++)
+        if (records->processes.items[i].live_overflow)
+            return 0; /* counts are partial: no verdict */
+    sqlite3_stmt *statement =
+        database_prepare(context->db, "SELECT blocks FROM live WHERE run = ? AND site = ?");
+    uint64_t leaking = 0;
+    for (size_t i = 0; i < records->live.count && !leaking; i++) {
+        char site[17];
+        hex16(site, records->live.items[i].signature);
+        sqlite3_bind_int64(statement, 1, context->baseline_id);
+        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
+        uint64_t before = sqlite3_step(statement) == SQLITE_ROW
+                              ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
+        sqlite3_reset(statement);
+        if (records->live.items[i].blocks > before)
+            leaking = records->live.items[i].signature;
+    }
+    sqlite3_finalize(statement);
+    return leaking;
+}
+
+static void site_frames(sqlite3 *db, uint64_t signature, struct frame_list *out)
+{
+    char site[17];
+    hex16(site, signature);
+    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    out->count = 0;
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), out);
+    sqlite3_finalize(statement);
+}
+
+/* The deduplication key of a bug: the frame of the program's own code where it ended (or, for a
+   leak, that allocated the leaked block). One faulty error leg reached from many sites, or through
+   many callers, is one finding seen in many runs. */
+static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
+                         const struct frame_list *evidence)
+{
+    int first = first_own_frame(&context->modules, evidence);
+    if (first < 0)
+        first = 0;
+    if (evidence->count == 0)
+        return xasprintf("%s:%d", outcome_name(outcome), signal);
+    return xasprintf("%s:%d:%016llx+%llx", outcome_name(outcome), signal,
+                     (unsigned long long)evidence->frames[first].module,
+                     (unsigned long long)evidence->frames[first].offset);
+}
+
+static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
+                              enum outcome outcome, int signal, const struct frame_list *evidence)
+{
+    char *key = finding_key(context, outcome, signal, evidence);
+    char *frames = frames_to_json(evidence);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs)"
+                     " VALUES (?, ?, ?, ?, ?, ?, 1)"
+                     " ON CONFLICT(key) DO UPDATE SET runs = runs + 1 RETURNING id");
+    sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, outcome_name(outcome), -1, SQLITE_STATIC);
+    sqlite3_bind_int(statement, 3, signal);
+    sqlite3_bind_text(statement, 4, site, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 6, run_id);
+    int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    free(key);
+    free(frames);
+    return id;
+}
+
+static enum outcome fault_run(struct campaign_context *context, int64_t run_id, const char *site)
+{
+    char *dir = run_directory(context, run_id);
+    char *plan = plan_for_site(site, 1, context->options->settings.depth);
+    struct spawn_result result = execute(context, dir, plan, context->timeout_ms);
+    free(plan);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    char *stderr_text = read_whole_file(err, NULL);
+
+    /* New modules may appear on error paths: store first, so symbolisation finds them. */
+    database_exec(context->db, "BEGIN IMMEDIATE");
+    database_store_records(context->db, run_id, &records);
+    module_map_free(&context->modules);
+    module_map_load(context->db, &context->modules);
+
+    struct observation observation = {
+        .fault_fired = records.fault_fired,
+        .timed_out = result.timed_out,
+        .exit_code = result.exit_code,
+        .signal = result.signal,
+        .stdout_same = file_hash(out) == context->baseline_stdout,
+        .stderr_same = file_hash(err) == context->baseline_stderr,
+        .stderr_text = stderr_text,
+    };
+    struct frame_list evidence = {0};
+    for (size_t i = 0; i < records.processes.count && !observation.crash_signal; i++) {
+        if (records.processes.items[i].signal) {
+            observation.crash_signal = records.processes.items[i].signal;
+            evidence = records.processes.items[i].crash_stack;
+        }
+    }
+    observation.ended_in_caller = records.fault_fired && ended_in_caller(context, &records);
+    uint64_t leaked = records.fault_fired ? leaking_site(context, &records) : 0;
+    observation.leaked = leaked != 0;
+    enum outcome outcome = classify(&observation, &context->baseline);
+
+    int64_t finding = 0;
+    int signal = observation.crash_signal ? observation.crash_signal : result.signal;
+    if (outcome == OUTCOME_LEAK)
+        site_frames(context->db, leaked, &evidence);
+    else if (outcome != OUTCOME_CRASH)
+        evidence = records.fault_stack; /* hang, silent: located at the injection */
+    if (outcome_is_bug(outcome))
+        finding = record_finding(context, run_id, site, outcome,
+                                 outcome == OUTCOME_CRASH ? signal : 0, &evidence);
+    char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
+    finish_run(context->db, run_id, &result, outcome_name(outcome), NULL, frames,
+               records.problems, finding);
+    database_exec(context->db, "COMMIT");
+
+    if (!outcome_is_bug(outcome) && !context->options->keep_runs)
+        remove_tree(dir);
+    free(frames);
+    free(stderr_text);
+    free(out);
+    free(err);
+    free(dir);
+    run_records_free(&records);
+    return outcome;
+}
+
+static void run_planned(struct campaign_context *context)
+{
+    sqlite3_stmt *count = database_prepare(
+        context->db, "SELECT count(*), sum(state = 'done') FROM runs WHERE kind = 'fault'");
+    sqlite3_step(count);
+    int64_t total = sqlite3_column_int64(count, 0), done = sqlite3_column_int64(count, 1);
+    sqlite3_finalize(count);
+    for (;;) {
+        sqlite3_stmt *next = database_prepare(
+            context->db, "SELECT id, site FROM runs WHERE state = 'planned' ORDER BY id LIMIT 1");
+        if (sqlite3_step(next) != SQLITE_ROW) {
+            sqlite3_finalize(next);
+            break;
+        }
+        int64_t run_id = sqlite3_column_int64(next, 0);
+        char *site = column_text(next, 1);
+        sqlite3_finalize(next);
+        enum outcome outcome = fault_run(context, run_id, site);
+        done++;
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: [%lld/%lld] site %s: %s\n", (long long)done,
+                    (long long)total, site, outcome_name(outcome));
+        free(site);
+    }
+}
+
+static void open_campaign(struct campaign_context *context)
+{
+    struct run_options *options = context->options;
+    context->state_dir = state_directory(options->database_path);
+    if (!make_directories(context->state_dir))
+        fatal("cannot create %s: %s; choose another --db", context->state_dir, strerror(errno));
+    context->db = database_open(options->database_path, true);
+    struct campaign_settings stored = {0};
+    bool resume = false;
+    if (campaign_load(context->db, &stored)) {
+        sqlite3_stmt *statement =
+            database_prepare(context->db, "SELECT wall_ms IS NULL FROM campaign");
+        bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
+                          sqlite3_column_int(statement, 0);
+        sqlite3_finalize(statement);
+        resume = unfinished && campaign_same_command(&stored, &options->settings);
+    }
+    if (resume) {
+        if (!options->quiet)
+            fprintf(stderr, "failrun: resuming the unfinished campaign in %s\n",
+                    options->database_path);
+        free(options->settings.stdin_path);
+        options->settings.stdin_path = stored.stdin_path ? xstrdup(stored.stdin_path) : NULL;
+        if (!options->settings.timeout_ms)
+            options->settings.timeout_ms = stored.timeout_ms;
+    } else {
+        options->settings.stdin_path = save_stdin(context->state_dir);
+        remove_tree(xasprintf("%s/runs", context->state_dir));
+        database_exec(context->db, "BEGIN IMMEDIATE");
+        database_reset(context->db);
+        campaign_store(context->db, &options->settings, now_ms());
+        database_exec(context->db, "COMMIT");
+    }
+    campaign_settings_free(&stored);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_options options = {0};
+    parse_options(argc, argv, &options);
+    struct campaign_context context = {.options = &options};
+    int64_t started = now_ms();
+    open_campaign(&context);
+    context.symboliser = symboliser_new();
+    if (!baseline_done(context.db))
+        run_baseline(&context);
+    load_baseline(&context);
+    module_map_load(context.db, &context.modules);
+    signal(SIGPIPE, SIG_IGN);
+    run_planned(&context);
+
+    sqlite3_stmt *statement = database_prepare(
+        context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");
+    sqlite3_bind_int64(statement, 1, now_ms() - started);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+
+    json_t *report = report_build(context.db, options.database_path);
+    if (options.json)
+        json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
+    else
+        report_print_text(report, stdout);
+    size_t bugs = report_bug_count(report);
+    json_decref(report);
+    module_map_free(&context.modules);
+    symboliser_free(context.symboliser);
+    database_close(context.db);
+    campaign_settings_free(&options.settings);
+    free(context.state_dir);
+    return bugs ? EXIT_BUGS : 0;
+}

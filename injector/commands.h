@@ -1,0 +1,16 @@
+/*
+ * commands.h — the failrun subcommands, one file each (git's builtin/ layout).
+ * Each returns the process exit status: 0 fine, 1 bugs found, 2 usage or environment error.
+ */
+#ifndef FAILRUN_COMMANDS_H
+#define FAILRUN_COMMANDS_H
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
+extern const char run_usage[];
+extern const char report_usage[];
+extern const char replay_usage[];
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * database.c — schema, opening with validation, and storage of what runs revealed.
+ */
+#include "database.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char schema[] =
+    "PRAGMA application_id = 1818648937;"
+    "PRAGMA user_version = 1;"
+    "CREATE TABLE IF NOT EXISTS campaign("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  command TEXT NOT NULL,"          /* JSON array of argv */
+    "  cwd TEXT NOT NULL,"
+    "  top_exe TEXT NOT NULL,"
+    "  stdin_path TEXT,"
+    "  depth INTEGER NOT NULL,"
+    "  timeout_ms INTEGER NOT NULL,"
+    "  exe_globs TEXT NOT NULL,"
+    "  module_globs TEXT NOT NULL,"
+    "  started_ms INTEGER NOT NULL,"
+    "  wall_ms INTEGER,"                /* NULL until the campaign finished */
+    "  baseline_exit INTEGER,"
+    "  baseline_signal INTEGER,"
+    "  baseline_stdout INTEGER,"        /* content hashes */
+    "  baseline_stderr INTEGER,"
+    "  baseline_wall_ms INTEGER);"
+    "CREATE TABLE IF NOT EXISTS modules("
+    "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS sites("
+    "  id TEXT PRIMARY KEY,"            /* signature, 16 hex digits */
+    "  function TEXT NOT NULL,"
+    "  max_size INTEGER NOT NULL,"
+    "  frames TEXT NOT NULL,"
+    "  first_run INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs("
+    "  id INTEGER PRIMARY KEY,"
+    "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
+    "  site TEXT,"
+    "  state TEXT NOT NULL CHECK (state IN ('planned', 'done')),"
+    "  exit_code INTEGER, signal INTEGER, timed_out INTEGER, wall_ms INTEGER,"
+    "  outcome TEXT, detail TEXT,"
+    "  crash_frames TEXT,"              /* JSON frames of the crash (or leaking site) */
+    "  problems INTEGER,"
+    "  finding INTEGER);"
+    "CREATE TABLE IF NOT EXISTS live("
+    "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS findings("
+    "  id INTEGER PRIMARY KEY,"
+    "  key TEXT UNIQUE NOT NULL,"
+    "  outcome TEXT NOT NULL,"
+    "  signal INTEGER,"
+    "  site TEXT NOT NULL,"             /* the first injection site that produced it */
+    "  frames TEXT NOT NULL,"           /* crash stack, or the leaking site's stack */
+    "  first_run INTEGER NOT NULL,"
+    "  runs INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);";
+
+static void check_identity(sqlite3 *db, const char *path)
+{
+    sqlite3_stmt *statement = NULL;
+    int application_id = -1, version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &statement, NULL) != SQLITE_OK ||
+        sqlite3_step(statement) != SQLITE_ROW)
+        fatal("%s is not a failrun database (%s); remove it or pass another --db",
+              path, sqlite3_errmsg(db));
+    application_id = sqlite3_column_int(statement, 0);
+    sqlite3_finalize(statement);
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, NULL) != SQLITE_OK ||
+        sqlite3_step(statement) != SQLITE_ROW)
+        fatal("%s: cannot read the schema version; remove it or pass another --db", path);
+    version = sqlite3_column_int(statement, 0);
+    sqlite3_finalize(statement);
+    if (application_id == 0 && version == 0) {
+        /* A new, empty file gets our schema; a file with someone else's tables does not. */
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &statement, NULL);
+        int tables = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int(statement, 0) : 1;
+        sqlite3_finalize(statement);
+        if (tables > 0)
+            fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
+                  path);
+        return;
+    }
+    if (application_id != DATABASE_APPLICATION_ID)
+        fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
+              path);
+    if (version != DATABASE_SCHEMA_VERSION)
+        fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
+              version, DATABASE_SCHEMA_VERSION);
+}
+
+sqlite3 *database_open(const char *path, bool create)
+{
+    sqlite3 *db = NULL;
+    if (!create && access(path, F_OK) != 0)
+        fatal("no campaign database at %s; run `failrun run -- CMD` first or pass --db", path);
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK)
+        fatal("cannot open %s: %s; check the path and its permissions", path,
+              db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_busy_timeout(db, 10000);
+    check_identity(db, path);
+    char *error = NULL;
+    if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL,
+                     &error) != SQLITE_OK ||
+        sqlite3_exec(db, schema, NULL, NULL, &error) != SQLITE_OK)
+        fatal("%s is damaged or not a failrun database (%s); remove it and run again", path,
+              error ? error : "?");
+    return db;
+}
+
+void database_close(sqlite3 *db)
+{
+    sqlite3_close(db);
+}
+
+void database_exec(sqlite3 *db, const char *sql)
+{
+    char *error = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &error) != SQLITE_OK)
+        fatal("database error: %s (in: %.60s); is the disk full?", error ? error : "?", sql);
+}
+
+sqlite3_stmt *database_prepare(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &statement, NULL) != SQLITE_OK)
+        fatal("database error: %s (in: %.60s); remove the database and run again",
+              sqlite3_errmsg(db), sql);
+    return statement;
+}
+
+void database_step_done(sqlite3_stmt *statement)
+{
+    int rc = sqlite3_step(statement);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        fatal("database error: %s; is the disk full?",
+              sqlite3_errmsg(sqlite3_db_handle(statement)));
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+}
+
+void database_reset(sqlite3 *db)
+{
+    database_exec(db, "DELETE FROM campaign; DELETE FROM modules; DELETE FROM sites;"
+                      "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;");
+}
+
+char *column_text(sqlite3_stmt *statement, int i)
+{
+    const unsigned char *text = sqlite3_column_text(statement, i);
+    return text ? xstrdup((const char *)text) : NULL;
+}
+
+char *frames_to_json(const struct frame_list *frames)
+{
+    json_t *array = json_array();
+    for (int i = 0; i < frames->count; i++) {
+        char module[17];
+        hex16(module, frames->frames[i].module);
+        json_array_append_new(array, json_pack("[s,I]", module,
+                                               (json_int_t)frames->frames[i].offset));
+    }
+    char *text = json_dumps(array, JSON_COMPACT);
+    json_decref(array);
+    if (!text)
+        fatal("out of memory");
+    return text;
+}
+
+bool frames_from_json(const char *text, struct frame_list *out)
+{
+    out->count = 0;
+    json_error_t error;
+    json_t *array = text ? json_loads(text, 0, &error) : NULL;
+    if (!json_is_array(array)) {
+        json_decref(array);
+        return false;
+    }
+    size_t index;
+    json_t *item;
+    bool ok = true;
+    json_array_foreach(array, index, item) {
+        const char *module = NULL;
+        json_int_t offset = 0;
+        if (out->count >= RECORD_MAX_FRAMES || json_unpack(item, "[s,I]", &module, &offset) ||
+            !parse_hex16(module, &out->frames[out->count].module)) {
+            ok = false;
+            break;
+        }
+        out->frames[out->count++].offset = (uint64_t)offset;
+    }
+    json_decref(array);
+    return ok;
+}
+
+void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records)
+{
+    sqlite3_stmt *module = database_prepare(
+        db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, ?)");
+    for (size_t i = 0; i < records->modules.count; i++) {
+        char id[17];
+        hex16(id, records->modules.items[i].id);
+        sqlite3_bind_text(module, 1, id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(module, 2, records->modules.items[i].path, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(module, 3, records->modules.items[i].build_id, -1, SQLITE_TRANSIENT);
+        database_step_done(module);
+    }
+    sqlite3_finalize(module);
+    sqlite3_stmt *site = database_prepare(
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size)");
+    for (size_t i = 0; i < records->sites.count; i++) {
+        const struct ingest_site *s = &records->sites.items[i];
+        char id[17];
+        hex16(id, s->signature);
+        char *frames = frames_to_json(&s->stack);
+        sqlite3_bind_text(site, 1, id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(site, 2, function_name(s->function), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(site, 3, (sqlite3_int64)s->max_size);
+        sqlite3_bind_text(site, 4, frames, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(site, 5, run_id);
+        database_step_done(site);
+        free(frames);
+    }
+    sqlite3_finalize(site);
+    sqlite3_stmt *live = database_prepare(
+        db, "INSERT INTO live(run, site, blocks, bytes) VALUES (?, ?, ?, ?)");
+    for (size_t i = 0; i < records->live.count; i++) {
+        char id[17];
+        hex16(id, records->live.items[i].signature);
+        sqlite3_bind_int64(live, 1, run_id);
+        sqlite3_bind_text(live, 2, id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(live, 3, (sqlite3_int64)records->live.items[i].blocks);
+        sqlite3_bind_int64(live, 4, (sqlite3_int64)records->live.items[i].bytes);
+        database_step_done(live);
+    }
+    sqlite3_finalize(live);
+}

@@ -1,0 +1,38 @@
+/*
+ * database.h — the campaign database (SQLite): the single source of truth of a campaign.
+ * Every run is planned as a row first and completed in one transaction with everything it found,
+ * so a campaign killed at any moment resumes where it stopped.
+ */
+#ifndef FAILRUN_DATABASE_H
+#define FAILRUN_DATABASE_H
+
+#include "ingest.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
+#define DATABASE_SCHEMA_VERSION 1
+
+/* Open (creating when `create`) and check that the file is a failrun database of our schema.
+   On any problem: one clear line and exit status 2. */
+sqlite3 *database_open(const char *path, bool create);
+void database_close(sqlite3 *db);
+void database_exec(sqlite3 *db, const char *sql);
+sqlite3_stmt *database_prepare(sqlite3 *db, const char *sql);
+/* Step a statement that returns no rows, then reset it. */
+void database_step_done(sqlite3_stmt *statement);
+/* Empty every table (a new campaign in the same file). */
+void database_reset(sqlite3 *db);
+
+/* Store modules and sites a run revealed; new sites get first_run = run_id. */
+void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records);
+
+/* Frames as JSON text: [["<module id hex>", offset], ...] and back. */
+char *frames_to_json(const struct frame_list *frames);
+bool frames_from_json(const char *text, struct frame_list *out);
+
+/* Text column helper: a copy of column i or NULL. */
+char *column_text(sqlite3_stmt *statement, int i);
+
+#endif

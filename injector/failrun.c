@@ -1,0 +1,72 @@
+/*
+ * failrun.c — the failrun command: dispatch to one subcommand per file (cmd_*.c).
+ */
+#include "commands.h"
+#include "libfail.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: failrun <command> [options]\n"
+    "\n"
+    "Fail each allocation site of a program, one at a time, and report which failures it\n"
+    "mishandles: crashes, hangs, leaks and silently wrong output, each with a replay command.\n"
+    "\n"
+    "commands:\n"
+    "  run -- CMD [ARGS]   run a campaign on CMD and print the report\n"
+    "  report              print the stored campaign's report again (--json for JSON)\n"
+    "  replay SITE -- CMD  run CMD once with SITE failing, to reproduce a finding\n"
+    "  help [COMMAND]      show help for a command\n"
+    "  --version           print the version\n"
+    "\n"
+    "Example: failrun run -- ./mytests && failrun report --json > findings.json\n";
+
+struct command {
+    const char *name;
+    int (*run)(int, char **);
+    const char *usage;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, run_usage},
+    {"report", cmd_report, report_usage},
+    {"replay", cmd_replay, replay_usage},
+};
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("failrun %s\n", LIBFAIL_VERSION);
+        return 0;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        if (argc > 2) {
+            const struct command *command = find_command(argv[2]);
+            if (!command)
+                fatal("no command '%s'; the commands are run, report, replay", argv[2]);
+            fputs(command->usage, stdout);
+        } else {
+            fputs(usage, stdout);
+        }
+        return 0;
+    }
+    const struct command *command = find_command(name);
+    if (!command)
+        fatal("'%s' is not a failrun command; see `failrun help`", name);
+    return command->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,75 @@
+/*
+ * ingest.h — read the event records of one run (every *.rec file in its folder) into memory.
+ * The files come from the target and are untrusted: anything malformed becomes a warning counted
+ * in `problems`, never a crash.
+ */
+#ifndef FAILRUN_INGEST_H
+#define FAILRUN_INGEST_H
+
+#include "record.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct frame_list {
+    int count;
+    struct record_frame frames[RECORD_MAX_FRAMES];
+};
+
+struct ingest_module {
+    uint64_t id;
+    char *path;
+    char build_id[2 * RECORD_BUILD_ID_MAX + 1];
+};
+
+struct ingest_site {
+    uint64_t signature;
+    uint32_t function;
+    uint64_t max_size;
+    struct frame_list stack;
+};
+
+struct ingest_process {
+    uint32_t pid;
+    uint32_t parent;
+    char *exe;
+    bool in_scope;
+    bool exited;
+    int exit_status;
+    int exit_kind;
+    bool live_overflow;
+    struct frame_list exit_stack;
+    int signal; /* 0: none recorded */
+    struct frame_list crash_stack;
+    bool faulted; /* the planned fault fired in this process */
+};
+
+struct ingest_live {
+    uint64_t signature;
+    uint64_t blocks, bytes;
+};
+
+struct run_records {
+    VECTOR(struct ingest_process) processes;
+    VECTOR(struct ingest_module) modules;
+    VECTOR(struct ingest_site) sites;
+    VECTOR(struct ingest_live) live; /* summed over processes, one entry per site */
+    bool fault_fired;
+    uint64_t fault_signature;
+    uint32_t fault_function;
+    uint64_t fault_size;
+    struct frame_list fault_stack;
+    int problems; /* malformed records or files */
+};
+
+/* Read every record file under `dir`. Returns false only when the folder cannot be read. */
+bool ingest_run(const char *dir, struct run_records *out);
+/* Parse one file's bytes (exposed for tests and fuzzing). */
+void ingest_bytes(const unsigned char *data, size_t length, const char *name,
+                  struct run_records *out);
+void run_records_free(struct run_records *records);
+
+const char *function_name(uint32_t function);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * preload.c — libfail-preload.so: interposes the allocator (see interpose.def) and the exits of a
+ * process, and hands each call to the in-target core (libfail/runtime.c).
+ *
+ * Runs inside the target. Rules it keeps:
+ * - it never allocates through the allocator it intercepts: the thread-local runtime_guard sends
+ *   every allocation made while libfail itself is working straight to the real allocator;
+ * - the real functions are found with dlsym(RTLD_NEXT), so the shim stacks on top of any allocator
+ *   loaded after it; while dlsym itself allocates, a static bootstrap arena serves it;
+ * - it works before constructors run: the first allocation initialises everything.
+ */
+
+#include "../libfail/internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
+#define INTERPOSE(name, id, type, params, args, ...) static type(*real_##name) params;
+#include "interpose.def"
+#undef INTERPOSE
+static void (*real_free)(void *);
+static void (*real__exit)(int);
+static void (*real__Exit)(int);
+
+/* ---- bootstrap arena: serves allocations made by dlsym before the real functions are known ---- */
+
+#define BOOTSTRAP_SIZE (256 * 1024)
+static alignas(4096) char bootstrap_arena[BOOTSTRAP_SIZE];
+static _Atomic size_t bootstrap_used;
+
+static size_t LF_TEXT multiply_size(size_t count, size_t size)
+{
+    size_t total;
+    return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
+}
+
+static bool LF_TEXT bootstrap_owns(const void *block)
+{
+    return (const char *)block >= bootstrap_arena &&
+           (const char *)block < bootstrap_arena + BOOTSTRAP_SIZE;
+}
+
+static void *LF_TEXT bootstrap_alloc(size_t size, size_t alignment)
+{
+    if (alignment < 16)
+        alignment = 16;
+    for (;;) {
+        size_t used = atomic_load(&bootstrap_used);
+        size_t start = (used + 16 + alignment - 1) & ~(alignment - 1); /* room for the size */
+        if (size > BOOTSTRAP_SIZE || start + size > BOOTSTRAP_SIZE)
+            return NULL;
+        if (atomic_compare_exchange_weak(&bootstrap_used, &used, start + size)) {
+            memcpy(bootstrap_arena + start - sizeof(size_t), &size, sizeof size);
+            return bootstrap_arena + start; /* static storage: already zero, as calloc needs */
+        }
+    }
+}
+
+static void *LF_TEXT bootstrap_realloc(void *block, size_t size)
+{
+    void *fresh = bootstrap_alloc(size, 16);
+    if (fresh && block && bootstrap_owns(block)) {
+        size_t old;
+        memcpy(&old, (char *)block - sizeof old, sizeof old);
+        memcpy(fresh, block, old < size ? old : size);
+    }
+    return fresh;
+}
+
+/* ---- finding the real functions ---- */
+
+static _Atomic int resolve_phase; /* 0 not started, 1 in progress, 2 done */
+
+static void LF_TEXT resolve(void)
+{
+    int expected = 0;
+    if (atomic_load(&resolve_phase) == 2)
+        return;
+    if (!atomic_compare_exchange_strong(&resolve_phase, &expected, 1)) {
+        /* Another thread resolves; if it is this thread (dlsym allocating), use the bootstrap. */
+        while (!resolving && atomic_load(&resolve_phase) != 2)
+            sched_yield();
+        return;
+    }
+    resolving = 1;
+#define INTERPOSE(name, ...) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name);
+#include "interpose.def"
+#undef INTERPOSE
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+    real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+    resolving = 0;
+    atomic_store(&resolve_phase, 2);
+}
+
+/* ---- the interposers, generated from the table ---- */
+
+#define INTERPOSE(name, id, type, params, args, size_expr, may_fail, result_block, released,       \
+                  fail_value, fail_errno, bootstrap)                                               \
+    LF_TEXT LF_EXPORT type name params                                                                   \
+    {                                                                                              \
+        if (LF_UNLIKELY(!real_##name)) {                                                           \
+            resolve();                                                                             \
+            if (!real_##name)                                                                      \
+                return bootstrap;                                                                  \
+        }                                                                                          \
+        if (runtime_guard)                                                                               \
+            return real_##name args;                                                               \
+        runtime_guard = 1;                                                                               \
+        int saved_errno = errno;                                                                   \
+        runtime_init();                                                                            \
+        struct call call = {.site_index = UINT32_MAX};                                             \
+        size_t request = (size_expr);                                                              \
+        if (may_fail)                                                                              \
+            runtime_before_alloc(&call, id, request);                                              \
+        if (call.fail) {                                                                           \
+            errno = (fail_errno) ? (fail_errno) : saved_errno;                                     \
+            runtime_guard = 0;                                                                           \
+            return fail_value;                                                                     \
+        }                                                                                          \
+        void *released_block = (released);                                                         \
+        runtime_untrack(released_block);                                                           \
+        errno = saved_errno;                                                                       \
+        type result = real_##name args;                                                            \
+        saved_errno = errno;                                                                       \
+        runtime_track(&call, (result_block), request);                                             \
+        errno = saved_errno;                                                                       \
+        runtime_guard = 0;                                                                               \
+        return result;                                                                             \
+    }
+#include "interpose.def"
+#undef INTERPOSE
+
+LF_TEXT LF_EXPORT void free(void *block)
+{
+    if (!block || bootstrap_owns(block))
+        return;
+    if (LF_UNLIKELY(!real_free)) {
+        resolve();
+        if (!real_free)
+            return; /* only dlsym's own early allocations can get here: leaking them is harmless */
+    }
+    if (!runtime_guard) {
+        runtime_guard = 1;
+        int saved_errno = errno;
+        runtime_untrack(block);
+        errno = saved_errno;
+        runtime_guard = 0;
+    }
+    real_free(block);
+}
+
+/* ---- process exits ----
+ * exit(), a return from main and libc's own exits (error(3), xalloc_die) all run the on_exit
+ * handler runtime.c registers, which sees the status. Only _exit and _Exit bypass it. */
+
+static void LF_TEXT note_exit(int status, enum record_exit_kind kind)
+{
+    int saved_guard = runtime_guard;
+    runtime_guard = 1;
+    resolve();
+    runtime_init();
+    runtime_exit(status, kind);
+    runtime_guard = saved_guard;
+}
+
+LF_TEXT LF_EXPORT void _exit(int status)
+{
+    note_exit(status, EXIT_BY_UNDERSCORE_EXIT);
+    if (real__exit)
+        real__exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+LF_TEXT LF_EXPORT void _Exit(int status)
+{
+    note_exit(status, EXIT_BY_UNDERSCORE_EXIT);
+    if (real__Exit)
+        real__Exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+__attribute__((constructor)) static void LF_TEXT preload_start(void)
+{
+    runtime_guard = 1;
+    resolve();
+    runtime_init();
+    runtime_guard = 0;
+}
+
+/* Runs after the program's atexit handlers and destructors (the preload was initialised first). */
+__attribute__((destructor)) static void LF_TEXT preload_finish(void)
+{
+    runtime_guard = 1;
+    runtime_fini();
+    runtime_guard = 0;
+}

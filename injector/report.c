@@ -1,0 +1,282 @@
+/*
+ * report.c — findings (deduplicated bugs) with symbolised injection and crash stacks, the replay
+ * command of each, and counts per outcome. Symbolisation happens here, once per frame shown.
+ */
+#include "report.h"
+#include "campaign.h"
+#include "classify.h"
+#include "database.h"
+#include "symbolise.h"
+#include "util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *symbolise_stack(struct symboliser *symboliser, const struct module_map *map,
+                               const struct frame_list *frames)
+{
+    json_t *stack = json_array();
+    for (int i = 0; i < frames->count; i++) {
+        const struct record_frame *frame = &frames->frames[i];
+        const char *path = module_map_path(map, frame->module);
+        struct symbol_frame symbols[16];
+        int n = path ? symboliser_lookup(symboliser, path, frame->offset, true, symbols, 16) : 0;
+        char module[17];
+        hex16(module, frame->module);
+        for (int j = 0; j < (n ? n : 1); j++) {
+            json_t *entry = json_object();
+            json_object_set_new(entry, "function", json_string(n ? symbols[j].function : "??"));
+            json_object_set_new(entry, "file", json_string(n ? symbols[j].file : ""));
+            json_object_set_new(entry, "line", json_integer(n ? symbols[j].line : 0));
+            json_object_set_new(entry, "inlined", json_boolean(n && symbols[j].inlined));
+            json_object_set_new(entry, "module", json_string(path ? path : "?"));
+            json_object_set_new(entry, "offset", json_integer((json_int_t)frame->offset));
+            json_object_set_new(entry, "plumbing", json_boolean(module_is_plumbing(path)));
+            json_array_append_new(stack, entry);
+        }
+    }
+    return stack;
+}
+
+/* The first frame of the program's own code: where a reader should look. */
+static json_t *stack_location(json_t *stack)
+{
+    size_t index;
+    json_t *entry;
+    json_array_foreach(stack, index, entry) {
+        if (!json_is_true(json_object_get(entry, "plumbing")))
+            return json_deep_copy(entry);
+    }
+    return json_array_size(stack) ? json_deep_copy(json_array_get(stack, 0)) : json_null();
+}
+
+static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
+{
+    json_t *campaign = json_object();
+    json_t *command = json_array();
+    for (size_t i = 0; settings->argv[i]; i++)
+        json_array_append_new(command, json_string(settings->argv[i]));
+    json_object_set_new(campaign, "command", command);
+    json_object_set_new(campaign, "cwd", json_string(settings->cwd));
+    if (settings->stdin_path)
+        json_object_set_new(campaign, "stdin", json_string(settings->stdin_path));
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM sites WHERE first_run IN"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
+            " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
+            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE first_run NOT IN"
+            "   (SELECT id FROM runs WHERE kind = 'baseline'))"
+            " FROM campaign");
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
+        json_object_set_new(campaign, "runs", json_integer(sqlite3_column_int64(statement, 1)));
+        json_object_set_new(campaign, "runs_pending",
+                            json_integer(sqlite3_column_int64(statement, 2)));
+        json_object_set_new(campaign, "wall_ms",
+                            sqlite3_column_type(statement, 3) == SQLITE_NULL
+                                ? json_null()
+                                : json_integer(sqlite3_column_int64(statement, 3)));
+        json_object_set_new(campaign, "baseline_exit",
+                            json_integer(sqlite3_column_int64(statement, 4)));
+        json_object_set_new(campaign, "error_path_sites",
+                            json_integer(sqlite3_column_int64(statement, 5)));
+    }
+    sqlite3_finalize(statement);
+    return campaign;
+}
+
+static char *replay_command(const struct campaign_settings *settings, const char *site,
+                            const char *database_path)
+{
+    char *command = shell_join(settings->argv);
+    char *database = strcmp(database_path, DEFAULT_DATABASE)
+                         ? xasprintf(" --db %s", database_path) : xstrdup("");
+    char *input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
+    char *replay = xasprintf("failrun replay%s %s -- %s%s", database, site, command, input);
+    free(command);
+    free(database);
+    free(input);
+    return replay;
+}
+
+static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
+                          const struct module_map *map, const char *site, json_t **function,
+                          json_t **max_size)
+{
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT frames, function, max_size FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    struct frame_list frames = {0};
+    *function = json_string("?");
+    *max_size = json_integer(0);
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
+        json_decref(*function);
+        json_decref(*max_size);
+        *function = json_string((const char *)sqlite3_column_text(statement, 1));
+        *max_size = json_integer(sqlite3_column_int64(statement, 2));
+    }
+    sqlite3_finalize(statement);
+    return symbolise_stack(symboliser, map, &frames);
+}
+
+static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
+                        const char *database_path)
+{
+    struct symboliser *symboliser = symboliser_new();
+    struct module_map map;
+    module_map_load(db, &map);
+    json_t *list = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT id, outcome, signal, site, frames, runs FROM findings ORDER BY id");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        json_t *finding = json_object();
+        const char *outcome = (const char *)sqlite3_column_text(statement, 1);
+        const char *site = (const char *)sqlite3_column_text(statement, 3);
+        int signal = sqlite3_column_int(statement, 2);
+        json_object_set_new(finding, "id", json_integer(sqlite3_column_int64(statement, 0)));
+        json_object_set_new(finding, "outcome", json_string(outcome));
+        if (signal) {
+            json_object_set_new(finding, "signal", json_integer(signal));
+            json_object_set_new(finding, "signal_name", json_string(sigabbrev_np(signal)));
+        }
+        json_object_set_new(finding, "site", json_string(site));
+        json_t *function, *max_size;
+        json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
+        json_object_set_new(finding, "function", function);
+        json_object_set_new(finding, "size", max_size);
+        struct frame_list frames = {0};
+        frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
+        json_t *evidence = symbolise_stack(symboliser, &map, &frames);
+        /* A leak is located at the allocation that leaked; anything else where it ended. */
+        json_object_set_new(finding, "location", stack_location(evidence));
+        json_object_set_new(finding, "injection_stack", injection);
+        json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
+                            evidence);
+        json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
+        char *replay = replay_command(settings, site, database_path);
+        json_object_set_new(finding, "replay", json_string(replay));
+        free(replay);
+        json_array_append_new(list, finding);
+    }
+    sqlite3_finalize(statement);
+    module_map_free(&map);
+    symboliser_free(symboliser);
+    return list;
+}
+
+static json_t *outcome_counts(sqlite3 *db)
+{
+    json_t *counts = json_object();
+    for (int i = 0; i < OUTCOME_COUNT; i++)
+        json_object_set_new(counts, outcome_name(i), json_integer(0));
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
+            " GROUP BY outcome");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(statement, 0);
+        if (name && outcome_from_name(name) >= 0)
+            json_object_set_new(counts, name, json_integer(sqlite3_column_int64(statement, 1)));
+    }
+    sqlite3_finalize(statement);
+    return counts;
+}
+
+json_t *report_build(sqlite3 *db, const char *database_path)
+{
+    struct campaign_settings settings = {0};
+    if (!campaign_load(db, &settings))
+        fatal("%s holds no campaign yet; run `failrun run -- CMD` first", database_path);
+    json_t *report = json_object();
+    json_object_set_new(report, "campaign", campaign_summary(db, &settings));
+    json_object_set_new(report, "findings", findings(db, &settings, database_path));
+    json_object_set_new(report, "outcomes", outcome_counts(db));
+    campaign_settings_free(&settings);
+    return report;
+}
+
+size_t report_bug_count(json_t *report)
+{
+    return json_array_size(json_object_get(report, "findings"));
+}
+
+static void print_stack(FILE *out, const char *title, json_t *stack)
+{
+    size_t index;
+    json_t *entry;
+    int number = 0;
+    fprintf(out, "  %s:\n", title);
+    json_array_foreach(stack, index, entry) {
+        const char *function = json_string_value(json_object_get(entry, "function"));
+        const char *file = json_string_value(json_object_get(entry, "file"));
+        const char *module = json_string_value(json_object_get(entry, "module"));
+        json_int_t line = json_integer_value(json_object_get(entry, "line"));
+        bool inlined = json_is_true(json_object_get(entry, "inlined"));
+        fprintf(out, "    #%-2d %s%s", number, function, inlined ? " (inlined)" : "");
+        if (file && *file)
+            fprintf(out, " at %s:%lld\n", file, (long long)line);
+        else
+            fprintf(out, " in %s+0x%llx\n", module,
+                    (unsigned long long)json_integer_value(json_object_get(entry, "offset")));
+        if (!inlined)
+            number++;
+    }
+}
+
+static void print_finding(FILE *out, json_t *finding)
+{
+    json_t *location = json_object_get(finding, "location");
+    const char *outcome = json_string_value(json_object_get(finding, "outcome"));
+    const char *signal = json_string_value(json_object_get(finding, "signal_name"));
+    const char *file = json_string_value(json_object_get(location, "file"));
+    fprintf(out, "\nBUG %lld: %s%s%s%s at ", (long long)json_integer_value(json_object_get(finding, "id")),
+            outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
+    if (file && *file)
+        fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
+    else
+        fprintf(out, "%s", json_string_value(json_object_get(location, "module")));
+    fprintf(out, " in %s\n", json_string_value(json_object_get(location, "function")));
+    fprintf(out, "  injected: %s(%lld) failing at site %s, seen in %lld run(s)\n",
+            json_string_value(json_object_get(finding, "function")),
+            (long long)json_integer_value(json_object_get(finding, "size")),
+            json_string_value(json_object_get(finding, "site")),
+            (long long)json_integer_value(json_object_get(finding, "runs")));
+    print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
+    if (json_object_get(finding, "crash_stack"))
+        print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
+    else
+        print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
+    fprintf(out, "  replay: %s\n", json_string_value(json_object_get(finding, "replay")));
+}
+
+void report_print_text(json_t *report, FILE *out)
+{
+    json_t *campaign = json_object_get(report, "campaign");
+    json_t *list = json_object_get(report, "findings");
+    json_t *command = json_object_get(campaign, "command");
+    fprintf(out, "failrun report:");
+    size_t index;
+    json_t *argument;
+    json_array_foreach(command, index, argument) fprintf(out, " %s", json_string_value(argument));
+    fprintf(out, "\n  %lld sites, %lld runs", (long long)json_integer_value(json_object_get(campaign, "sites")),
+            (long long)json_integer_value(json_object_get(campaign, "runs")));
+    json_t *wall = json_object_get(campaign, "wall_ms");
+    if (json_is_integer(wall))
+        fprintf(out, ", %.1f s", (double)json_integer_value(wall) / 1000.0);
+    json_int_t extra = json_integer_value(json_object_get(campaign, "error_path_sites"));
+    if (extra)
+        fprintf(out, " (+%lld sites seen only on error paths)", (long long)extra);
+    json_int_t pending = json_integer_value(json_object_get(campaign, "runs_pending"));
+    if (pending)
+        fprintf(out, " (%lld runs not done yet: `failrun run` again resumes)", (long long)pending);
+    fprintf(out, ", %zu finding(s)\n", json_array_size(list));
+    json_t *finding;
+    json_array_foreach(list, index, finding) print_finding(out, finding);
+    fprintf(out, "\noutcomes:");
+    json_t *counts = json_object_get(report, "outcomes");
+    for (int i = 0; i < OUTCOME_COUNT; i++)
+        fprintf(out, " %s %lld%s", outcome_name(i),
+                (long long)json_integer_value(json_object_get(counts, outcome_name(i))),
+                i + 1 < OUTCOME_COUNT ? "," : "\n");
+}

@@ -1,0 +1,35 @@
+/*
+ * spawn.h — the one place failrun starts target processes: environment, stdio, process group,
+ * timeout, and decoding of the exit status (git's run-command.c in spirit).
+ */
+#ifndef FAILRUN_SPAWN_H
+#define FAILRUN_SPAWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct spawn_request {
+    char *const *argv;
+    const char *const *extra_environment; /* "NAME=value" entries added to (or replacing) ours */
+    const char *stdin_path;               /* NULL: inherit */
+    const char *stdout_path;              /* NULL: inherit */
+    const char *stderr_path;              /* NULL: inherit */
+    int64_t timeout_ms;                   /* 0: none */
+};
+
+struct spawn_result {
+    bool started;   /* false: exec failed (exit_code 127) */
+    bool timed_out; /* killed by failrun after timeout_ms */
+    int exit_code;  /* valid when signal == 0 */
+    int signal;     /* the terminating signal, 0 when the process exited */
+    int64_t wall_ms;
+};
+
+/* Run and wait. The child leads its own process group; on timeout, or when the child ends while
+   others of its group are still running, the whole group is killed. */
+struct spawn_result spawn_and_wait(const struct spawn_request *request);
+
+/* Compose an environment: ours, with each extra "NAME=value" replacing any same NAME. */
+char **environment_with(const char *const *extra);
+
+#endif

@@ -1,0 +1,496 @@
+/*
+ * symbolise.c — (module path, offset) -> function, file:line, with inline chains.
+ *
+ * Why libdwfl rather than hand-parsing DWARF: it already knows how to find separate debuginfo
+ * (build-id links and .gnu_debuglink under /usr/lib/debug), dwz alternate files, DWARF 4 and 5
+ * line tables, and falls back to .symtab/.dynsym for stripped distribution libraries. We only
+ * add what it does not do for us: a per-path cache, a CU index for modules without
+ * .debug_aranges, and turning the DIE scope chain into innermost-first frames with call sites.
+ *
+ * Why one Dwfl per path, each module reported at base 0 (add_p_vaddr): record offsets are
+ * already "address minus load bias", i.e. ELF vaddrs, so reporting every module as if loaded at
+ * its own link-time addresses lets us pass offsets straight through for PIE, shared libraries
+ * and non-PIE executables alike. Modules at base 0 would overlap in one Dwfl, hence one each.
+ *
+ * Why our own CU index: libdw 0.188 maps addresses to CUs only through .debug_aranges, which
+ * clang does not emit by default; without it dwfl_module_addrdie finds nothing and a
+ * clang-built target would get no file:line at all. When the aranges lookup fails we fall back
+ * to a sorted table of every CU's DW_AT_ranges/low_pc, built once per module.
+ *
+ * Why we open the file ourselves: a record can name anything (a deleted file, a directory, a
+ * FIFO that would block open(2)); we accept only regular files and cache failures too, so a
+ * missing module costs one open attempt, not one per frame.
+ *
+ * Why DEBUGINFOD_URLS is unset (in symboliser_new and again before each lookup): libdwfl's
+ * standard find_debuginfo asks debuginfod servers whenever that variable is set at search time;
+ * symbolising a report must never wait on the network.
+ */
+#include "symbolise.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* NULL means libdwfl's default search path (":.debug:/usr/lib/debug"). */
+static char *debuginfo_path = NULL;
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+/* One address range of one CU, in libdw's address space (module address - dwarf bias). */
+struct cu_range {
+    Dwarf_Addr low, high; /* [low, high) */
+    Dwarf_Addr reach;     /* max `high` over this and every earlier entry, for the search */
+    Dwarf_Die cu;
+};
+
+struct module_entry {
+    struct module_entry *next; /* hash chain */
+    uint64_t hash;
+    Dwfl *dwfl;       /* NULL when the path could not be opened as ELF: a cached failure */
+    Dwfl_Module *mod; /* owned by dwfl */
+    bool ranges_built;
+    struct cu_range *ranges; /* sorted by low; the fallback when there are no aranges */
+    size_t range_count;
+    char path[];
+};
+
+struct symboliser {
+    struct module_entry **buckets;
+    size_t bucket_count; /* a power of two */
+    size_t entry_count;
+    struct module_entry *last; /* consecutive lookups are usually in the same module */
+};
+
+/* A source location: where a frame is executing. */
+struct location {
+    char file[512];
+    int line;
+    int column;
+};
+
+static uint64_t hash_path(const char *path)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        h ^= *p;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Copies src (may be NULL) into dst[size], truncating; always NUL-terminates. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strnlen(src, size - 1) : 0;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Stores `name` into dst[size], prefixed with comp_dir when name is relative and comp_dir is
+ * absolute (a relative comp_dir, e.g. from -fdebug-prefix-map=...=., cannot help). */
+static void set_file(char *dst, size_t size, const char *name, const char *comp_dir)
+{
+    if (!name || !*name) {
+        dst[0] = '\0';
+        return;
+    }
+    if (name[0] == '/' || !comp_dir || comp_dir[0] != '/') {
+        copy_text(dst, size, name);
+        return;
+    }
+    size_t cap = size - 1;
+    size_t at = strnlen(comp_dir, cap);
+    memcpy(dst, comp_dir, at);
+    if (at > 0 && dst[at - 1] != '/' && at < cap)
+        dst[at++] = '/';
+    size_t nl = strnlen(name, cap - at);
+    memcpy(dst + at, name, nl);
+    dst[at + nl] = '\0';
+}
+
+static const char *comp_dir_of(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+}
+
+static void unknown_frame(struct symbol_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    copy_text(f->function, sizeof f->function, "??");
+}
+
+static void fill_frame(struct symbol_frame *f, const char *function, const struct location *loc,
+                       bool inlined)
+{
+    memset(f, 0, sizeof *f);
+    copy_text(f->function, sizeof f->function, function && *function ? function : "??");
+    memcpy(f->file, loc->file, sizeof f->file);
+    f->line = loc->line;
+    f->column = loc->column;
+    f->inlined = inlined;
+}
+
+struct symboliser *symboliser_new(void)
+{
+    /* Keep libdwfl's standard find_debuginfo local-only (see the top of the file). */
+    unsetenv("DEBUGINFOD_URLS");
+
+    struct symboliser *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->bucket_count = 64;
+    s->buckets = calloc(s->bucket_count, sizeof *s->buckets);
+    if (!s->buckets) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void symboliser_free(struct symboliser *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->bucket_count; i++) {
+        struct module_entry *e = s->buckets[i];
+        while (e) {
+            struct module_entry *next = e->next;
+            if (e->dwfl)
+                dwfl_end(e->dwfl);
+            free(e->ranges);
+            free(e);
+            e = next;
+        }
+    }
+    free(s->buckets);
+    free(s);
+}
+
+/* Opens `path` as an offline module at its own vaddrs. Leaves e->dwfl NULL on any failure. */
+static void open_module(struct module_entry *e)
+{
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    if (!dwfl) {
+        close(fd);
+        return;
+    }
+    dwfl_report_begin(dwfl);
+    /* base 0 + add_p_vaddr: ET_DYN bias is 0 even if the first PT_LOAD's p_vaddr is not
+     * (prelinked libraries); ET_EXEC ignores base. Either way module address == ELF vaddr. */
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, e->path, e->path, fd, 0, true);
+    if (!mod) {
+        close(fd); /* consumed only on success */
+        dwfl_end(dwfl);
+        return;
+    }
+    if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
+        dwfl_end(dwfl);
+        return;
+    }
+    e->dwfl = dwfl;
+    e->mod = mod;
+}
+
+static void grow(struct symboliser *s)
+{
+    size_t count = s->bucket_count * 2;
+    struct module_entry **buckets = calloc(count, sizeof *buckets);
+    if (!buckets)
+        return; /* longer chains, still correct */
+    for (size_t i = 0; i < s->bucket_count; i++) {
+        struct module_entry *e = s->buckets[i];
+        while (e) {
+            struct module_entry *next = e->next;
+            size_t b = (size_t)(e->hash & (count - 1));
+            e->next = buckets[b];
+            buckets[b] = e;
+            e = next;
+        }
+    }
+    free(s->buckets);
+    s->buckets = buckets;
+    s->bucket_count = count;
+}
+
+/* The cache entry for path, created (and the module opened) on first use. NULL only when
+ * out of memory. */
+static struct module_entry *get_module(struct symboliser *s, const char *path)
+{
+    if (s->last && strcmp(s->last->path, path) == 0)
+        return s->last;
+    uint64_t h = hash_path(path);
+    for (struct module_entry *e = s->buckets[h & (s->bucket_count - 1)]; e; e = e->next) {
+        if (e->hash == h && strcmp(e->path, path) == 0) {
+            s->last = e;
+            return e;
+        }
+    }
+    size_t len = strlen(path);
+    struct module_entry *e = calloc(1, sizeof *e + len + 1);
+    if (!e)
+        return NULL;
+    memcpy(e->path, path, len + 1);
+    e->hash = h;
+    open_module(e);
+    if (s->entry_count >= s->bucket_count)
+        grow(s);
+    size_t b = (size_t)(h & (s->bucket_count - 1));
+    e->next = s->buckets[b];
+    s->buckets[b] = e;
+    s->entry_count++;
+    s->last = e;
+    return e;
+}
+
+static int compare_ranges(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low ? 1 : 0;
+}
+
+/* Builds e->ranges from every CU's address ranges. On failure the table is just shorter. */
+static void build_cu_ranges(struct module_entry *e)
+{
+    e->ranges_built = true;
+    size_t cap = 0;
+    Dwarf_Addr bias;
+    for (Dwarf_Die *cu = dwfl_module_nextcu(e->mod, NULL, &bias); cu;
+         cu = dwfl_module_nextcu(e->mod, cu, &bias)) {
+        Dwarf_Addr base, low, high;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(cu, off, &base, &low, &high)) > 0) {
+            if (high <= low || low == 0)
+                continue; /* empty, or code the linker discarded (relocated to 0) */
+            if (e->range_count == cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                struct cu_range *r = realloc(e->ranges, ncap * sizeof *r);
+                if (!r)
+                    goto done;
+                e->ranges = r;
+                cap = ncap;
+            }
+            e->ranges[e->range_count++] = (struct cu_range){.low = low, .high = high, .cu = *cu};
+        }
+    }
+done:
+    qsort(e->ranges, e->range_count, sizeof *e->ranges, compare_ranges);
+    Dwarf_Addr reach = 0;
+    for (size_t i = 0; i < e->range_count; i++) {
+        if (e->ranges[i].high > reach)
+            reach = e->ranges[i].high;
+        e->ranges[i].reach = reach;
+    }
+}
+
+/* The CU covering module address addr, and the bias to subtract for libdw. */
+static bool find_cu(struct module_entry *e, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+    Dwarf_Die *found = dwfl_module_addrdie(e->mod, addr, bias);
+    if (found) {
+        *cu = *found;
+        return true;
+    }
+    if (!dwfl_module_getdwarf(e->mod, bias))
+        return false; /* no DWARF at all: do not scan */
+    if (!e->ranges_built)
+        build_cu_ranges(e);
+    Dwarf_Addr a = addr - *bias;
+    /* Rightmost range starting at or below a, then walk left while ranges could still reach
+     * past a (overlaps are rare, so this is normally one step). */
+    size_t lo = 0, hi = e->range_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->ranges[mid].low <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && e->ranges[i].reach > a;) {
+        if (a < e->ranges[i].high) {
+            *cu = e->ranges[i].cu;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The DIE's name, following abstract_origin/specification; NULL when it has none. A mangled
+ * C++ (or legacy Rust) linkage name comes first: it is qualified and matches what .symtab
+ * would say, where DW_AT_name is only the bare "m" of ns::K::m. Other linkage names are asm
+ * labels (glibc's "__GI___libc_malloc" for __libc_malloc), so C gets DW_AT_name. */
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+    if (linkage && strncmp(linkage, "_Z", 2) == 0)
+        return linkage;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    return name ? name : linkage;
+}
+
+static bool is_function_scope(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_entry_point;
+}
+
+/* The line-table row covering a (libdw address) in cu: the innermost frame's location. */
+static void line_table_location(Dwarf_Die *cu, Dwarf_Addr a, struct location *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    Dwarf_Line *line = dwarf_getsrc_die(cu, a);
+    if (!line)
+        return;
+    set_file(loc->file, sizeof loc->file, dwarf_linesrc(line, NULL, NULL), comp_dir_of(cu));
+    if (dwarf_lineno(line, &loc->line) != 0)
+        loc->line = 0;
+    if (dwarf_linecol(line, &loc->column) != 0)
+        loc->column = 0;
+}
+
+/* The call site recorded on an inlined_subroutine DIE (call_file/line/column). */
+static void call_site_location(Dwarf_Die *inl, struct location *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    Dwarf_Attribute attr;
+    Dwarf_Word v;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0)
+        loc->line = (int)v;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
+        loc->column = (int)v;
+    Dwarf_Word idx;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) != 0)
+        return;
+    Dwarf_Die cu;
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (!dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
+        idx >= nfiles)
+        return;
+    /* DWARF 4 numbers files from 1 (libdw keeps a placeholder at 0), DWARF 5 from 0; libdw's
+     * table follows the CU's version, so the raw index is right for both. */
+    set_file(loc->file, sizeof loc->file, dwarf_filesrc(files, (size_t)idx, NULL, NULL),
+             comp_dir_of(&cu));
+}
+
+/* Frames from DWARF scopes, innermost first; 0 when the CU has no function DIE at a
+ * (assembly sources, padding). */
+static int dwarf_frames(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Addr module_addr,
+                        struct symbol_frame *out, int max)
+{
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, a, &scopes);
+    int inner = -1;
+    for (int i = 0; i < nscopes; i++) {
+        if (is_function_scope(&scopes[i])) {
+            inner = i;
+            break;
+        }
+    }
+    if (inner < 0) {
+        free(scopes);
+        return 0;
+    }
+    /* Past an inlined instance, dwarf_getscopes continues with the parents of its abstract
+     * origin (usually just the CU), not with the functions it was inlined into. The concrete
+     * nesting (inlined instance -> caller -> ... -> out-of-line function) is the DIE tree
+     * around the innermost function scope, which dwarf_getscopes_die gives. */
+    Dwarf_Die *chain = NULL;
+    int nchain = dwarf_getscopes_die(&scopes[inner], &chain);
+    free(scopes);
+    if (nchain <= 0) {
+        free(chain);
+        return 0;
+    }
+
+    struct location loc;
+    line_table_location(cu, a, &loc);
+    int n = 0;
+    for (int i = 0; i < nchain && n < max; i++) {
+        Dwarf_Die *die = &chain[i];
+        if (!is_function_scope(die))
+            continue; /* lexical blocks */
+        bool inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine;
+        const char *name = die_name(die);
+        if (!name && !inlined) {
+            GElf_Off off;
+            GElf_Sym sym;
+            name = dwfl_module_addrinfo(mod, module_addr, &off, &sym, NULL, NULL, NULL);
+        }
+        fill_frame(&out[n++], name, &loc, inlined);
+        if (!inlined)
+            break; /* the out-of-line function; what encloses it is not a caller */
+        call_site_location(die, &loc);
+    }
+    free(chain);
+    return n;
+}
+
+int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
+                      bool is_return_address, struct symbol_frame *out, int max)
+{
+    if (!s || !out || max < 1)
+        return 0;
+    unknown_frame(&out[0]);
+    if (!path || !*path)
+        return 1;
+
+    /* Debuginfo is searched lazily, on a module's first lookup: stay local even if someone set
+     * the variable again since symboliser_new. */
+    if (getenv("DEBUGINFOD_URLS"))
+        unsetenv("DEBUGINFOD_URLS");
+
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return 1;
+
+    Dwarf_Addr addr = offset;
+    if (is_return_address && addr > 0)
+        addr--;
+
+    Dwarf_Die cu;
+    Dwarf_Addr bias = 0;
+    struct location loc;
+    memset(&loc, 0, sizeof loc);
+    if (find_cu(e, addr, &cu, &bias)) {
+        int n = dwarf_frames(e->mod, &cu, addr - bias, addr, out, max);
+        if (n > 0)
+            return n;
+        line_table_location(&cu, addr - bias, &loc);
+    }
+
+    /* No DWARF function here: the ELF symbol table (.symtab, or .dynsym when stripped), plus
+     * whatever line table there is (assembly sources have one without function DIEs). */
+    GElf_Off off;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    fill_frame(&out[0], name, &loc, false);
+    return 1;
+}

@@ -1,0 +1,66 @@
+/*
+ * util.h — small helpers for the failrun CLI (runs outside the target: allocation is fine here).
+ * Memory exhaustion in failrun itself is reported and ends the program: it has no error leg worth
+ * testing, and a half-written database is worse than none (SQLite keeps it consistent anyway).
+ */
+#ifndef FAILRUN_UTIL_H
+#define FAILRUN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EXIT_BUGS 1  /* failrun found bugs */
+#define EXIT_USAGE 2 /* the user's input or environment is wrong */
+
+extern const char *program_name;
+
+/* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix. */
+__attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *format, ...);
+__attribute__((format(printf, 1, 2))) void warn(const char *format, ...);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *block, size_t size);
+char *xstrdup(const char *text);
+__attribute__((format(printf, 1, 2))) char *xasprintf(const char *format, ...);
+
+/* A growable array of any element type. */
+#define VECTOR(type)                                                                               \
+    struct {                                                                                       \
+        type *items;                                                                               \
+        size_t count, capacity;                                                                    \
+    }
+#define VECTOR_PUSH(vector, value)                                                                 \
+    do {                                                                                           \
+        if ((vector).count == (vector).capacity) {                                                 \
+            (vector).capacity = (vector).capacity ? (vector).capacity * 2 : 16;                    \
+            (vector).items = xrealloc((vector).items, (vector).capacity * sizeof *(vector).items);  \
+        }                                                                                          \
+        (vector).items[(vector).count++] = (value);                                                \
+    } while (0)
+
+/* Whole file into a NUL-terminated buffer; NULL (errno set) on failure. *length may be NULL. */
+char *read_whole_file(const char *path, size_t *length);
+bool write_whole_file(const char *path, const void *data, size_t length);
+/* mkdir -p */
+bool make_directories(const char *path);
+/* rm -rf of a folder failrun made */
+void remove_tree(const char *path);
+/* Hex of a 64-bit value, 16 digits, into a static-free caller buffer of 17 bytes. */
+void hex16(char out[17], uint64_t value);
+bool parse_hex16(const char *text, uint64_t *value);
+/* Content hash of a file (FNV-64 over bytes), 0 when unreadable. */
+uint64_t file_hash(const char *path);
+/* Milliseconds of a monotonic clock. */
+int64_t now_ms(void);
+/* The directory holding the running failrun binary. */
+char *self_directory(void);
+/* Resolve a command name like execvp would, then realpath; NULL when not found. */
+char *resolve_command(const char *name);
+/* Quote one argument for a POSIX shell (for replay commands). */
+char *shell_quote(const char *argument);
+char *shell_join(char *const *argv);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * internal.h — the in-process core's private interface, shared by libfail/ and the preload.
+ *
+ * Everything declared here runs inside the target process. It must never call malloc (or anything
+ * that might: stdio, qsort, dlerror, fnmatch), never take a lock that fork could leave held, and
+ * tolerate being called before constructors have run, from several threads, after fork, and from a
+ * signal handler where stated. State is in static storage or in anonymous mmap.
+ */
+#ifndef LIBFAIL_INTERNAL_H
+#define LIBFAIL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record.h"
+
+/* Every function of the in-target core lives in this section, so a stack walk can skip exactly
+   our own frames whether libfail is preloaded, linked as libfail.so or linked statically. */
+#define LF_TEXT __attribute__((section("libfail_text"), noinline))
+#define LF_HIDDEN __attribute__((visibility("hidden")))
+#define LF_EXPORT __attribute__((visibility("default")))
+#define LF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define LF_DEFAULT_DEPTH 8
+
+/* ---- text.c: allocation-free string helpers ---- */
+bool glob_match(const char *pattern, const char *text) LF_HIDDEN;
+/* `list` is a ':'-separated list of globs; true when any matches. */
+bool glob_list_match(const char *list, const char *text) LF_HIDDEN;
+/* Append decimal/hex text of value at out; returns characters written (no NUL). */
+size_t format_decimal(char *out, uint64_t value) LF_HIDDEN;
+size_t format_hex16(char *out, uint64_t value) LF_HIDDEN;
+/* Parse exactly the digits in [text, text+length); false on anything else or overflow. */
+bool parse_decimal(const char *text, size_t length, uint64_t *value) LF_HIDDEN;
+bool parse_hex(const char *text, size_t length, uint64_t *value) LF_HIDDEN;
+uint64_t hash_words(uint64_t seed, const uint64_t *words, size_t count) LF_HIDDEN;
+uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
+
+/* ---- plan.c: what this run fails ---- */
+enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH };
+struct plan {
+    enum plan_mode mode;
+    uint64_t site;       /* PLAN_SITE: the signature to fail */
+    uint64_t occurrence; /* PLAN_SITE: fail the K-th call at the site in a process (1-based) */
+    uint64_t nth;        /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules) */
+    unsigned depth;      /* frames in a signature */
+};
+/* Parses "mode=record;depth=8", "mode=site;site=<16 hex>;occurrence=1" or "mode=nth;nth=N".
+   Returns NULL on success, else a static message naming the bad part; *out is then PLAN_OFF. */
+const char *plan_parse(const char *text, struct plan *out) LF_HIDDEN;
+
+/* The kernel's fail-nth rule (lib/fault-inject.c) for one call: a counter of 0 is disarmed; any
+   other value counts down and the call that brings it to 0 fails. So writing N fails the N-th
+   call, reading back 0 means it fired, and the counter stays armed if fewer calls follow. */
+bool fail_nth_tick(uint64_t *counter) LF_HIDDEN;
+
+/* ---- stack.c: site signatures ---- */
+struct module_info {
+    uintptr_t start, end, bias;
+    uint64_t id;
+    uint8_t build_id[RECORD_BUILD_ID_MAX];
+    uint32_t build_id_length;
+    char path[256];
+};
+/* Raw return addresses of the caller's stack with libfail's own frames removed. */
+int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
+/* From a signal handler: the interrupted context's stack, pcs[0] the faulting pc. */
+int stack_capture_signal(void *ucontext, uintptr_t *pcs, int max) LF_HIDDEN;
+/* Normalise pcs to (module id, offset); unknown addresses get module 0 and the raw pc. */
+void stack_normalise(const uintptr_t *pcs, int count, struct record_frame *frames) LF_HIDDEN;
+uint64_t stack_signature(const struct record_frame *frames, int count) LF_HIDDEN;
+/* Look up the module holding pc; false when none. */
+bool module_find(uintptr_t pc, struct module_info *out) LF_HIDDEN;
+/* Called for each module of the current table (after a rebuild); used to emit MODULE records. */
+void module_table_reset_after_fork(void) LF_HIDDEN;
+void module_table_set_listener(void (*listener)(const struct module_info *)) LF_HIDDEN;
+
+/* ---- runtime.c: per-process state, records, sites, live blocks ---- */
+/* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
+   pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */
+extern __thread int runtime_guard LF_HIDDEN;
+struct call {
+    struct record_frame frames[RECORD_MAX_FRAMES];
+    int frame_count;
+    uint64_t signature;
+    uint32_t site_index; /* UINT32_MAX when not tracked */
+    bool fail;
+};
+/* Initialise from the environment; idempotent, safe to call from any allocation. */
+void runtime_init(void) LF_HIDDEN;
+bool runtime_active(void) LF_HIDDEN;
+/* Before an allocation request: record the site and decide whether to fail it. */
+void runtime_before_alloc(struct call *call, uint32_t function, size_t size) LF_HIDDEN;
+/* After a successful allocation: start tracking the block (for leak accounting). */
+void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
+/* Before a block is released or moved. */
+void runtime_untrack(void *block) LF_HIDDEN;
+/* The process image ends: exit(), _exit() or a return from main. */
+void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
+void runtime_after_fork_child(void) LF_HIDDEN;
+/* From the last destructor: report blocks still live (leak accounting). */
+void runtime_fini(void) LF_HIDDEN;
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * record.h — the event records a target process writes and failrun reads.
+ *
+ * Why fixed-size records: the writer runs inside the target, where it may not allocate and
+ * must survive threads, fork and sudden death. One write(2) of one whole record to an O_APPEND
+ * file is the unit of progress: a record is either there or it is not, and a crash between
+ * records loses nothing already written. The reader (failrun) treats every byte as untrusted:
+ * record_check() validates a record before any field is used.
+ *
+ * Shared by the writer (runtime.c, inside the target) and the reader (injector/ingest.c).
+ */
+#ifndef LIBFAIL_RECORD_H
+#define LIBFAIL_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECORD_MAGIC 0x3146524cu /* "LRF1" little-endian */
+#define RECORD_SIZE 512
+#define RECORD_MAX_FRAMES 28
+#define RECORD_PATH_MAX 408
+#define RECORD_BUILD_ID_MAX 40
+
+enum record_type {
+    RECORD_START = 1,  /* a process image began: exe path, in scope or not */
+    RECORD_MODULE = 2, /* a loaded module: id, build-id bytes, path */
+    RECORD_SITE = 3,   /* first sighting of a site (or a new size class): signature, frames */
+    RECORD_FAULT = 4,  /* the planned failure was injected at this site */
+    RECORD_EXIT = 5,   /* exit() (any path) or _exit(), with the status; frames = the exit stack */
+    RECORD_SIGNAL = 6, /* a fatal signal; frames = the crash stack, frame 0 the faulting pc */
+    RECORD_LIVE = 7,   /* at exit: blocks from this site still live */
+    RECORD_TYPE_LIMIT
+};
+
+/* Which interposed function made the request (the order of the X-macro table). */
+enum record_function {
+    FUNCTION_MALLOC = 1,
+    FUNCTION_CALLOC,
+    FUNCTION_REALLOC,
+    FUNCTION_REALLOCARRAY,
+    FUNCTION_POSIX_MEMALIGN,
+    FUNCTION_ALIGNED_ALLOC,
+    FUNCTION_MEMALIGN,
+    FUNCTION_VALLOC,
+    FUNCTION_PVALLOC,
+    FUNCTION_LIMIT
+};
+
+/* Flags on START and EXIT records. */
+#define RECORD_FLAG_IN_SCOPE 0x1u     /* START: this process's allocations are recorded/failed */
+#define RECORD_FLAG_LIVE_OVERFLOW 0x2u /* EXIT: live-block table overflowed; leak counts partial */
+#define RECORD_FLAG_PATH_TRUNCATED 0x4u
+
+/* Exit kinds in the EXIT record's `value2`. */
+enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };
+
+struct record_frame {
+    uint64_t module; /* module id: hash of the build-id (or of the path when none) */
+    uint64_t offset; /* address minus the module's load bias */
+};
+
+struct record {
+    uint32_t magic;
+    uint16_t type;
+    uint16_t frame_count;
+    uint32_t pid;
+    uint32_t tid;
+    uint32_t flags;
+    uint32_t function;   /* SITE/FAULT: enum record_function */
+    uint64_t sequence;   /* per-process record number, from 0 */
+    uint64_t signature;  /* SITE/FAULT/LIVE: site signature; MODULE: module id */
+    uint64_t value;      /* SITE/FAULT: request size; EXIT: status; SIGNAL: signo; LIVE: blocks */
+    uint64_t value2;     /* EXIT: enum record_exit_kind; LIVE: bytes; MODULE: build-id length */
+    union {
+        struct record_frame frames[RECORD_MAX_FRAMES];
+        struct {
+            uint8_t build_id[RECORD_BUILD_ID_MAX];
+            char path[RECORD_PATH_MAX]; /* MODULE, START: NUL-terminated */
+        } text;
+    } body;
+    uint32_t reserved;
+    uint32_t checksum; /* record_checksum() of every byte before this field */
+};
+
+_Static_assert(sizeof(struct record) == RECORD_SIZE, "records are fixed-size");
+
+/* FNV-1a over whole 64-bit words; shared so writer and reader agree. */
+uint32_t record_checksum(const struct record *r);
+
+/* 0 when the record is well-formed; otherwise a static string naming what is wrong. */
+const char *record_check(const struct record *r);
+
+#endif

@@ -1,0 +1,609 @@
+/*
+ * runtime.c — per-process state of the in-target core: settings, the record file, the table of
+ * sites seen, the table of live blocks (for leak accounting), exits and fatal signals.
+ *
+ * Runs inside the target, called from allocator interposers and signal handlers:
+ * - never calls malloc: tables live in anonymous mmap (MAP_NORESERVE, touched only as used);
+ * - takes no locks: tables are open-addressed and claimed with compare-and-swap, so fork can never
+ *   inherit a held lock; the child resets its per-process state in an atfork handler;
+ * - survives programs that close every fd: the record file is re-opened when its fd is gone or now
+ *   names another file (checked with fstat before each record; records are rare);
+ * - initialises lazily from the first allocation, which may come before any constructor ran.
+ */
+
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SITE_CAPACITY (1u << 16)
+#define LIVE_CAPACITY (1u << 21)
+#define LIVE_PROBES 64
+#define LIVE_EMPTY ((uintptr_t)0)
+#define LIVE_TOMBSTONE ((uintptr_t)1)
+#define RECORD_FD_FLOOR 900
+
+struct site_entry {
+    _Atomic uint64_t signature; /* 0 = empty slot */
+    _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
+    _Atomic uint64_t occurrences;
+    _Atomic int64_t live_blocks;
+    _Atomic int64_t live_bytes;
+};
+
+struct live_entry {
+    _Atomic uintptr_t block;
+    uint32_t site;
+    uint64_t size;
+};
+
+static struct {
+    _Atomic int phase; /* 0 not started, 1 initialising, 2 ready */
+    bool active;       /* LIBFAIL_DIR is set: write records */
+    bool in_scope;     /* this executable's allocations are recorded and may fail */
+    struct plan plan;
+    pid_t pid;
+    char dir[PATH_MAX];
+    char record_path[PATH_MAX];
+    char exe[PATH_MAX];
+    char module_globs[1024];
+    _Atomic int record_fd;
+    _Atomic dev_t record_dev;
+    _Atomic ino_t record_ino;
+    _Atomic uint64_t sequence;
+    struct site_entry *sites;
+    struct live_entry *live;
+    _Atomic bool live_overflow;
+    _Atomic bool live_reported;
+    _Atomic bool exit_reported;
+} state = {.record_fd = -1};
+
+__thread int runtime_guard __attribute__((tls_model("initial-exec")));
+/* PLAN_NTH: the calls left before the failure, per thread like the kernel's current->fail_nth.
+   Armed for the thread that initialises libfail; new threads and fork children start at 0. */
+static __thread uint64_t fail_nth __attribute__((tls_model("initial-exec")));
+
+static struct sigaction previous_actions[NSIG];
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP};
+
+/* ---- record file ---- */
+
+static void LF_TEXT path_join(char *out, const char *dir, const char *name_part, uint64_t number)
+{
+    size_t length = strlen(dir);
+    if (length > PATH_MAX - 64)
+        length = PATH_MAX - 64;
+    memcpy(out, dir, length);
+    out[length++] = '/';
+    length += format_decimal(out + length, (uint64_t)state.pid);
+    size_t name_length = strlen(name_part);
+    memcpy(out + length, name_part, name_length);
+    length += name_length;
+    length += format_decimal(out + length, number);
+    memcpy(out + length, ".rec", 5);
+}
+
+static int LF_TEXT move_fd_high(int fd)
+{
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, RECORD_FD_FLOOR);
+    if (high < 0)
+        return fd; /* a low RLIMIT_NOFILE: keep the fd we have */
+    close(fd);
+    return high;
+}
+
+static void LF_TEXT remember_identity(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        atomic_store(&state.record_dev, st.st_dev);
+        atomic_store(&state.record_ino, st.st_ino);
+    }
+}
+
+static void LF_TEXT open_new_record_file(void)
+{
+    /* One file per process image: an exec keeps the pid, so number the images. */
+    for (uint64_t image = 0; image < 1000; image++) {
+        path_join(state.record_path, state.dir, "-", image);
+        int fd = open(state.record_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            fd = move_fd_high(fd);
+            remember_identity(fd);
+            atomic_store(&state.record_fd, fd);
+            return;
+        }
+        if (errno != EEXIST)
+            return;
+    }
+}
+
+static int LF_TEXT record_fd_ready(void)
+{
+    int fd = atomic_load(&state.record_fd);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == atomic_load(&state.record_dev) &&
+        st.st_ino == atomic_load(&state.record_ino))
+        return fd;
+    if (!state.record_path[0])
+        return -1;
+    /* Closed by the program, or the number now names one of its files: open ours again. */
+    int fresh = open(state.record_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fresh < 0)
+        return -1;
+    fresh = move_fd_high(fresh);
+    remember_identity(fresh);
+    int expected = fd;
+    if (!atomic_compare_exchange_strong(&state.record_fd, &expected, fresh)) {
+        close(fresh);
+        return expected;
+    }
+    return fresh;
+}
+
+static void LF_TEXT emit(struct record *r)
+{
+    pid_t pid = getpid();
+    if (pid != state.pid)
+        return; /* a vfork or raw clone child shares our memory: leave the parent's state alone */
+    r->magic = RECORD_MAGIC;
+    r->pid = (uint32_t)pid;
+    r->tid = (uint32_t)syscall(SYS_gettid);
+    r->sequence = atomic_fetch_add(&state.sequence, 1);
+    r->checksum = record_checksum(r);
+    int fd = record_fd_ready();
+    if (fd < 0)
+        return;
+    const char *bytes = (const char *)r;
+    size_t done = 0;
+    while (done < sizeof *r) {
+        ssize_t n = write(fd, bytes + done, sizeof *r - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        done += (size_t)n;
+    }
+}
+
+static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id, uint64_t value,
+                              const char *path, const uint8_t *build_id, uint32_t build_id_length)
+{
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.type = (uint16_t)type;
+    r.flags = flags;
+    r.signature = id;
+    r.value = value;
+    r.value2 = build_id_length;
+    if (build_id_length)
+        memcpy(r.body.text.build_id, build_id, build_id_length);
+    size_t length = strlen(path);
+    if (length >= RECORD_PATH_MAX) {
+        length = RECORD_PATH_MAX - 1;
+        r.flags |= RECORD_FLAG_PATH_TRUNCATED;
+    }
+    memcpy(r.body.text.path, path, length);
+    emit(&r);
+}
+
+static void LF_TEXT emit_frames(enum record_type type, uint32_t function, uint64_t signature,
+                                uint64_t value, uint64_t value2, const struct record_frame *frames,
+                                int count)
+{
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.type = (uint16_t)type;
+    r.function = function;
+    r.signature = signature;
+    r.value = value;
+    r.value2 = value2;
+    r.frame_count = (uint16_t)count;
+    if (count > 0)
+        memcpy(r.body.frames, frames, (size_t)count * sizeof *frames);
+    emit(&r);
+}
+
+static void LF_TEXT announce_module(const struct module_info *module)
+{
+    emit_text(RECORD_MODULE, 0, module->id, module->bias, module->path, module->build_id,
+              module->build_id_length);
+}
+
+static void LF_TEXT announce_process(void)
+{
+    emit_text(RECORD_START, state.in_scope ? RECORD_FLAG_IN_SCOPE : 0, 0, (uint64_t)getppid(),
+              state.exe, NULL, 0);
+}
+
+/* ---- scope ---- */
+
+static bool LF_TEXT starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+static bool LF_TEXT is_system_executable(const char *path)
+{
+    if (starts_with(path, "/usr/local/"))
+        return false;
+    return starts_with(path, "/usr/") || starts_with(path, "/bin/") ||
+           starts_with(path, "/sbin/") || starts_with(path, "/lib");
+}
+
+static bool LF_TEXT decide_scope(void)
+{
+    const char *globs = getenv("LIBFAIL_EXE");
+    if (globs && *globs)
+        return glob_list_match(globs, state.exe);
+    const char *top = getenv("LIBFAIL_TOP_EXE");
+    if (top && strcmp(top, state.exe) == 0)
+        return true;
+    return !is_system_executable(state.exe);
+}
+
+/* ---- tables ---- */
+
+static void *LF_TEXT map_table(size_t bytes)
+{
+    void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return table == MAP_FAILED ? NULL : table;
+}
+
+/* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
+static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
+{
+    *fresh = false;
+    uint32_t mask = SITE_CAPACITY - 1;
+    uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
+    for (uint32_t probe = 0; probe < SITE_CAPACITY; probe++, slot = (slot + 1) & mask) {
+        uint64_t current = atomic_load_explicit(&state.sites[slot].signature, memory_order_acquire);
+        if (current == signature)
+            return slot;
+        if (current == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&state.sites[slot].signature, &expected, signature)) {
+                *fresh = true;
+                return slot;
+            }
+            if (expected == signature)
+                return slot;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* True when `size` is the largest request at the slot by a factor of two or more: worth a record,
+   so failrun knows each site's largest request to within a factor of two (exact across the NOFAIL
+   threshold, a power of two). */
+static bool LF_TEXT raise_size_class(uint32_t slot, size_t size)
+{
+    uint32_t size_class = size ? (uint32_t)(64 - __builtin_clzll((unsigned long long)size)) : 0;
+    uint32_t current = atomic_load(&state.sites[slot].size_class);
+    while (size_class > current)
+        if (atomic_compare_exchange_weak(&state.sites[slot].size_class, &current, size_class))
+            return true;
+    return false;
+}
+
+static uint32_t LF_TEXT live_hash(uintptr_t block)
+{
+    return (uint32_t)(((uint64_t)block >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (LIVE_CAPACITY - 1);
+}
+
+static void LF_TEXT live_insert(uintptr_t block, uint32_t site, size_t size)
+{
+    uint32_t slot = live_hash(block);
+    for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
+        struct live_entry *entry = &state.live[slot];
+        uintptr_t current = atomic_load_explicit(&entry->block, memory_order_relaxed);
+        if (current != LIVE_EMPTY && current != LIVE_TOMBSTONE)
+            continue;
+        entry->site = site;
+        entry->size = size;
+        if (atomic_compare_exchange_strong(&entry->block, &current, block)) {
+            atomic_fetch_add(&state.sites[site].live_blocks, 1);
+            atomic_fetch_add(&state.sites[site].live_bytes, (int64_t)size);
+            return;
+        }
+    }
+    atomic_store(&state.live_overflow, true);
+}
+
+static void LF_TEXT live_remove(uintptr_t block)
+{
+    uint32_t slot = live_hash(block);
+    for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
+        struct live_entry *entry = &state.live[slot];
+        uintptr_t current = atomic_load_explicit(&entry->block, memory_order_acquire);
+        if (current == LIVE_EMPTY)
+            return;
+        if (current != block)
+            continue;
+        uint32_t site = entry->site;
+        int64_t size = (int64_t)entry->size;
+        if (atomic_compare_exchange_strong(&entry->block, &current, LIVE_TOMBSTONE)) {
+            atomic_fetch_sub(&state.sites[site].live_blocks, 1);
+            atomic_fetch_sub(&state.sites[site].live_bytes, size);
+        }
+        return;
+    }
+}
+
+static void LF_TEXT report_live_blocks(void)
+{
+    bool expected = false;
+    if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
+        return;
+    for (uint32_t slot = 0; slot < SITE_CAPACITY; slot++) {
+        uint64_t signature = atomic_load(&state.sites[slot].signature);
+        int64_t blocks = atomic_load(&state.sites[slot].live_blocks);
+        if (signature && blocks > 0)
+            emit_frames(RECORD_LIVE, 0, signature, (uint64_t)blocks,
+                        (uint64_t)atomic_load(&state.sites[slot].live_bytes), NULL, 0);
+    }
+}
+
+/* ---- fatal signals ---- */
+
+static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
+{
+    (void)info;
+    int saved_errno = errno;
+    runtime_guard = 1;
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    struct record_frame frames[RECORD_MAX_FRAMES];
+    int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
+    stack_normalise(pcs, count, frames);
+    emit_frames(RECORD_SIGNAL, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
+                count);
+    /* Hand the signal to whoever had it before us (usually the default action: die). Raising it
+       now leaves it pending until we return, so asynchronous signals are not lost; a hardware fault
+       would recur anyway when the instruction re-executes. */
+    sigaction(signo, &previous_actions[signo], NULL);
+    raise(signo);
+    errno = saved_errno;
+}
+
+static void LF_TEXT install_signal_handlers(void)
+{
+    size_t stack_size = 64 * 1024;
+    void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack != MAP_FAILED) {
+        stack_t alternate = {.ss_sp = stack, .ss_size = stack_size, .ss_flags = 0};
+        stack_t old;
+        /* Keep the program's own alternate stack if it set one already. */
+        if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE))
+            sigaltstack(&alternate, NULL);
+    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_fatal_signal;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(fatal_signals[i], &action, &previous_actions[fatal_signals[i]]);
+    }
+}
+
+/* ---- initialisation, fork ---- */
+
+static void LF_TEXT copy_setting(char *out, size_t size, const char *value)
+{
+    size_t length = value ? strlen(value) : 0;
+    if (length >= size)
+        length = 0; /* too long to be a real setting: ignore rather than truncate */
+    memcpy(out, value ? value : "", length);
+    out[length] = '\0';
+}
+
+/* Registered first, so it runs after the program's own atexit handlers: sees every exit(),
+   including a return from main and exits inside libc (error(3)). */
+static void LF_TEXT on_process_exit(int status, void *unused)
+{
+    (void)unused;
+    int saved_guard = runtime_guard;
+    runtime_guard = 1;
+    runtime_exit(status, EXIT_BY_EXIT);
+    runtime_guard = saved_guard;
+}
+
+static void LF_TEXT initialise(void)
+{
+    state.pid = getpid();
+    const char *dir = getenv("LIBFAIL_DIR");
+    const char *plan = getenv("LIBFAIL_PLAN");
+    if (!dir || !*dir || strlen(dir) > PATH_MAX - 64 || plan_parse(plan, &state.plan) != NULL)
+        return;
+    copy_setting(state.dir, sizeof state.dir, dir);
+    copy_setting(state.module_globs, sizeof state.module_globs, getenv("LIBFAIL_MODULE"));
+    ssize_t n = readlink("/proc/self/exe", state.exe, sizeof state.exe - 1);
+    state.exe[n > 0 ? n : 0] = '\0';
+    state.in_scope = decide_scope();
+    if (state.plan.mode == PLAN_NTH)
+        fail_nth = state.plan.nth;
+    if (state.in_scope) {
+        state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
+        state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
+        if (!state.sites || !state.live)
+            state.in_scope = false;
+    }
+    open_new_record_file();
+    state.active = true;
+    announce_process();
+    if (state.in_scope) {
+        module_table_set_listener(announce_module);
+        uintptr_t warm_up[2]; /* let libunwind set itself up now, not in the middle of a fork */
+        stack_capture(warm_up, 2);
+        install_signal_handlers();
+    }
+    pthread_atfork(NULL, NULL, runtime_after_fork_child);
+    on_exit(on_process_exit, NULL);
+}
+
+void LF_TEXT runtime_init(void)
+{
+    for (;;) {
+        int phase = atomic_load_explicit(&state.phase, memory_order_acquire);
+        if (phase == 2)
+            return;
+        int expected = 0;
+        if (phase == 0 && atomic_compare_exchange_strong(&state.phase, &expected, 1)) {
+            int saved_errno = errno;
+            initialise();
+            errno = saved_errno;
+            atomic_store_explicit(&state.phase, 2, memory_order_release);
+            return;
+        }
+        sched_yield(); /* another thread is initialising; it never allocates through us */
+    }
+}
+
+bool LF_TEXT runtime_active(void)
+{
+    return state.active;
+}
+
+void LF_TEXT runtime_after_fork_child(void)
+{
+    if (!state.active)
+        return;
+    state.pid = getpid();
+    fail_nth = 0;
+    int fd = atomic_exchange(&state.record_fd, -1);
+    if (fd >= 0)
+        close(fd); /* the parent's file; this process gets its own */
+    atomic_store(&state.sequence, 0);
+    atomic_store(&state.live_reported, false);
+    atomic_store(&state.exit_reported, false);
+    open_new_record_file();
+    announce_process();
+    module_table_reset_after_fork();
+}
+
+/* ---- the allocation path ---- */
+
+static bool LF_TEXT module_filter_allows(const uintptr_t *pcs, int count)
+{
+    if (!state.module_globs[0])
+        return true;
+    /* The caller that asked for memory: skip libc, whose strdup/fopen/getline allocate on behalf
+       of their own callers. */
+    struct module_info module;
+    for (int i = 0; i < count; i++) {
+        if (!module_find(pcs[i], &module))
+            return false;
+        const char *base = strrchr(module.path, '/');
+        base = base ? base + 1 : module.path;
+        if (starts_with(base, "libc.so") || starts_with(base, "ld-linux"))
+            continue;
+        return glob_list_match(state.module_globs, module.path);
+    }
+    return false;
+}
+
+/* The plan's site reached its occurrence in this process: claim the run's one fault. The claim is
+   a file created with O_EXCL in the run folder, so only one process of the run ever fails. */
+static bool LF_TEXT claim_fault(void)
+{
+    char path[PATH_MAX];
+    size_t length = strlen(state.dir);
+    memcpy(path, state.dir, length);
+    memcpy(path + length, "/fault.claim", sizeof "/fault.claim");
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size)
+{
+    call->fail = false;
+    call->site_index = UINT32_MAX;
+    call->frame_count = 0;
+    if (!state.active || !state.in_scope || getpid() != state.pid)
+        return;
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    int count = stack_capture(pcs, (int)state.plan.depth);
+    if (count == 0 || !module_filter_allows(pcs, count))
+        return;
+    stack_normalise(pcs, count, call->frames);
+    call->frame_count = count;
+    call->signature = stack_signature(call->frames, count);
+    bool fresh;
+    uint32_t slot = site_slot(call->signature, &fresh);
+    if (slot == UINT32_MAX)
+        return;
+    call->site_index = slot;
+    if (raise_size_class(slot, size) || fresh)
+        emit_frames(RECORD_SITE, function, call->signature, size, 0, call->frames, count);
+    uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
+    bool planned = state.plan.mode == PLAN_NTH
+                       ? fail_nth_tick(&fail_nth)
+                       : state.plan.mode == PLAN_SITE && call->signature == state.plan.site &&
+                             occurrence == state.plan.occurrence;
+    if (planned && claim_fault()) {
+        call->fail = true;
+        emit_frames(RECORD_FAULT, function, call->signature, size, occurrence, call->frames, count);
+    }
+}
+
+void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
+{
+    if (block && call->site_index != UINT32_MAX && state.live)
+        live_insert((uintptr_t)block, call->site_index, size);
+}
+
+void LF_TEXT runtime_untrack(void *block)
+{
+    if (block && state.live && state.in_scope && getpid() == state.pid)
+        live_remove((uintptr_t)block);
+}
+
+void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
+{
+    if (!state.active || getpid() != state.pid)
+        return;
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&state.exit_reported, &expected, true))
+        return;
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    struct record_frame frames[RECORD_MAX_FRAMES];
+    int count = stack_capture(pcs, RECORD_MAX_FRAMES);
+    stack_normalise(pcs, count, frames);
+    uint32_t flags = atomic_load(&state.live_overflow) ? RECORD_FLAG_LIVE_OVERFLOW : 0;
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.type = RECORD_EXIT;
+    r.flags = flags;
+    r.value = (uint64_t)(status & 0xff);
+    r.value2 = (uint64_t)kind;
+    r.frame_count = (uint16_t)count;
+    if (count > 0)
+        memcpy(r.body.frames, frames, (size_t)count * sizeof *frames);
+    emit(&r);
+    /* _exit runs no atexit handlers or destructors, so this is the last moment to count live
+       blocks; after exit() runtime_fini does it, once the program's atexit handlers and
+       destructors have freed what they free. */
+    if (kind == EXIT_BY_UNDERSCORE_EXIT)
+        report_live_blocks();
+}
+
+void LF_TEXT runtime_fini(void)
+{
+    if (state.active && state.in_scope && getpid() == state.pid)
+        report_live_blocks();
+}

@@ -1,0 +1,249 @@
+/*
+ * stack.c — site signatures: capture return addresses, normalise them to (module, offset), hash.
+ *
+ * Runs inside the target on every intercepted allocation. Never calls malloc or dladdr (1 µs per
+ * address on libc); module lookups go through a table built with dl_iterate_phdr and published with
+ * one atomic pointer store, so no lock is ever held that fork could leave behind. A rebuilt table
+ * replaces the old one, which is left mapped (a thread may still read it); rebuilds only happen when
+ * the set of loaded modules changed (dlopen/dlclose), so the leak is bounded by their number.
+ */
+
+#include "internal.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#define MODULE_TABLE_CAPACITY 512
+
+struct module_table {
+    unsigned long long adds, subs; /* dl_iterate_phdr's counters when the table was built */
+    int count;
+    struct module_info modules[MODULE_TABLE_CAPACITY];
+};
+
+static _Atomic(struct module_table *) current_table;
+static void (*module_listener)(const struct module_info *);
+
+extern char __start_libfail_text[] LF_HIDDEN;
+extern char __stop_libfail_text[] LF_HIDDEN;
+
+static bool LF_TEXT is_own_frame(uintptr_t pc)
+{
+    /* A return address points just past the call; pc - 1 is inside the calling function. */
+    return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
+}
+
+int LF_TEXT stack_capture(uintptr_t *pcs, int max)
+{
+    void *raw[RECORD_MAX_FRAMES + 16];
+    int wanted = max + 16 > (int)(sizeof raw / sizeof raw[0]) ? (int)(sizeof raw / sizeof raw[0])
+                                                              : max + 16;
+    int n = unw_backtrace(raw, wanted);
+    int skip = 0;
+    while (skip < n && is_own_frame((uintptr_t)raw[skip]))
+        skip++;
+    int count = 0;
+    for (int i = skip; i < n && count < max; i++)
+        pcs[count++] = (uintptr_t)raw[i];
+    return count;
+}
+
+int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
+{
+    unw_cursor_t cursor;
+    int count = 0;
+    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 0;
+    do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        /* Frame 0 is the faulting instruction itself; later frames are return addresses. Store
+           frame 0 as pc + 1 so every frame can be symbolised uniformly as "return address - 1". */
+        pcs[count] = count == 0 ? (uintptr_t)ip + 1 : (uintptr_t)ip;
+        count++;
+    } while (count < max && unw_step(&cursor) > 0);
+    return count;
+}
+
+/* ---- module table ---- */
+
+static void LF_TEXT read_build_id(struct dl_phdr_info *info, struct module_info *module)
+{
+    module->build_id_length = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        const char *end = note + ph->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)note;
+            const char *name = note + sizeof *nh;
+            const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                uint32_t length = nh->n_descsz < RECORD_BUILD_ID_MAX ? nh->n_descsz
+                                                                     : RECORD_BUILD_ID_MAX;
+                memcpy(module->build_id, desc, length);
+                module->build_id_length = length;
+                return;
+            }
+            note = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+static void LF_TEXT copy_path(char *out, size_t size, const char *path)
+{
+    size_t length = strlen(path);
+    if (length >= size)
+        length = size - 1;
+    memcpy(out, path, length);
+    out[length] = '\0';
+}
+
+static int LF_TEXT add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct module_table *table = data;
+    table->adds = info->dlpi_adds;
+    table->subs = info->dlpi_subs;
+    if (table->count >= MODULE_TABLE_CAPACITY)
+        return 0;
+    struct module_info *module = &table->modules[table->count];
+    uintptr_t low = UINTPTR_MAX, high = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (start < low)
+            low = start;
+        if (start + ph->p_memsz > high)
+            high = start + ph->p_memsz;
+    }
+    if (high == 0)
+        return 0;
+    module->start = low;
+    module->end = high;
+    module->bias = info->dlpi_addr;
+    if (info->dlpi_name && info->dlpi_name[0]) {
+        copy_path(module->path, sizeof module->path, info->dlpi_name);
+    } else {
+        /* The main executable has an empty name; /proc/self/exe gives its path. */
+        ssize_t n = readlink("/proc/self/exe", module->path, sizeof module->path - 1);
+        module->path[n > 0 ? n : 0] = '\0';
+    }
+    read_build_id(info, module);
+    module->id = module->build_id_length
+                     ? hash_bytes(1, module->build_id, module->build_id_length)
+                     : hash_bytes(2, module->path, strlen(module->path));
+    table->count++;
+    return 0;
+}
+
+static int LF_TEXT read_counters(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    unsigned long long *counters = data;
+    counters[0] = info->dlpi_adds;
+    counters[1] = info->dlpi_subs;
+    return 1; /* the counters are the same for every module: stop after the first */
+}
+
+static struct module_table *LF_TEXT build_table(void)
+{
+    struct module_table *table = mmap(NULL, sizeof *table, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (table == MAP_FAILED)
+        return NULL;
+    table->count = 0;
+    dl_iterate_phdr(add_module, table);
+    return table;
+}
+
+static struct module_table *LF_TEXT refresh_table(struct module_table *old)
+{
+    if (old) {
+        unsigned long long counters[2] = {0, 0};
+        dl_iterate_phdr(read_counters, counters);
+        if (counters[0] == old->adds && counters[1] == old->subs)
+            return old; /* nothing was loaded or unloaded: the address is simply unknown */
+    }
+    struct module_table *fresh = build_table();
+    if (!fresh)
+        return old;
+    struct module_table *expected = old;
+    if (!atomic_compare_exchange_strong(&current_table, &expected, fresh)) {
+        munmap(fresh, sizeof *fresh); /* another thread published first; use theirs */
+        return expected;
+    }
+    if (module_listener)
+        for (int i = 0; i < fresh->count; i++)
+            module_listener(&fresh->modules[i]);
+    return fresh;
+}
+
+static const struct module_info *LF_TEXT table_find(const struct module_table *table, uintptr_t pc)
+{
+    if (!table)
+        return NULL;
+    for (int i = 0; i < table->count; i++)
+        if (pc >= table->modules[i].start && pc < table->modules[i].end)
+            return &table->modules[i];
+    return NULL;
+}
+
+static const struct module_info *LF_TEXT module_lookup(uintptr_t pc)
+{
+    struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
+    const struct module_info *module = table_find(table, pc);
+    if (module)
+        return module;
+    return table_find(refresh_table(table), pc);
+}
+
+bool LF_TEXT module_find(uintptr_t pc, struct module_info *out)
+{
+    const struct module_info *module = module_lookup(pc);
+    if (!module)
+        return false;
+    *out = *module;
+    return true;
+}
+
+void LF_TEXT stack_normalise(const uintptr_t *pcs, int count, struct record_frame *frames)
+{
+    for (int i = 0; i < count; i++) {
+        const struct module_info *module = module_lookup(pcs[i]);
+        frames[i].module = module ? module->id : 0;
+        frames[i].offset = module ? pcs[i] - module->bias : pcs[i];
+    }
+}
+
+uint64_t LF_TEXT stack_signature(const struct record_frame *frames, int count)
+{
+    uint64_t h = hash_words(3, (const uint64_t *)frames, (size_t)count * 2);
+    return h ? h : 1; /* 0 marks an empty slot in the site table */
+}
+
+void LF_TEXT module_table_set_listener(void (*listener)(const struct module_info *))
+{
+    module_listener = listener;
+}
+
+void LF_TEXT module_table_reset_after_fork(void)
+{
+    /* The child has its own record file, so it must announce its modules again: forget the table
+       (it stays valid memory) and let the next lookup rebuild and report it. */
+    atomic_store(&current_table, NULL);
+}

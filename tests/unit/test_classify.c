@@ -1,0 +1,120 @@
+/*
+ * test_classify.c — each outcome rule of classify(), and the order in which they apply.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <signal.h>
+
+#include "classify.h"
+
+static const struct baseline_observation clean = {.exit_code = 0, .signal = 0};
+
+static struct observation absorbed_run(void)
+{
+    return (struct observation){.fault_fired = true, .stdout_same = true, .stderr_same = true,
+                                .stderr_text = ""};
+}
+
+static void test_not_reached_and_hang(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    run.fault_fired = false;
+    run.crash_signal = SIGSEGV; /* without our fault, whatever happened is not ours */
+    assert_int_equal(classify(&run, &clean), OUTCOME_NOT_REACHED);
+    run = absorbed_run();
+    run.timed_out = true;
+    run.signal = SIGKILL;
+    assert_int_equal(classify(&run, &clean), OUTCOME_HANG);
+}
+
+static void test_crashes(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    run.crash_signal = SIGSEGV;
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH);
+    run = absorbed_run();
+    run.signal = SIGBUS; /* only the exit status tells */
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH);
+    run = absorbed_run();
+    run.crash_signal = SIGABRT;
+    run.ended_in_caller = true;
+    run.stderr_text = "free(): double free detected in tcache 2\n";
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH);
+    run.stderr_text = "prog: prog.c:12: main: Assertion `p' failed.\n";
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH);
+    run.ended_in_caller = false;
+    run.stderr_text = "";
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH); /* abort far from the failure */
+}
+
+static void test_oom_abort(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    run.crash_signal = SIGABRT;
+    run.ended_in_caller = true;
+    run.stderr_text = "xmalloc: out of memory\n";
+    assert_int_equal(classify(&run, &clean), OUTCOME_OOM_ABORT);
+    run = absorbed_run();
+    run.exit_code = 1;
+    run.ended_in_caller = true;
+    assert_int_equal(classify(&run, &clean), OUTCOME_OOM_ABORT);
+}
+
+static void test_handled(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    run.exit_code = 1;
+    run.stderr_same = false;
+    assert_int_equal(classify(&run, &clean), OUTCOME_HANDLED);
+    run = absorbed_run();
+    run.stdout_same = false;
+    run.stderr_same = false; /* same status, but it said something */
+    assert_int_equal(classify(&run, &clean), OUTCOME_HANDLED);
+}
+
+static void test_silent_absorbed_leak(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    assert_int_equal(classify(&run, &clean), OUTCOME_ABSORBED);
+    run.stdout_same = false;
+    assert_int_equal(classify(&run, &clean), OUTCOME_SILENT);
+    run.leaked = true;
+    assert_int_equal(classify(&run, &clean), OUTCOME_LEAK);
+    run = absorbed_run();
+    run.leaked = true;
+    run.exit_code = 1; /* an error exit leaves blocks live on purpose: not a leak */
+    assert_int_equal(classify(&run, &clean), OUTCOME_HANDLED);
+    struct baseline_observation failing = {.exit_code = 2};
+    run = absorbed_run();
+    run.exit_code = 2;
+    assert_int_equal(classify(&run, &failing), OUTCOME_ABSORBED);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    for (int i = 0; i < OUTCOME_COUNT; i++)
+        assert_int_equal(outcome_from_name(outcome_name(i)), i);
+    assert_int_equal(outcome_from_name("segfault"), -1);
+    assert_true(outcome_is_bug(OUTCOME_LEAK));
+    assert_false(outcome_is_bug(OUTCOME_OOM_ABORT));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_not_reached_and_hang), cmocka_unit_test(test_crashes),
+        cmocka_unit_test(test_oom_abort),            cmocka_unit_test(test_handled),
+        cmocka_unit_test(test_silent_absorbed_leak), cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests_name("classify", tests, NULL, NULL);
+}

@@ -1,0 +1,167 @@
+/*
+ * test_core.c — the in-target core's pure parts: globs, number text, plans, the fail-nth rule,
+ * record validation.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "internal.h"
+
+static void test_glob(void **state)
+{
+    (void)state;
+    assert_true(glob_match("*", "/usr/bin/make"));
+    assert_true(glob_match("*/examples/*", "/work/build/examples/kvtest"));
+    assert_true(glob_match("*kvtest", "/work/build/examples/kvtest"));
+    assert_false(glob_match("*kvtest", "/work/build/examples/kvtest2"));
+    assert_true(glob_match("kv?est", "kvtest"));
+    assert_false(glob_match("kv?est", "kvest"));
+    assert_true(glob_match("lib[a-c]x", "libbx"));
+    assert_false(glob_match("lib[!a-c]x", "libbx"));
+    assert_true(glob_match("lib[!a-c]x", "libdx"));
+    assert_false(glob_match("lib[ab", "liba")); /* unterminated class never matches */
+    assert_true(glob_match("a*b*c", "aXXbYYbZc"));
+    assert_false(glob_match("a*b*c", "aXXbYYbZ"));
+    assert_true(glob_match("", ""));
+    assert_false(glob_match("", "x"));
+    assert_true(glob_list_match("*/sh:*/kvtest", "/x/kvtest"));
+    assert_false(glob_list_match("*/sh:*/make", "/x/kvtest"));
+    assert_false(glob_list_match("", "/x/kvtest"));
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    char buffer[32];
+    size_t n = format_decimal(buffer, 18446744073709551615ull);
+    buffer[n] = '\0';
+    assert_string_equal(buffer, "18446744073709551615");
+    n = format_decimal(buffer, 0);
+    buffer[n] = '\0';
+    assert_string_equal(buffer, "0");
+    n = format_hex16(buffer, 0x1fd079984ff7963dull);
+    buffer[n] = '\0';
+    assert_string_equal(buffer, "1fd079984ff7963d");
+    uint64_t value = 0;
+    assert_true(parse_hex("1fd079984ff7963d", 16, &value));
+    assert_int_equal(value, 0x1fd079984ff7963dull);
+    assert_false(parse_hex("1fd07998xff7963d", 16, &value));
+    assert_false(parse_hex("11112222333344445", 17, &value));
+    assert_true(parse_decimal("123", 3, &value));
+    assert_int_equal(value, 123);
+    assert_false(parse_decimal("12a", 3, &value));
+    assert_false(parse_decimal("", 0, &value));
+}
+
+static void test_plan_valid(void **state)
+{
+    (void)state;
+    struct plan plan;
+    assert_null(plan_parse("mode=record", &plan));
+    assert_int_equal(plan.mode, PLAN_RECORD);
+    assert_int_equal(plan.depth, LF_DEFAULT_DEPTH);
+    assert_null(plan_parse("mode=site;site=00000000000000ff;occurrence=3;depth=12", &plan));
+    assert_int_equal(plan.mode, PLAN_SITE);
+    assert_int_equal(plan.site, 0xff);
+    assert_int_equal(plan.occurrence, 3);
+    assert_int_equal(plan.depth, 12);
+    assert_null(plan_parse("depth=2;mode=nth;nth=7", &plan));
+    assert_int_equal(plan.mode, PLAN_NTH);
+    assert_int_equal(plan.nth, 7);
+    assert_int_equal(plan.depth, 2);
+}
+
+static void test_plan_invalid(void **state)
+{
+    (void)state;
+    struct plan plan;
+    const char *bad[] = {
+        NULL, "", "mode=fail", "mode=site", "mode=site;site=ff", "mode=site;site=zz00000000000000",
+        "mode=record;depth=0", "mode=record;depth=29", "mode=record;colour=red", "mode",
+        "mode=site;site=00000000000000ff;occurrence=0", "mode=nth", "mode=nth;nth=x", "depth=8",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        plan.mode = PLAN_RECORD;
+        const char *error = plan_parse(bad[i], &plan);
+        assert_non_null(error);
+        assert_int_equal(plan.mode, PLAN_OFF); /* a bad plan never half-applies */
+    }
+}
+
+/* The kernel's fail-nth rules, one by one (Documentation/fault-injection/fault-injection.rst). */
+static void test_fail_nth(void **state)
+{
+    (void)state;
+    uint64_t counter = 0;
+    assert_false(fail_nth_tick(&counter)); /* 0: disarmed, nothing fails */
+    assert_int_equal(counter, 0);
+    counter = 1; /* 1-based: writing 1 fails the very next call */
+    assert_true(fail_nth_tick(&counter));
+    assert_int_equal(counter, 0); /* reading back 0 means it fired */
+    assert_false(fail_nth_tick(&counter)); /* one-shot */
+    counter = 3;
+    assert_false(fail_nth_tick(&counter));
+    assert_false(fail_nth_tick(&counter));
+    assert_int_equal(counter, 1); /* fewer calls than N: still armed, non-zero */
+    assert_true(fail_nth_tick(&counter));
+    assert_false(fail_nth_tick(&counter));
+}
+
+static struct record valid_record(void)
+{
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.magic = RECORD_MAGIC;
+    r.type = RECORD_SITE;
+    r.function = FUNCTION_MALLOC;
+    r.frame_count = 2;
+    r.body.frames[0].module = 1;
+    r.body.frames[0].offset = 0x1234;
+    r.checksum = record_checksum(&r);
+    return r;
+}
+
+static void test_record_check(void **state)
+{
+    (void)state;
+    struct record r = valid_record();
+    assert_null(record_check(&r));
+    r.body.frames[0].offset ^= 1; /* any flipped bit breaks the checksum */
+    assert_string_equal(record_check(&r), "checksum mismatch");
+    r = valid_record();
+    r.magic = 0;
+    assert_string_equal(record_check(&r), "bad magic");
+    r = valid_record();
+    r.frame_count = RECORD_MAX_FRAMES + 1;
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "frame count out of range");
+    r = valid_record();
+    r.type = RECORD_TYPE_LIMIT;
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "unknown record type");
+    r = valid_record();
+    r.function = FUNCTION_LIMIT;
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "unknown function");
+    r = valid_record();
+    r.type = RECORD_MODULE;
+    r.frame_count = 0;
+    memset(r.body.text.path, 'a', sizeof r.body.text.path); /* no terminating NUL */
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "unterminated path");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_glob),         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_plan_valid),   cmocka_unit_test(test_plan_invalid),
+        cmocka_unit_test(test_fail_nth),     cmocka_unit_test(test_record_check),
+    };
+    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
