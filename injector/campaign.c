@@ -217,17 +217,3 @@ int first_own_frame(const struct module_map *map, const struct frame_list *frame
             return i;
     return -1;
 }
-
-const char *frame_function(struct symboliser *symboliser, const struct module_map *map,
-                           const struct record_frame *frame, char *out, size_t size)
-{
-    struct symbol_frame symbols[8];
-    const char *path = module_map_path(map, frame->module);
-    out[0] = '\0';
-    if (!path)
-        return out;
-    int n = symboliser_lookup(symboliser, path, frame->offset, true, symbols, 8);
-    if (n > 0 && strcmp(symbols[n - 1].function, "??") != 0)
-        snprintf(out, size, "%s", symbols[n - 1].function);
-    return out;
-}

@@ -53,8 +53,6 @@ void module_map_free(struct module_map *map);
 bool module_is_plumbing(const char *path);
 /* Index of the first frame outside plumbing modules, or -1. */
 int first_own_frame(const struct module_map *map, const struct frame_list *frames);
-/* The out-of-line function holding a frame, "" when unknown (a static buffer per call). */
-const char *frame_function(struct symboliser *symboliser, const struct module_map *map,
-                           const struct record_frame *frame, char *out, size_t size);
+
 
 #endif

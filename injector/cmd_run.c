@@ -11,7 +11,6 @@
 #include "database.h"
 #include "report.h"
 #include "spawn.h"
-#include "symbolise.h"
 #include "util.h"
 
 #include <errno.h>
@@ -53,7 +52,6 @@ struct campaign_context {
     sqlite3 *db;
     struct run_options *options;
     char *state_dir;
-    struct symboliser *symboliser;
     struct module_map modules;
     struct baseline_observation baseline;
     int64_t baseline_id;
@@ -178,9 +176,11 @@ static char *save_stdin(const char *state_dir)
     return absolute;
 }
 
+/* Each attempt at a run gets its own folder: a process left over from a killed failrun (a
+   harness's grandchild, say) can then never write into the folder of the resumed attempt. */
 static char *run_directory(struct campaign_context *context, int64_t run_id)
 {
-    return xasprintf("%s/runs/%lld", context->state_dir, (long long)run_id);
+    return xasprintf("%s/runs/%lld-%ld", context->state_dir, (long long)run_id, (long)getpid());
 }
 
 static struct spawn_result execute(struct campaign_context *context, const char *dir,
@@ -205,6 +205,15 @@ static struct spawn_result execute(struct campaign_context *context, const char 
     free(out);
     free(err);
     return result;
+}
+
+static void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET dir = ? WHERE id = ?");
+    sqlite3_bind_text(statement, 1, dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
 }
 
 static int64_t insert_run(sqlite3 *db, const char *kind, const char *site)
@@ -262,6 +271,7 @@ static void run_baseline(struct campaign_context *context)
     if (!context->options->quiet)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
     struct spawn_result result = execute(context, dir, plan, limit);
+    set_run_directory(db, run_id, dir);
     free(plan);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
@@ -337,30 +347,39 @@ static bool baseline_done(sqlite3 *db)
 
 /* ---- fault runs ---- */
 
-/* Did the process end while the function whose allocation failed was still on its stack? Then
-   it chose to die right there (xmalloc style) instead of reporting the failure upwards. */
+/* Did the process end inside the very call that allocated (xmalloc style: print, then exit or
+   abort right there) rather than after the failure was passed up to a caller?
+   The activation of the allocating function is still live exactly when the ending stack (of exit
+   or of the fatal signal) holds a frame of its module followed by the same return addresses that
+   followed the allocating function in the injection stack. Return addresses, not names: this
+   works on stripped binaries too. */
+static bool frames_equal(const struct record_frame *a, const struct record_frame *b)
+{
+    return a->module == b->module && a->offset == b->offset;
+}
+
 static bool ended_in_caller(struct campaign_context *context, const struct run_records *records)
 {
-    int caller = first_own_frame(&context->modules, &records->fault_stack);
-    if (caller < 0)
+    const struct frame_list *injection = &records->fault_stack;
+    int caller = first_own_frame(&context->modules, injection);
+    if (caller < 0 || caller + 1 >= injection->count)
         return false;
-    char wanted[256], seen[256];
-    const struct record_frame *frame = &records->fault_stack.frames[caller];
-    frame_function(context->symboliser, &context->modules, frame, wanted, sizeof wanted);
-    if (!wanted[0])
-        return false;
+    const struct record_frame *below = &injection->frames[caller + 1];
+    int below_count = injection->count - caller - 1;
     for (size_t i = 0; i < records->processes.count; i++) {
         const struct ingest_process *process = &records->processes.items[i];
         if (!process->faulted)
             continue;
         const struct frame_list *ending =
             process->signal ? &process->crash_stack : &process->exit_stack;
-        for (int j = 0; j < ending->count; j++) {
-            if (ending->frames[j].module != frame->module)
+        for (int j = 0; j + 1 < ending->count; j++) {
+            if (ending->frames[j].module != injection->frames[caller].module)
                 continue;
-            frame_function(context->symboliser, &context->modules, &ending->frames[j], seen,
-                           sizeof seen);
-            if (!strcmp(seen, wanted))
+            int k = 0;
+            while (k < below_count && j + 1 + k < ending->count &&
+                   frames_equal(&below[k], &ending->frames[j + 1 + k]))
+                k++;
+            if (k == below_count || (k > 0 && j + 1 + k == ending->count))
                 return true;
         }
     }
@@ -446,6 +465,7 @@ static enum outcome fault_run(struct campaign_context *context, int64_t run_id, 
     char *dir = run_directory(context, run_id);
     char *plan = plan_for_site(site, 1, context->options->settings.depth);
     struct spawn_result result = execute(context, dir, plan, context->timeout_ms);
+    set_run_directory(context->db, run_id, dir);
     free(plan);
     struct run_records records = {0};
     ingest_run(dir, &records);
@@ -573,7 +593,6 @@ int cmd_run(int argc, char **argv)
     struct campaign_context context = {.options = &options};
     int64_t started = now_ms();
     open_campaign(&context);
-    context.symboliser = symboliser_new();
     if (!baseline_done(context.db))
         run_baseline(&context);
     load_baseline(&context);
@@ -595,7 +614,6 @@ int cmd_run(int argc, char **argv)
     size_t bugs = report_bug_count(report);
     json_decref(report);
     module_map_free(&context.modules);
-    symboliser_free(context.symboliser);
     database_close(context.db);
     campaign_settings_free(&options.settings);
     free(context.state_dir);

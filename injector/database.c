@@ -46,6 +46,7 @@ static const char schema[] =
     "  outcome TEXT, detail TEXT,"
     "  crash_frames TEXT,"              /* JSON frames of the crash (or leaking site) */
     "  problems INTEGER,"
+    "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
     "  finding INTEGER);"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"

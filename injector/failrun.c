@@ -45,10 +45,8 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
+    if (argc < 2)
+        fatal("no command given; see `failrun help`");
     const char *name = argv[1];
     if (!strcmp(name, "--version") || !strcmp(name, "version")) {
         printf("failrun %s\n", LIBFAIL_VERSION);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,9 +61,13 @@ static void redirect(const char *path, int target_fd, int flags)
     }
 }
 
-static void run_child(const struct spawn_request *request, char **environment)
+static void run_child(const struct spawn_request *request, char **environment, pid_t parent)
 {
     setpgid(0, 0);
+    /* If failrun is killed, its run dies with it instead of racing the resumed campaign. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
     signal(SIGPIPE, SIG_DFL);
     redirect(request->stdin_path, 0, O_RDONLY);
     redirect(request->stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
@@ -108,11 +113,12 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     char **environment = environment_with(request->extra_environment);
     fflush(NULL);
     int64_t start = now_ms();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         fatal("cannot fork: %s; lower -j or raise the process limit", strerror(errno));
     if (pid == 0)
-        run_child(request, environment);
+        run_child(request, environment, parent);
     setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own setpgid */
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */

@@ -8,12 +8,11 @@
 
 #include <string.h>
 
-uint32_t LF_TEXT record_checksum(const struct record *r)
+uint64_t LF_TEXT record_checksum(const struct record *r)
 {
-    uint64_t words[(RECORD_SIZE - 8) / 8];
+    uint64_t words[offsetof(struct record, checksum) / 8];
     memcpy(words, r, sizeof words);
-    uint64_t h = hash_words(0, words, sizeof words / sizeof words[0]);
-    return (uint32_t)(h ^ (h >> 32));
+    return hash_words(0, words, sizeof words / sizeof words[0]);
 }
 
 static bool has_nul(const char *text, size_t size)

@@ -78,14 +78,14 @@ struct record {
             char path[RECORD_PATH_MAX]; /* MODULE, START: NUL-terminated */
         } text;
     } body;
-    uint32_t reserved;
-    uint32_t checksum; /* record_checksum() of every byte before this field */
+    uint64_t checksum; /* record_checksum() of every byte before this field */
 };
 
 _Static_assert(sizeof(struct record) == RECORD_SIZE, "records are fixed-size");
+_Static_assert(offsetof(struct record, checksum) == RECORD_SIZE - 8, "the checksum covers the rest");
 
 /* FNV-1a over whole 64-bit words; shared so writer and reader agree. */
-uint32_t record_checksum(const struct record *r);
+uint64_t record_checksum(const struct record *r);
 
 /* 0 when the record is well-formed; otherwise a static string naming what is wrong. */
 const char *record_check(const struct record *r);

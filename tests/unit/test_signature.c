@@ -81,7 +81,8 @@ static void test_distinct_contexts_differ(void **state)
     uint64_t second = two_deep();
     assert_int_not_equal(first, second);
     uint64_t repeated[2];
-    for (int i = 0; i < 2; i++)
+    volatile int rounds = 2; /* not a constant: the loop must not be unrolled into two calls */
+    for (int i = 0; i < rounds; i++)
         repeated[i] = two_deep(); /* the same call site twice: the same signature */
     assert_int_equal(repeated[0], repeated[1]);
 }

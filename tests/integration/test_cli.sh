@@ -1,0 +1,70 @@
+#!/bin/sh
+# test_cli.sh — what a user sees when the input is wrong: one line naming the problem and the
+# fix, exit status 2; help and version; and a campaign killed half-way resumes to the same result.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# expect_usage_error DESCRIPTION PATTERN COMMAND...
+expect_usage_error() {
+    description=$1
+    pattern=$2
+    shift 2
+    "$@" >out.txt 2>err.txt
+    status=$?
+    check_equal "$description: exit status 2" 2 "$status"
+    check "$description: one line on stderr naming it ($pattern)" \
+        sh -c "test \"\$(wc -l <err.txt)\" -eq 1 && grep -q -- '$pattern' err.txt"
+}
+
+expect_usage_error "no subcommand" "failrun help" "$FAILRUN"
+expect_usage_error "unknown subcommand" "not a failrun command" "$FAILRUN" frobnicate
+expect_usage_error "run without a command" "no command given" "$FAILRUN" run
+expect_usage_error "bad --depth" "--depth 0" "$FAILRUN" run --depth 0 -- true
+expect_usage_error "bad --timeout" "--timeout" "$FAILRUN" run --timeout -3 -- true
+expect_usage_error "missing program" "command not found" "$FAILRUN" run -- ./no-such-program
+expect_usage_error "report without a database" "no campaign database" "$FAILRUN" report --db none.db
+expect_usage_error "replay with a bad site" "16 hex digits" "$FAILRUN" replay xyz -- true
+head -c 4096 /dev/urandom >garbage.db
+expect_usage_error "a file that is not a database" "not a failrun database" \
+    "$FAILRUN" report --db garbage.db
+sqlite3 foreign.db "CREATE TABLE accounts(id INTEGER); INSERT INTO accounts VALUES (1);"
+expect_usage_error "another program's database" "another program" "$FAILRUN" report --db foreign.db
+check_equal "another program's database is left untouched" 1 \
+    "$(sqlite3 foreign.db 'SELECT count(*) FROM accounts')"
+cc -static -o static -x c - <<'SOURCE' 2>/dev/null
+#include <stdlib.h>
+int main(void) { free(malloc(10)); return 0; }
+SOURCE
+if [ -x static ]; then
+    expect_usage_error "a statically linked program" "statically linked" "$FAILRUN" run -q -- ./static
+fi
+
+"$FAILRUN" help run >help.txt
+check_equal "help run: exit status 0" 0 $?
+check "help run: shows the usage and the options" grep -q -- "--timeout SEC" help.txt
+"$FAILRUN" --version >version.txt
+check "--version prints a version" grep -Eq '^failrun [0-9]+\.[0-9]+\.[0-9]+$' version.txt
+
+# A campaign killed with SIGKILL part-way resumes, and ends as an uninterrupted one does.
+# Each run sleeps a little in a shell first (out of scope with --exe), so the kill lands mid-way.
+slow="sleep 0.05; exec $EXAMPLES/kvtest"
+"$FAILRUN" run -q --json --exe '*/kvtest' --db whole.db -- sh -c "$slow" >whole.json
+"$FAILRUN" run -q --exe '*/kvtest' --db killed.db -- sh -c "$slow" >/dev/null 2>&1 &
+pid=$!
+while [ "$(sqlite3 killed.db "SELECT count(*) FROM runs WHERE state = 'done'" 2>/dev/null || echo 0)" -lt 6 ]; do
+    kill -0 "$pid" 2>/dev/null || break
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+done_before=$(sqlite3 killed.db "SELECT count(*) FROM runs WHERE state = 'done'")
+check "resume: the killed campaign had stopped part-way" \
+    test "$done_before" -lt "$(sqlite3 whole.db "SELECT count(*) FROM runs")"
+"$FAILRUN" run --json --exe '*/kvtest' --db killed.db -- sh -c "$slow" >resumed.json 2>resume.err
+check "resume: failrun says it resumes" grep -q "resuming" resume.err
+summary='[.findings[] | [.outcome, .signal_name, .site, .location.line]] | sort'
+check_equal "resume: the same findings as the uninterrupted campaign" \
+    "$(jq -c "$summary" whole.json)" "$(jq -c "$summary" resumed.json)"
+check_equal "resume: the same outcomes" "$(jq -c .outcomes whole.json)" "$(jq -c .outcomes resumed.json)"
+check_equal "resume: the planted bugs were found through the shell" 2 "$(jq '.findings | length' whole.json)"
