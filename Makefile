@@ -104,7 +104,9 @@ integration: all $(TEST_PROGRAMS)
 	@sh tests/integration/run.sh
 
 # Every test. Unit tests first: they are fast and pinpoint a broken core.
-check: all $(UNIT_TESTS) $(TEST_PROGRAMS)
+check:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS)
 	@sh tests/run-all.sh $(UNIT_TESTS)
 
 demo:

@@ -4,6 +4,7 @@
 #include "campaign.h"
 #include "database.h"
 #include "util.h"
+#include "internal.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -53,12 +54,27 @@ char **run_environment(const struct campaign_settings *settings, const char *run
                                              : xasprintf("LD_PRELOAD=%s", preload);
     environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
     environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
-    environment[n++] = xasprintf("LIBFAIL_TOP_EXE=%s", settings->top_exe);
-    environment[n++] = xasprintf("LIBFAIL_EXE=%s", settings->exe_globs);
+    /* Before the scope is decided (the baseline), every process records. */
+    environment[n++] = xasprintf("LIBFAIL_EXE=%s", settings->scope ? settings->scope : "*");
     environment[n++] = xasprintf("LIBFAIL_MODULE=%s", settings->module_globs);
     environment[n] = NULL;
     free(preload);
     return environment;
+}
+
+char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline)
+{
+    if (*settings->exe_globs)
+        return xstrdup(settings->exe_globs);
+    for (size_t i = 0; baseline && i < baseline->processes.count; i++)
+        if (!path_is_system(baseline->processes.items[i].exe))
+            return xstrdup("");
+    return xstrdup(settings->top_exe);
+}
+
+bool scope_includes(const char *scope, const char *exe)
+{
+    return *scope ? glob_list_match(scope, exe) : !path_is_system(exe);
 }
 
 void environment_free(char **environment)
@@ -118,7 +134,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
 {
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT command, cwd, top_exe, stdin_path, depth, timeout_ms, exe_globs,"
-            " module_globs FROM campaign WHERE id = 1");
+            " module_globs, scope FROM campaign WHERE id = 1");
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     if (found) {
         char *command = column_text(statement, 0);
@@ -131,6 +147,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->timeout_ms = sqlite3_column_int64(statement, 5);
         settings->exe_globs = column_text(statement, 6);
         settings->module_globs = column_text(statement, 7);
+        settings->scope = column_text(statement, 8);
     }
     sqlite3_finalize(statement);
     return found;
@@ -156,6 +173,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->stdin_path);
     free(settings->exe_globs);
     free(settings->module_globs);
+    free(settings->scope);
     memset(settings, 0, sizeof *settings);
 }
 

@@ -21,8 +21,10 @@ struct campaign_settings {
     char *stdin_path; /* NULL: /dev/null */
     int depth;
     int64_t timeout_ms; /* 0: derived from the baseline */
-    char *exe_globs;    /* ':'-separated, "" for the default scope */
+    char *exe_globs;    /* --exe globs, ':'-separated; "" when not given */
     char *module_globs;
+    char *scope;        /* LIBFAIL_EXE of the runs: globs, or "" for every non-system executable;
+                           decided after the baseline (decide_scope), NULL before */
 };
 
 /* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
@@ -32,6 +34,12 @@ char **run_environment(const struct campaign_settings *settings, const char *run
                        const char *plan);
 void environment_free(char **environment);
 char *plan_for_site(const char *site, uint64_t occurrence, int depth);
+
+/* The default scope, decided from the baseline's processes: when the command starts programs of
+   the user's own (outside the system's folders), those are under test and the command is only a
+   launcher (make, sh, a test harness); otherwise the command itself is under test. --exe wins. */
+char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline);
+bool scope_includes(const char *scope, const char *exe);
 
 void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);
 /* False when the database holds no campaign. */

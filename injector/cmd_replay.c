@@ -8,6 +8,7 @@
 #include "ingest.h"
 #include "spawn.h"
 #include "util.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -99,6 +100,12 @@ int cmd_replay(int argc, char **argv)
     } else if (!have_campaign) {
         fatal("no campaign in %s to take the command from; add -- COMMAND [ARGS...]",
               database_path);
+    }
+    if (!settings.scope) {
+        /* No campaign decided the scope (a campaign's holds for any command, gdb included): fail
+           in the command itself when it is a system program, else in the user's own programs. */
+        free(settings.scope);
+        settings.scope = xstrdup(path_is_system(settings.top_exe) ? settings.top_exe : "");
     }
 
     char directory_template[] = "/tmp/failrun-replay-XXXXXX";

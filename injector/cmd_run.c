@@ -256,6 +256,26 @@ static void finish_run(sqlite3 *db, int64_t run_id, const struct spawn_result *r
 
 /* ---- baseline ---- */
 
+static void keep_sites_in_scope(struct run_records *records, const char *scope)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < records->sites.count; i++) {
+        if (scope_includes(scope, records->sites.items[i].exe))
+            records->sites.items[kept++] = records->sites.items[i];
+        else
+            free(records->sites.items[i].exe);
+    }
+    records->sites.count = kept;
+}
+
+static void store_scope(sqlite3 *db, const char *scope)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
+    sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
 static void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -289,11 +309,16 @@ static void run_baseline(struct campaign_context *context)
     if (records.processes.count == 0)
         fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
               "setuid? failrun needs a dynamically linked program");
+    struct campaign_settings *settings = &context->options->settings;
+    free(settings->scope);
+    settings->scope = decide_scope(settings, &records);
+    keep_sites_in_scope(&records, settings->scope);
     if (records.sites.count == 0)
         warn("no allocation site seen in scope: check --exe/--module, or the command starts no "
              "in-scope program");
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     database_exec(db, "BEGIN IMMEDIATE");
+    store_scope(db, settings->scope);
     database_store_records(db, run_id, &records);
     finish_run(db, run_id, &result, NULL, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
@@ -469,6 +494,7 @@ static enum outcome fault_run(struct campaign_context *context, int64_t run_id, 
     free(plan);
     struct run_records records = {0};
     ingest_run(dir, &records);
+    keep_sites_in_scope(&records, context->options->settings.scope);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     char *stderr_text = read_whole_file(err, NULL);
 
@@ -573,6 +599,7 @@ static void open_campaign(struct campaign_context *context)
                     options->database_path);
         free(options->settings.stdin_path);
         options->settings.stdin_path = stored.stdin_path ? xstrdup(stored.stdin_path) : NULL;
+        options->settings.scope = stored.scope ? xstrdup(stored.scope) : NULL;
         if (!options->settings.timeout_ms)
             options->settings.timeout_ms = stored.timeout_ms;
     } else {

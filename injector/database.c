@@ -22,6 +22,7 @@ static const char schema[] =
     "  timeout_ms INTEGER NOT NULL,"
     "  exe_globs TEXT NOT NULL,"
     "  module_globs TEXT NOT NULL,"
+    "  scope TEXT,"                     /* decided after the baseline, see decide_scope */
     "  started_ms INTEGER NOT NULL,"
     "  wall_ms INTEGER,"                /* NULL until the campaign finished */
     "  baseline_exit INTEGER,"
@@ -35,6 +36,7 @@ static const char schema[] =
     "  id TEXT PRIMARY KEY,"            /* signature, 16 hex digits */
     "  function TEXT NOT NULL,"
     "  max_size INTEGER NOT NULL,"
+    "  exe TEXT NOT NULL,"              /* the executable that first reached it */
     "  frames TEXT NOT NULL,"
     "  first_run INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS runs("
@@ -213,7 +215,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
     }
     sqlite3_finalize(module);
     sqlite3_stmt *site = database_prepare(
-        db, "INSERT INTO sites(id, function, max_size, frames, first_run) VALUES (?, ?, ?, ?, ?)"
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size)");
     for (size_t i = 0; i < records->sites.count; i++) {
         const struct ingest_site *s = &records->sites.items[i];
@@ -225,6 +228,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_int64(site, 3, (sqlite3_int64)s->max_size);
         sqlite3_bind_text(site, 4, frames, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(site, 5, run_id);
+        sqlite3_bind_text(site, 6, s->exe ? s->exe : "?", -1, SQLITE_TRANSIENT);
         database_step_done(site);
         free(frames);
     }

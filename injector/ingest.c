@@ -53,7 +53,7 @@ static void take_module(struct run_records *out, const struct record *r)
     VECTOR_PUSH(out->modules, module);
 }
 
-static void take_site(struct run_records *out, const struct record *r)
+static void take_site(struct run_records *out, const struct record *r, const char *exe)
 {
     for (size_t i = 0; i < out->sites.count; i++) {
         struct ingest_site *site = &out->sites.items[i];
@@ -64,7 +64,8 @@ static void take_site(struct run_records *out, const struct record *r)
         }
     }
     struct ingest_site site = {
-        .signature = r->signature, .function = r->function, .max_size = r->value};
+        .signature = r->signature, .exe = xstrdup(exe), .function = r->function,
+        .max_size = r->value};
     copy_frames(&site.stack, r);
     VECTOR_PUSH(out->sites, site);
 }
@@ -100,10 +101,10 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         take_module(out, r);
         break;
     case RECORD_SITE:
-        take_site(out, r);
+        take_site(out, r, process->exe);
         break;
     case RECORD_FAULT:
-        take_site(out, r);
+        take_site(out, r, process->exe);
         out->fault_fired = true;
         out->fault_signature = r->signature;
         out->fault_function = r->function;
@@ -187,6 +188,8 @@ void run_records_free(struct run_records *records)
         free(records->processes.items[i].exe);
     for (size_t i = 0; i < records->modules.count; i++)
         free(records->modules.items[i].path);
+    for (size_t i = 0; i < records->sites.count; i++)
+        free(records->sites.items[i].exe);
     free(records->processes.items);
     free(records->modules.items);
     free(records->sites.items);

@@ -25,6 +25,7 @@ struct ingest_module {
 
 struct ingest_site {
     uint64_t signature;
+    char *exe; /* of the process that first recorded it */
     uint32_t function;
     uint64_t max_size;
     struct frame_list stack;

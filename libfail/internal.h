@@ -30,6 +30,9 @@
 bool glob_match(const char *pattern, const char *text) LF_HIDDEN;
 /* `list` is a ':'-separated list of globs; true when any matches. */
 bool glob_list_match(const char *list, const char *text) LF_HIDDEN;
+bool starts_with(const char *text, const char *prefix) LF_HIDDEN;
+/* True for paths under /usr (not /usr/local), /bin, /sbin, /lib*: the system's executables. */
+bool path_is_system(const char *path) LF_HIDDEN;
 /* Append decimal/hex text of value at out; returns characters written (no NUL). */
 size_t format_decimal(char *out, uint64_t value) LF_HIDDEN;
 size_t format_hex16(char *out, uint64_t value) LF_HIDDEN;

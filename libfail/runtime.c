@@ -229,28 +229,15 @@ static void LF_TEXT announce_process(void)
 
 /* ---- scope ---- */
 
-static bool LF_TEXT starts_with(const char *text, const char *prefix)
-{
-    return strncmp(text, prefix, strlen(prefix)) == 0;
-}
-
-static bool LF_TEXT is_system_executable(const char *path)
-{
-    if (starts_with(path, "/usr/local/"))
-        return false;
-    return starts_with(path, "/usr/") || starts_with(path, "/bin/") ||
-           starts_with(path, "/sbin/") || starts_with(path, "/lib");
-}
-
+/* LIBFAIL_EXE: ':'-separated globs of the executables whose allocations count; empty or unset
+   means every executable outside the system's folders. failrun decides which applies (see
+   campaign.c, decide_scope). */
 static bool LF_TEXT decide_scope(void)
 {
     const char *globs = getenv("LIBFAIL_EXE");
     if (globs && *globs)
         return glob_list_match(globs, state.exe);
-    const char *top = getenv("LIBFAIL_TOP_EXE");
-    if (top && strcmp(top, state.exe) == 0)
-        return true;
-    return !is_system_executable(state.exe);
+    return !path_is_system(state.exe);
 }
 
 /* ---- tables ---- */

@@ -84,6 +84,19 @@ bool LF_TEXT glob_list_match(const char *list, const char *text)
     return false;
 }
 
+bool LF_TEXT starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+bool LF_TEXT path_is_system(const char *path)
+{
+    if (starts_with(path, "/usr/local/"))
+        return false;
+    return starts_with(path, "/usr/") || starts_with(path, "/bin/") ||
+           starts_with(path, "/sbin/") || starts_with(path, "/lib");
+}
+
 size_t LF_TEXT format_decimal(char *out, uint64_t value)
 {
     char reversed[20];

@@ -1,0 +1,31 @@
+#!/bin/sh
+# test_scope.sh — which processes and modules a campaign fails allocations in: by default the
+# user's own programs a launcher (make, sh) starts, or the command itself when it is the program
+# under test; --exe and --module narrow it.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$ROOT" || exit 1
+
+suite="make -s -f tests/data/suite.mk check"
+"$FAILRUN" run -q --json --db "$work/suite.db" -- $suite >"$work/suite.json"
+check_equal "make suite: failrun exits 1 (bugs found)" 1 $?
+check_equal "make suite: sites only in the test programs, none in make or sh" \
+    "$(printf '%s\n' "$EXAMPLES/csvstat" "$EXAMPLES/kvtest")" \
+    "$(sql "$work/suite.db" "SELECT DISTINCT exe FROM sites ORDER BY exe")"
+check_equal "make suite: the scope is every non-system program" "" \
+    "$(sql "$work/suite.db" "SELECT scope FROM campaign")"
+check_equal "make suite: all three planted bugs, found through make" \
+    "crash crash leak" "$(jq -r '[.findings[].outcome] | sort | join(" ")' "$work/suite.json")"
+
+"$FAILRUN" run -q --exe '*/csvstat' --db "$work/exe.db" -- $suite >/dev/null
+check_equal "--exe: only the matching program's sites" "$EXAMPLES/csvstat" \
+    "$(sql "$work/exe.db" "SELECT DISTINCT exe FROM sites")"
+
+"$FAILRUN" run -q --db "$work/system.db" -- json_reformat <tests/data/sample.json >/dev/null
+check_equal "a system program as the command: it alone is in scope" "$(command -v json_reformat)" \
+    "$(sql "$work/system.db" "SELECT scope FROM campaign")"
+
+"$FAILRUN" run -q --module '*libctor.so' --db "$work/module.db" -- "$PROGRAMS/early" >/dev/null
+check_equal "--module: only the allocation made in the matching library" 1 \
+    "$(sql "$work/module.db" "SELECT count(*) FROM sites")"
