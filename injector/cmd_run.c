@@ -140,20 +140,17 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->cwd = xstrdup(getcwd(cwd, sizeof cwd) ? cwd : ".");
 }
 
+/* The folder for a campaign's files (saved stdin, run folders): beside the database and named
+   after it, so several databases in one folder never share or wipe each other's runs. */
 static char *state_directory(const char *database_path)
 {
-    char *copy = xstrdup(database_path);
-    char *slash = strrchr(copy, '/');
-    if (!slash) {
-        free(copy);
-        return xstrdup(".");
-    }
-    *slash = '\0';
-    if (!*copy) {
-        free(copy);
-        return xstrdup("/");
-    }
-    return copy;
+    char *base = xstrdup(database_path);
+    size_t length = strlen(base);
+    if (length > 3 && !strcmp(base + length - 3, ".db"))
+        base[length - 3] = '\0';
+    char *directory = xasprintf("%s.files", base);
+    free(base);
+    return directory;
 }
 
 /* Standard input is given to every run: keep one copy of it in the state folder. */
@@ -604,7 +601,9 @@ static void open_campaign(struct campaign_context *context)
             options->settings.timeout_ms = stored.timeout_ms;
     } else {
         options->settings.stdin_path = save_stdin(context->state_dir);
-        remove_tree(xasprintf("%s/runs", context->state_dir));
+        char *runs = xasprintf("%s/runs", context->state_dir);
+        remove_tree(runs);
+        free(runs);
         database_exec(context->db, "BEGIN IMMEDIATE");
         database_reset(context->db);
         campaign_store(context->db, &options->settings, now_ms());

@@ -44,4 +44,4 @@ check "csvstat: the correct error legs are classified handled (at least 5 sites)
 check_equal "csvstat: no crash, hang or silent outcome" 0 \
     "$(jq '.outcomes.crash + .outcomes.hang + .outcomes.silent' csv.json)"
 check "csvstat: standard input was saved and replayed to every run" \
-    cmp -s csv/stdin "$ROOT/examples/csvstat/sample.csv"
+    cmp -s csv/campaign.files/stdin "$ROOT/examples/csvstat/sample.csv"
