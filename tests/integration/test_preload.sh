@@ -37,8 +37,10 @@ strdup_site=$(sql exits.db "SELECT s.id FROM sites s
     JOIN modules m0 ON m0.id = json_extract(s.frames, '\$[0][0]')
     JOIN modules m1 ON m1.id = json_extract(s.frames, '\$[1][0]')
     WHERE m0.path LIKE '%/libc.so.6' AND m1.path LIKE '%/exits' AND s.function = 'malloc'")
-check "strdup: allocates through the interposed malloc, called from libc for the program" \
-    test -n "$strdup_site"
+check_equal "strdup, strndup: allocate through the interposed malloc, called from libc" 2 \
+    "$(echo "$strdup_site" | wc -l)"
+# Of the two, the strdup site is the one whose failure ends the program with status 4.
+strdup_site=$(sql exits.db "SELECT site FROM runs WHERE exit_code = 4")
 check_equal "_exit: a failure that ends in _exit(4) right at the call is oom-abort" "oom-abort 4" \
     "$(sql exits.db "SELECT outcome || ' ' || exit_code FROM runs WHERE site = '$strdup_site'")"
 "$FAILRUN" run -q --db error.db -- "$PROGRAMS/exits" error >/dev/null
@@ -66,3 +68,16 @@ check_equal "signatures: identical site ids in a second campaign" "$first" \
     "$(sql second.db "SELECT id FROM sites ORDER BY id")"
 check_equal "signatures: modules are named by build-id" 0 \
     "$(sql first.db "SELECT count(*) FROM modules WHERE path LIKE '%kvtest' AND build_id = ''")"
+
+# One site per remaining outcome: hang (bounded by --timeout), silent, oom-abort, absorbed.
+"$FAILRUN" run -q --timeout 2 --json --db outcomes.db -- "$PROGRAMS/outcomes" >outcomes.json
+outcome_at() { # the outcome of the run failing the site whose caller line carries the marker
+    line=$(grep -n -F "OUTCOME($1)" "$ROOT/tests/programs/outcomes.c" | cut -d: -f1)
+    jq -r --arg line "$line" '.findings[] | select(.injection_stack[0].line == ($line | tonumber)) | .outcome' outcomes.json
+}
+check_equal "hang: a failure that waits forever is a hang finding" hang "$(outcome_at hang)"
+check_equal "silent: a failure that changes stdout without a word is a silent finding" silent \
+    "$(outcome_at silent)"
+check_equal "outcomes: exactly those two findings" 2 "$(jq '.findings | length' outcomes.json)"
+check_equal "outcomes: the xmalloc abort is oom-abort and the fallback absorbed" "1 1" \
+    "$(jq -r '"\(.outcomes["oom-abort"]) \(.outcomes.absorbed - 1)"' outcomes.json)"

@@ -15,6 +15,12 @@ int main(int argc, char **argv)
             _exit(4);
         error(5, 0, "strdup: out of memory");
     }
+    char *prefix = strndup(copy, 8); /* STRNDUP-SITE */
+    if (!prefix) {
+        free(copy);
+        _exit(7);
+    }
+    free(prefix);
     char *block = malloc(100);
     if (!block) {
         free(copy);
