@@ -198,13 +198,14 @@ static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id
     emit(&r);
 }
 
-static void LF_TEXT emit_frames(enum record_type type, uint32_t function, uint64_t signature,
-                                uint64_t value, uint64_t value2, const struct record_frame *frames,
-                                int count)
+static void LF_TEXT emit_frames(enum record_type type, uint32_t flags, uint32_t function,
+                                uint64_t signature, uint64_t value, uint64_t value2,
+                                const struct record_frame *frames, int count)
 {
     struct record r;
     memset(&r, 0, sizeof r);
     r.type = (uint16_t)type;
+    r.flags = flags;
     r.function = function;
     r.signature = signature;
     r.value = value;
@@ -338,7 +339,7 @@ static void LF_TEXT report_live_blocks(void)
         uint64_t signature = atomic_load(&state.sites[slot].signature);
         int64_t blocks = atomic_load(&state.sites[slot].live_blocks);
         if (signature && blocks > 0)
-            emit_frames(RECORD_LIVE, 0, signature, (uint64_t)blocks,
+            emit_frames(RECORD_LIVE, 0, 0, signature, (uint64_t)blocks,
                         (uint64_t)atomic_load(&state.sites[slot].live_bytes), NULL, 0);
     }
 }
@@ -354,7 +355,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
-    emit_frames(RECORD_SIGNAL, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
+    emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
                 count);
     /* Hand the signal to whoever had it before us (usually the default action: die). Raising it
        now leaves it pending until we return, so asynchronous signals are not lost; a hardware fault
@@ -536,7 +537,7 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         return;
     call->site_index = slot;
     if (raise_size_class(slot, size) || fresh)
-        emit_frames(RECORD_SITE, function, call->signature, size, 0, call->frames, count);
+        emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
     uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
     bool planned = state.plan.mode == PLAN_NTH
                        ? fail_nth_tick(&fail_nth)
@@ -544,7 +545,7 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
                              occurrence == state.plan.occurrence;
     if (planned && claim_fault()) {
         call->fail = true;
-        emit_frames(RECORD_FAULT, function, call->signature, size, occurrence, call->frames, count);
+        emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
     }
 }
 
@@ -572,16 +573,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     int count = stack_capture(pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
     uint32_t flags = atomic_load(&state.live_overflow) ? RECORD_FLAG_LIVE_OVERFLOW : 0;
-    struct record r;
-    memset(&r, 0, sizeof r);
-    r.type = RECORD_EXIT;
-    r.flags = flags;
-    r.value = (uint64_t)(status & 0xff);
-    r.value2 = (uint64_t)kind;
-    r.frame_count = (uint16_t)count;
-    if (count > 0)
-        memcpy(r.body.frames, frames, (size_t)count * sizeof *frames);
-    emit(&r);
+    emit_frames(RECORD_EXIT, flags, 0, 0, (uint64_t)(status & 0xff), (uint64_t)kind, frames, count);
     /* _exit runs no atexit handlers or destructors, so this is the last moment to count live
        blocks; after exit() runtime_fini does it, once the program's atexit handlers and
        destructors have freed what they free. */
