@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ const char run_usage[] =
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
     "  --json            print the report as JSON\n"
+    "  -j, --jobs N      runs at once (default: the number of cores)\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --quiet           no progress lines\n"
     "\n"
@@ -46,9 +48,17 @@ struct run_options {
     const char *database_path;
     struct campaign_settings settings;
     bool json, keep_runs, quiet;
+    int jobs;
 };
 
 struct campaign_context {
+    /* The lock guards the database, the module map and the counters below; runs themselves
+       execute outside it, -j at a time. */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int busy;
+    int64_t last_taken, total, done, findings, started_ms;
+    bool terminal;
     sqlite3 *db;
     struct run_options *options;
     char *state_dir;
@@ -70,9 +80,10 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     static const struct option long_options[] = {
         {"db", required_argument, NULL, 'd'},      {"depth", required_argument, NULL, 'D'},
         {"timeout", required_argument, NULL, 't'}, {"exe", required_argument, NULL, 'e'},
-        {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'j'},
+        {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'O'},
         {"keep-runs", no_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"jobs", required_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
@@ -82,8 +93,15 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     int c;
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+hq", long_options, NULL)) != -1) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    options->jobs = cores > 0 ? (int)cores : 1;
+    while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
         switch (c) {
+        case 'j':
+            options->jobs = (int)strtol(optarg, &end, 10);
+            if (*end || options->jobs < 1 || options->jobs > 1024)
+                fatal("-j %s: give the number of runs at once, from 1 to 1024", optarg);
+            break;
         case 'd':
             options->database_path = optarg;
             break;
@@ -111,7 +129,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             settings->module_globs = joined;
             break;
         }
-        case 'j':
+        case 'O':
             options->json = true;
             break;
         case 'k':
@@ -468,7 +486,12 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     sqlite3_stmt *statement = database_prepare(
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs)"
                      " VALUES (?, ?, ?, ?, ?, ?, 1)"
-                     " ON CONFLICT(key) DO UPDATE SET runs = runs + 1 RETURNING id");
+                     " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
+                     /* whatever order -j finishes runs in, the earliest run represents it */
+                     "  site = iif(excluded.first_run < first_run, excluded.site, site),"
+                     "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
+                     "  first_run = min(first_run, excluded.first_run)"
+                     " RETURNING id");
     sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, outcome_name(outcome), -1, SQLITE_STATIC);
     sqlite3_bind_int(statement, 3, signal);
@@ -482,95 +505,182 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     return id;
 }
 
-static enum outcome fault_run(struct campaign_context *context, int64_t run_id, const char *site)
+/* One fault run: its plan, what it did, what was recorded. */
+struct job {
+    int64_t run_id;
+    char *site;
+    char *dir;
+    struct spawn_result result;
+    struct run_records records;
+};
+
+/* Unlocked: several of these run at once (-j), each with its own folder. */
+static void perform_job(struct campaign_context *context, struct job *job)
 {
-    char *dir = run_directory(context, run_id);
-    char *plan = plan_for_site(site, 1, context->options->settings.depth);
-    struct spawn_result result = execute(context, dir, plan, context->timeout_ms);
-    set_run_directory(context->db, run_id, dir);
+    job->dir = run_directory(context, job->run_id);
+    char *plan = plan_for_site(job->site, 1, context->options->settings.depth);
+    job->result = execute(context, job->dir, plan, context->timeout_ms);
     free(plan);
-    struct run_records records = {0};
-    ingest_run(dir, &records);
-    keep_sites_in_scope(&records, context->options->settings.scope);
-    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    ingest_run(job->dir, &job->records);
+    keep_sites_in_scope(&job->records, context->options->settings.scope);
+}
+
+/* Under the database lock: classify the run and store it with all it revealed, in one
+   transaction. */
+static enum outcome conclude_job(struct campaign_context *context, struct job *job)
+{
+    const struct run_records *records = &job->records;
+    char *out = xasprintf("%s/stdout", job->dir), *err = xasprintf("%s/stderr", job->dir);
     char *stderr_text = read_whole_file(err, NULL);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_exec(context->db, "BEGIN IMMEDIATE");
-    database_store_records(context->db, run_id, &records);
+    set_run_directory(context->db, job->run_id, job->dir);
+    database_store_records(context->db, job->run_id, records);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
     struct observation observation = {
-        .fault_fired = records.fault_fired,
-        .timed_out = result.timed_out,
-        .exit_code = result.exit_code,
-        .signal = result.signal,
+        .fault_fired = records->fault_fired,
+        .timed_out = job->result.timed_out,
+        .exit_code = job->result.exit_code,
+        .signal = job->result.signal,
         .stdout_same = file_hash(out) == context->baseline_stdout,
         .stderr_same = file_hash(err) == context->baseline_stderr,
         .stderr_text = stderr_text,
     };
     struct frame_list evidence = {0};
-    for (size_t i = 0; i < records.processes.count && !observation.crash_signal; i++) {
-        if (records.processes.items[i].signal) {
-            observation.crash_signal = records.processes.items[i].signal;
-            evidence = records.processes.items[i].crash_stack;
+    for (size_t i = 0; i < records->processes.count && !observation.crash_signal; i++) {
+        if (records->processes.items[i].signal) {
+            observation.crash_signal = records->processes.items[i].signal;
+            evidence = records->processes.items[i].crash_stack;
         }
     }
-    observation.ended_in_caller = records.fault_fired && ended_in_caller(context, &records);
-    uint64_t leaked = records.fault_fired ? leaking_site(context, &records) : 0;
+    observation.ended_in_caller = records->fault_fired && ended_in_caller(context, records);
+    uint64_t leaked = records->fault_fired ? leaking_site(context, records) : 0;
     observation.leaked = leaked != 0;
     enum outcome outcome = classify(&observation, &context->baseline);
 
     int64_t finding = 0;
-    int signal = observation.crash_signal ? observation.crash_signal : result.signal;
+    int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
     if (outcome == OUTCOME_LEAK)
         site_frames(context->db, leaked, &evidence);
     else if (outcome != OUTCOME_CRASH)
-        evidence = records.fault_stack; /* hang, silent: located at the injection */
+        evidence = records->fault_stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))
-        finding = record_finding(context, run_id, site, outcome,
+        finding = record_finding(context, job->run_id, job->site, outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
-    finish_run(context->db, run_id, &result, outcome_name(outcome), NULL, frames,
-               records.problems, finding);
+    finish_run(context->db, job->run_id, &job->result, outcome_name(outcome), NULL, frames,
+               records->problems, finding);
     database_exec(context->db, "COMMIT");
 
     if (!outcome_is_bug(outcome) && !context->options->keep_runs)
-        remove_tree(dir);
+        remove_tree(job->dir);
     free(frames);
     free(stderr_text);
     free(out);
     free(err);
-    free(dir);
-    run_records_free(&records);
     return outcome;
+}
+
+static void job_free(struct job *job)
+{
+    free(job->site);
+    free(job->dir);
+    run_records_free(&job->records);
+    memset(job, 0, sizeof *job);
+}
+
+/* Under the lock: the next planned run nobody took yet (runs are taken in id order). */
+static bool take_job(struct campaign_context *context, struct job *job)
+{
+    sqlite3_stmt *next = database_prepare(
+        context->db, "SELECT id, site FROM runs WHERE state = 'planned' AND id > ?"
+                     " ORDER BY id LIMIT 1");
+    sqlite3_bind_int64(next, 1, context->last_taken);
+    bool found = sqlite3_step(next) == SQLITE_ROW;
+    if (found) {
+        memset(job, 0, sizeof *job);
+        job->run_id = sqlite3_column_int64(next, 0);
+        job->site = column_text(next, 1);
+        context->last_taken = job->run_id;
+    }
+    sqlite3_finalize(next);
+    return found;
+}
+
+static void show_progress(struct campaign_context *context, const struct job *job,
+                          enum outcome outcome)
+{
+    if (context->options->quiet)
+        return;
+    int64_t elapsed = now_ms() - context->started_ms;
+    int64_t remaining = context->total - context->done;
+    int64_t eta = context->done ? elapsed * remaining / context->done / 1000 : 0;
+    if (context->terminal)
+        fprintf(stderr, "\r\033[Kfailrun: %lld/%lld runs, %lld finding(s), ETA %llds",
+                (long long)context->done, (long long)context->total,
+                (long long)context->findings, (long long)eta);
+    else
+        fprintf(stderr, "failrun: [%lld/%lld] site %s: %s\n", (long long)context->done,
+                (long long)context->total, job->site, outcome_name(outcome));
+}
+
+static void *worker(void *argument)
+{
+    struct campaign_context *context = argument;
+    pthread_mutex_lock(&context->lock);
+    for (;;) {
+        struct job job;
+        if (!take_job(context, &job)) {
+            if (context->busy == 0)
+                break;
+            pthread_cond_wait(&context->changed, &context->lock); /* a busy run may add runs */
+            continue;
+        }
+        context->busy++;
+        pthread_mutex_unlock(&context->lock);
+        perform_job(context, &job);
+        pthread_mutex_lock(&context->lock);
+        enum outcome outcome = conclude_job(context, &job);
+        context->busy--;
+        context->done++;
+        context->findings += outcome_is_bug(outcome);
+        show_progress(context, &job, outcome);
+        job_free(&job);
+        pthread_cond_broadcast(&context->changed);
+    }
+    pthread_cond_broadcast(&context->changed);
+    pthread_mutex_unlock(&context->lock);
+    return NULL;
 }
 
 static void run_planned(struct campaign_context *context)
 {
     sqlite3_stmt *count = database_prepare(
-        context->db, "SELECT count(*), sum(state = 'done') FROM runs WHERE kind = 'fault'");
+        context->db, "SELECT count(*), coalesce(sum(state = 'done'), 0),"
+                     " (SELECT count(*) FROM findings) FROM runs WHERE kind = 'fault'");
     sqlite3_step(count);
-    int64_t total = sqlite3_column_int64(count, 0), done = sqlite3_column_int64(count, 1);
+    context->total = sqlite3_column_int64(count, 0);
+    context->done = sqlite3_column_int64(count, 1);
+    context->findings = sqlite3_column_int64(count, 2);
     sqlite3_finalize(count);
-    for (;;) {
-        sqlite3_stmt *next = database_prepare(
-            context->db, "SELECT id, site FROM runs WHERE state = 'planned' ORDER BY id LIMIT 1");
-        if (sqlite3_step(next) != SQLITE_ROW) {
-            sqlite3_finalize(next);
-            break;
-        }
-        int64_t run_id = sqlite3_column_int64(next, 0);
-        char *site = column_text(next, 1);
-        sqlite3_finalize(next);
-        enum outcome outcome = fault_run(context, run_id, site);
-        done++;
-        if (!context->options->quiet)
-            fprintf(stderr, "failrun: [%lld/%lld] site %s: %s\n", (long long)done,
-                    (long long)total, site, outcome_name(outcome));
-        free(site);
-    }
+    context->terminal = isatty(2);
+    context->started_ms = now_ms();
+    context->last_taken = 0;
+    pthread_mutex_init(&context->lock, NULL);
+    pthread_cond_init(&context->changed, NULL);
+    int workers = context->options->jobs;
+    pthread_t *threads = xcalloc((size_t)workers, sizeof *threads);
+    for (int i = 0; i < workers; i++)
+        if (pthread_create(&threads[i], NULL, worker, context) != 0)
+            fatal("cannot start a worker thread; lower -j");
+    for (int i = 0; i < workers; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    if (!context->options->quiet && context->terminal && context->done)
+        fputc('\n', stderr);
 }
 
 static void open_campaign(struct campaign_context *context)

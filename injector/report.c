@@ -129,7 +129,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     module_map_load(db, &map);
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, outcome, signal, site, frames, runs FROM findings ORDER BY id");
+        db, "SELECT id, outcome, signal, site, frames, runs FROM findings ORDER BY first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
         const char *outcome = (const char *)sqlite3_column_text(statement, 1);

@@ -1,0 +1,19 @@
+#!/bin/sh
+# test_parallel.sh — -j N runs several fault runs at once and ends with exactly the result of a
+# one-at-a-time campaign: the same runs, outcomes and findings (each represented by its earliest
+# run, whatever order the runs finished in).
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$ROOT" || exit 1
+
+suite="make -s -f tests/data/suite.mk check"
+"$FAILRUN" run -q -j1 --json --db "$work/one.db" -- $suite >"$work/one.json"
+"$FAILRUN" run -q -j3 --json --db "$work/three.db" -- $suite >"$work/three.json"
+runs="SELECT site, outcome, exit_code, signal FROM runs ORDER BY site"
+check "-j3: as many runs as -j1" test "$(sql "$work/one.db" "$runs" | wc -l)" -ge 30
+check_equal "-j3: every run has the outcome it has with -j1" \
+    "$(sql "$work/one.db" "$runs")" "$(sql "$work/three.db" "$runs")"
+findings='[.findings[] | [.outcome, .site, .location.file, .location.line, .runs]]'
+check_equal "-j3: the same findings, in the same order, with the same representative site" \
+    "$(jq -c "$findings" "$work/one.json")" "$(jq -c "$findings" "$work/three.json")"
