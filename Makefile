@@ -16,7 +16,8 @@ CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/cmd_report.c \
                    injector/cmd_replay.c injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
-                   injector/symbolise.c injector/util.c libfail/text.c libfail/record.c
+                   injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
+                   libfail/plan.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)

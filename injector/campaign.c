@@ -34,12 +34,23 @@ char *preload_path(void)
     return found;
 }
 
-char *plan_for_site(const char *site, uint64_t occurrence, int depth)
+char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
+                uint64_t seed)
 {
-    if (!site)
-        return xasprintf("mode=record;depth=%d", depth);
-    return xasprintf("mode=site;site=%s;occurrence=%llu;depth=%d", site,
-                     (unsigned long long)occurrence, depth);
+    if (chain)
+        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d", chain,
+                         settings->persistent, settings->depth);
+    if (nth)
+        return xasprintf("mode=nth;nth=%llu;depth=%d", (unsigned long long)nth, settings->depth);
+    if (settings->probability)
+        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d", settings->probability,
+                         (unsigned long long)seed, settings->depth);
+    return plan_record(settings);
+}
+
+char *plan_record(const struct campaign_settings *settings)
+{
+    return xasprintf("mode=record;depth=%d", settings->depth);
 }
 
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
@@ -113,7 +124,9 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
 {
     sqlite3_stmt *statement = database_prepare(
         db, "INSERT INTO campaign(id, command, cwd, top_exe, stdin_path, depth, timeout_ms,"
-            " exe_globs, module_globs, started_ms) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            " exe_globs, module_globs, started_ms, occurrence, persistent, nth, nth_sweep,"
+            " probability, seed, max_runs)"
+            " VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     char *command = argv_to_json(settings->argv);
     sqlite3_bind_text(statement, 1, command, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, settings->cwd, -1, SQLITE_TRANSIENT);
@@ -125,6 +138,14 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_text(statement, 7, settings->exe_globs, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 8, settings->module_globs, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 9, started_ms);
+    sqlite3_bind_int64(statement, 10, (sqlite3_int64)settings->occurrence);
+    sqlite3_bind_int(statement, 11, settings->persistent);
+    sqlite3_bind_int64(statement, 12, (sqlite3_int64)settings->nth);
+    sqlite3_bind_int(statement, 13, settings->nth_sweep);
+    if (settings->probability)
+        sqlite3_bind_text(statement, 14, settings->probability, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 15, (sqlite3_int64)settings->seed);
+    sqlite3_bind_int64(statement, 16, settings->max_runs);
     database_step_done(statement);
     sqlite3_finalize(statement);
     free(command);
@@ -134,7 +155,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
 {
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT command, cwd, top_exe, stdin_path, depth, timeout_ms, exe_globs,"
-            " module_globs, scope FROM campaign WHERE id = 1");
+            " module_globs, scope, occurrence, persistent, nth, nth_sweep, probability, seed,"
+            " max_runs FROM campaign WHERE id = 1");
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     if (found) {
         char *command = column_text(statement, 0);
@@ -148,6 +170,13 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->exe_globs = column_text(statement, 6);
         settings->module_globs = column_text(statement, 7);
         settings->scope = column_text(statement, 8);
+        settings->occurrence = (uint64_t)sqlite3_column_int64(statement, 9);
+        settings->persistent = sqlite3_column_int(statement, 10);
+        settings->nth = (uint64_t)sqlite3_column_int64(statement, 11);
+        settings->nth_sweep = sqlite3_column_int(statement, 12);
+        settings->probability = column_text(statement, 13);
+        settings->seed = (uint64_t)sqlite3_column_int64(statement, 14);
+        settings->max_runs = sqlite3_column_int64(statement, 15);
     }
     sqlite3_finalize(statement);
     return found;
@@ -157,7 +186,11 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
 {
     char *left = argv_to_json(a->argv), *right = argv_to_json(b->argv);
     bool same = !strcmp(left, right) && !strcmp(a->cwd, b->cwd) && a->depth == b->depth &&
-                !strcmp(a->exe_globs, b->exe_globs) && !strcmp(a->module_globs, b->module_globs);
+                !strcmp(a->exe_globs, b->exe_globs) && !strcmp(a->module_globs, b->module_globs) &&
+                a->occurrence == b->occurrence && a->persistent == b->persistent &&
+                a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
+                a->max_runs == b->max_runs &&
+                !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);
     return same;
@@ -174,6 +207,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->exe_globs);
     free(settings->module_globs);
     free(settings->scope);
+    free(settings->probability);
     memset(settings, 0, sizeof *settings);
 }
 

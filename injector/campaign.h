@@ -25,6 +25,14 @@ struct campaign_settings {
     char *module_globs;
     char *scope;        /* LIBFAIL_EXE of the runs: globs, or "" for every non-system executable;
                            decided after the baseline (decide_scope), NULL before */
+    /* What each fault run fails (DESIGN.md "Fault plan"). */
+    uint64_t occurrence; /* site mode: fail each site's K-th call (default 1) */
+    bool persistent;     /* site mode: and every call after it */
+    uint64_t nth;        /* nth mode: fail the N-th call (0: not this mode) */
+    bool nth_sweep;      /* nth mode: N = 1, 2, ... until a run where the N-th call never comes */
+    char *probability;   /* random mode: "P" as given, NULL: not this mode */
+    uint64_t seed;       /* random mode: the first run's seed, then seed+1, ... */
+    int64_t max_runs;    /* bound on fault runs, exploration included */
 };
 
 /* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
@@ -33,7 +41,12 @@ char *preload_path(void);
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);
 void environment_free(char **environment);
-char *plan_for_site(const char *site, uint64_t occurrence, int depth);
+/* The LIBFAIL_PLAN of a fault run: `chain` ("S1:K1,S2:K2,...") in site mode, else the
+   campaign's nth (with `nth`) or random (with `seed`) mode. */
+char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
+                uint64_t seed);
+/* The baseline's: record every site, fail nothing. */
+char *plan_record(const struct campaign_settings *settings);
 
 /* The default scope, decided from the baseline's processes: when the command starts programs of
    the user's own (outside the system's folders), those are under test and the command is only a

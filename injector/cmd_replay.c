@@ -19,13 +19,17 @@
 #include <unistd.h>
 
 const char replay_usage[] =
-    "usage: failrun replay [--db PATH] [--occurrence K] [--print-env] SITE [-- COMMAND [ARGS...]]\n"
+    "usage: failrun replay [options] SITE[:K][,SITE[:K]...] [-- COMMAND [ARGS...]]\n"
+    "       failrun replay [options] --plan PLAN [-- COMMAND [ARGS...]]\n"
     "\n"
     "Run COMMAND (default: the campaign's command) once with the allocation at SITE (16 hex\n"
-    "digits, as the report shows) failing at its K-th occurrence (default 1). The scope and\n"
-    "signature depth come from the campaign database when there is one.\n"
-    "Exit status: the command's own (128+N when killed by signal N).\n"
+    "digits, as the report shows) failing at its K-th call (default 1); several sites form a\n"
+    "chain, failed in turn, as the report prints for error-path sites. --plan gives the exact\n"
+    "plan of an nth or random run. The scope and signature depth come from the campaign\n"
+    "database when there is one. Exit status: the command's own (128+N for signal N).\n"
     "\n"
+    "  --db PATH     campaign database (default .failrun/campaign.db)\n"
+    "  --persistent  the last site keeps failing at every later call\n"
     "  --print-env   print the environment that arms the fault instead of running anything,\n"
     "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`\n";
 
@@ -33,26 +37,28 @@ int cmd_replay(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"db", required_argument, NULL, 'd'},
-        {"occurrence", required_argument, NULL, 'o'},
+        {"plan", required_argument, NULL, 'P'},
+        {"persistent", no_argument, NULL, 'r'},
         {"print-env", no_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *database_path = DEFAULT_DATABASE;
-    unsigned long long occurrence = 1;
+    const char *raw_plan = NULL;
+    bool persistent = false;
     bool print_environment = false;
     int c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
         switch (c) {
         case 'd':
             database_path = optarg;
             break;
-        case 'o':
-            occurrence = strtoull(optarg, &end, 10);
-            if (*end || occurrence == 0)
-                fatal("--occurrence %s: give a whole number >= 1", optarg);
+        case 'P':
+            raw_plan = optarg;
+            break;
+        case 'r':
+            persistent = true;
             break;
         case 'p':
             print_environment = true;
@@ -64,10 +70,12 @@ int cmd_replay(int argc, char **argv)
             fatal("unknown option; see `failrun help replay`");
         }
     }
-    uint64_t signature;
-    if (optind >= argc || !parse_hex16(argv[optind], &signature))
-        fatal("give the site to fail as 16 hex digits, as `failrun report` shows it");
-    const char *site = argv[optind++];
+    const char *chain = NULL;
+    if (!raw_plan) {
+        if (optind >= argc || !strcmp(argv[optind], "--"))
+            fatal("give the site to fail as 16 hex digits, as `failrun report` shows it");
+        chain = argv[optind++];
+    }
     if (optind < argc && !strcmp(argv[optind], "--"))
         optind++;
 
@@ -111,7 +119,13 @@ int cmd_replay(int argc, char **argv)
     char directory_template[] = "/tmp/failrun-replay-XXXXXX";
     if (!mkdtemp(directory_template))
         fatal("cannot create a folder in /tmp: %s", strerror(errno));
-    char *plan = plan_for_site(site, occurrence, settings.depth);
+    settings.persistent = persistent;
+    char *plan = raw_plan ? xstrdup(raw_plan) : plan_text(&settings, chain, 0, 0);
+    struct plan parsed;
+    if (plan_parse(plan, &parsed))
+        fatal(raw_plan ? "--plan %s: not a plan; copy it from `failrun report`"
+                       : "%s: give each site as 16 hex digits, as `failrun report` shows it",
+              raw_plan ? raw_plan : chain);
     char **environment = run_environment(&settings, directory_template, plan);
     if (print_environment) {
         for (size_t i = 0; environment[i]; i++) {
@@ -130,12 +144,15 @@ int cmd_replay(int argc, char **argv)
     struct spawn_result result = spawn_and_wait(&request);
     struct run_records records = {0};
     ingest_run(directory_template, &records);
-    if (records.fault_fired)
+    for (size_t i = 0; i < records.faults.count; i++) {
+        char site[17];
+        hex16(site, records.faults.items[i].signature);
         fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
-                function_name(records.fault_function), (unsigned long long)records.fault_size,
-                site);
-    else
-        fprintf(stderr, "failrun: site %s was not reached: nothing was failed\n", site);
+                function_name(records.faults.items[i].function),
+                (unsigned long long)records.faults.items[i].size, site);
+    }
+    if (!records.faults.count)
+        fprintf(stderr, "failrun: the plan was not reached: nothing was failed\n");
     run_records_free(&records);
     remove_tree(directory_template);
     environment_free(environment);

@@ -9,6 +9,7 @@
 #include "classify.h"
 #include "commands.h"
 #include "database.h"
+#include "internal.h"
 #include "report.h"
 #include "spawn.h"
 #include "util.h"
@@ -36,6 +37,18 @@ const char run_usage[] =
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "\n"
+    "What each run fails (default: each site's first call, one site per run):\n"
+    "  --occurrence K    each site's K-th call instead\n"
+    "  --persistent      and every later call too (for programs that retry)\n"
+    "  --nth N           one run failing the N-th call (the kernel's fail-nth rules)\n"
+    "  --nth-sweep       runs failing call 1, 2, 3, ... until the N-th call never comes\n"
+    "  --probability P   runs failing each call with probability P (0 < P <= 1),\n"
+    "  --seed S          ... the first run with seed S, then S+1, ... (default 1)\n"
+    "  --max-runs N      at most N fault runs (default 10000; 100 with --probability).\n"
+    "                    Sites first seen on an error path join the queue, with the\n"
+    "                    failures that led there, until none is new or N is reached.\n"
+    "\n"
     "  --json            print the report as JSON\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
@@ -75,6 +88,15 @@ static char *join_globs(const char *existing, const char *glob)
     return joined;
 }
 
+static uint64_t parse_count(const char *text, const char *option)
+{
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (*end || !*text || value == 0 || text[0] == '-')
+        fatal("%s %s: give a whole number >= 1", option, text);
+    return value;
+}
+
 static void parse_options(int argc, char **argv, struct run_options *options)
 {
     static const struct option long_options[] = {
@@ -83,11 +105,16 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'O'},
         {"keep-runs", no_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
         {"jobs", required_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"occurrence", required_argument, NULL, 'K'}, {"persistent", no_argument, NULL, 'P'},
+        {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
+        {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
+        {"max-runs", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
     settings->depth = 8;
+    settings->occurrence = 1;
+    settings->seed = 1;
     settings->exe_globs = xstrdup("");
     settings->module_globs = xstrdup("");
     int c;
@@ -97,6 +124,37 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     options->jobs = cores > 0 ? (int)cores : 1;
     while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
         switch (c) {
+        case 'K':
+            settings->occurrence = parse_count(optarg, "--occurrence");
+            break;
+        case 'P':
+            settings->persistent = true;
+            break;
+        case 'N':
+            settings->nth = parse_count(optarg, "--nth");
+            break;
+        case 'W':
+            settings->nth_sweep = true;
+            break;
+        case 'p': {
+            struct plan check;
+            char *probe = xasprintf("mode=random;probability=%s", optarg);
+            if (plan_parse(probe, &check))
+                fatal("--probability %s: give a decimal number, more than 0 and at most 1 "
+                      "(e.g. 0.01)", optarg);
+            free(probe);
+            free(settings->probability);
+            settings->probability = xstrdup(optarg);
+            break;
+        }
+        case 's':
+            settings->seed = strtoull(optarg, &end, 10);
+            if (*end || !*optarg)
+                fatal("--seed %s: give a whole number", optarg);
+            break;
+        case 'M':
+            settings->max_runs = (int64_t)parse_count(optarg, "--max-runs");
+            break;
         case 'j':
             options->jobs = (int)strtol(optarg, &end, 10);
             if (*end || options->jobs < 1 || options->jobs > 1024)
@@ -147,6 +205,14 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     }
     if (optind >= argc)
         fatal("no command given; usage: failrun run [options] -- COMMAND [ARGS...]");
+    int modes = (settings->nth || settings->nth_sweep) + (settings->probability != NULL) +
+                (settings->occurrence != 1 || settings->persistent);
+    if (modes > 1)
+        fatal("choose one of --occurrence/--persistent, --nth/--nth-sweep and --probability");
+    if (settings->nth && settings->nth_sweep)
+        fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
+    if (!settings->max_runs)
+        settings->max_runs = settings->probability ? 100 : 10000;
     size_t count = (size_t)(argc - optind);
     settings->argv = xcalloc(count + 1, sizeof *settings->argv);
     for (size_t i = 0; i < count; i++)
@@ -231,25 +297,74 @@ static void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
     sqlite3_finalize(statement);
 }
 
-static int64_t insert_run(sqlite3 *db, const char *kind, const char *site)
+static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
+                          const char *plan)
 {
-    sqlite3_stmt *statement =
-        database_prepare(db, "INSERT INTO runs(kind, site, state) VALUES (?, ?, 'planned')");
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO runs(kind, site, chain, plan, state) VALUES (?, ?, ?, ?, 'planned')");
     sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
     if (site)
         sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
+    if (chain)
+        sqlite3_bind_text(statement, 3, chain, -1, SQLITE_TRANSIENT);
+    if (plan)
+        sqlite3_bind_text(statement, 4, plan, -1, SQLITE_TRANSIENT);
     database_step_done(statement);
     sqlite3_finalize(statement);
     return sqlite3_last_insert_rowid(db);
 }
 
-static void finish_run(sqlite3 *db, int64_t run_id, const struct spawn_result *result,
-                       const char *outcome, const char *detail, const char *crash_frames,
-                       int problems, int64_t finding)
+static int64_t fault_run_count(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    return count;
+}
+
+/* Plan a fault run unless the campaign reached --max-runs. */
+static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
+                     uint64_t nth, uint64_t seed)
+{
+    if (fault_run_count(context->db) >= context->options->settings.max_runs)
+        return false;
+    char *plan = plan_text(&context->options->settings, chain, nth, seed);
+    insert_run(context->db, "fault", site, chain, plan);
+    free(plan);
+    context->total++;
+    return true;
+}
+
+/* After the baseline: one run per site (in the order first seen), or the first nth/random runs. */
+static void plan_first_runs(struct campaign_context *context)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    if (settings->nth || settings->nth_sweep) {
+        plan_run(context, NULL, NULL, settings->nth ? settings->nth : 1, 0);
+        return;
+    }
+    if (settings->probability) {
+        for (int64_t i = 0; i < settings->max_runs; i++)
+            plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
+        return;
+    }
+    sqlite3_stmt *sites = database_prepare(context->db, "SELECT id FROM sites ORDER BY rowid");
+    while (sqlite3_step(sites) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(sites, 0);
+        char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
+        plan_run(context, site, chain, 0, 0);
+        free(chain);
+    }
+    sqlite3_finalize(sites);
+}
+
+static void finish_run(sqlite3 *db, int64_t run_id, const char *site,
+                       const struct spawn_result *result, const char *outcome,
+                       const char *crash_frames, int problems, int64_t finding)
 {
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE runs SET state = 'done', exit_code = ?, signal = ?, timed_out = ?,"
-            " wall_ms = ?, outcome = ?, detail = ?, crash_frames = ?, problems = ?,"
+            " wall_ms = ?, outcome = ?, site = ?, crash_frames = ?, problems = ?,"
             " finding = ? WHERE id = ?");
     sqlite3_bind_int(statement, 1, result->exit_code);
     sqlite3_bind_int(statement, 2, result->signal);
@@ -257,8 +372,8 @@ static void finish_run(sqlite3 *db, int64_t run_id, const struct spawn_result *r
     sqlite3_bind_int64(statement, 4, result->wall_ms);
     if (outcome)
         sqlite3_bind_text(statement, 5, outcome, -1, SQLITE_STATIC);
-    if (detail)
-        sqlite3_bind_text(statement, 6, detail, -1, SQLITE_TRANSIENT);
+    if (site)
+        sqlite3_bind_text(statement, 6, site, -1, SQLITE_TRANSIENT);
     if (crash_frames)
         sqlite3_bind_text(statement, 7, crash_frames, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(statement, 8, problems);
@@ -297,10 +412,10 @@ static void run_baseline(struct campaign_context *context)
     database_exec(db, "BEGIN IMMEDIATE");
     database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live;"
                       " DELETE FROM findings; DELETE FROM modules;");
-    int64_t run_id = insert_run(db, "baseline", NULL);
+    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL);
     database_exec(db, "COMMIT");
     char *dir = run_directory(context, run_id);
-    char *plan = plan_for_site(NULL, 0, context->options->settings.depth);
+    char *plan = plan_record(&context->options->settings);
     int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
                                                            : 3600 * 1000;
     if (!context->options->quiet)
@@ -335,7 +450,7 @@ static void run_baseline(struct campaign_context *context)
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
     database_store_records(db, run_id, &records);
-    finish_run(db, run_id, &result, NULL, NULL, NULL, records.problems, 0);
+    finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
             " baseline_stderr = ?, baseline_wall_ms = ?");
@@ -346,9 +461,7 @@ static void run_baseline(struct campaign_context *context)
     sqlite3_bind_int64(statement, 5, result.wall_ms);
     database_step_done(statement);
     sqlite3_finalize(statement);
-    /* One fault run per site, in the order the sites were first seen. */
-    database_exec(db, "INSERT INTO runs(kind, site, state) SELECT 'fault', id, 'planned'"
-                      " FROM sites ORDER BY rowid");
+    plan_first_runs(context);
     database_exec(db, "COMMIT");
     free(out);
     free(err);
@@ -398,9 +511,9 @@ static bool frames_equal(const struct record_frame *a, const struct record_frame
     return a->module == b->module && a->offset == b->offset;
 }
 
-static bool ended_in_caller(struct campaign_context *context, const struct run_records *records)
+static bool ended_in_caller(struct campaign_context *context, const struct run_records *records,
+                            const struct frame_list *injection)
 {
-    const struct frame_list *injection = &records->fault_stack;
     int caller = first_own_frame(&context->modules, injection);
     if (caller < 0 || caller + 1 >= injection->count)
         return false;
@@ -508,7 +621,9 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
 /* One fault run: its plan, what it did, what was recorded. */
 struct job {
     int64_t run_id;
-    char *site;
+    char *site;  /* the target; NULL for nth and random runs until one fires */
+    char *chain; /* site mode */
+    char *plan;
     char *dir;
     struct spawn_result result;
     struct run_records records;
@@ -518,11 +633,61 @@ struct job {
 static void perform_job(struct campaign_context *context, struct job *job)
 {
     job->dir = run_directory(context, job->run_id);
-    char *plan = plan_for_site(job->site, 1, context->options->settings.depth);
-    job->result = execute(context, job->dir, plan, context->timeout_ms);
-    free(plan);
+    job->result = execute(context, job->dir, job->plan, context->timeout_ms);
     ingest_run(job->dir, &job->records);
     keep_sites_in_scope(&job->records, context->options->settings.scope);
+}
+
+/* The failure the run was about: the chain's last site, or the first that fired. */
+static const struct ingest_fault *target_fault(const struct job *job)
+{
+    uint64_t target = 0;
+    if (job->site && !parse_hex16(job->site, &target))
+        return NULL;
+    for (size_t i = 0; i < job->records.faults.count; i++)
+        if (!job->site || job->records.faults.items[i].signature == target)
+            return &job->records.faults.items[i];
+    return NULL;
+}
+
+static bool site_known(sqlite3 *db, uint64_t signature)
+{
+    char site[17];
+    hex16(site, signature);
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    bool known = sqlite3_step(statement) == SQLITE_ROW;
+    sqlite3_finalize(statement);
+    return known;
+}
+
+/* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
+   with the chain that led there; an nth sweep moves on to the next call. Before the run's sites
+   are stored, so "new" means new to the campaign. */
+static void plan_follow_ups(struct campaign_context *context, const struct job *job)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    if (settings->nth_sweep) {
+        struct plan plan;
+        if (!plan_parse(job->plan, &plan))
+            plan_run(context, NULL, NULL, plan.nth + 1, 0);
+        return;
+    }
+    int length = 1;
+    for (const char *c = job->chain; c && *c; c++)
+        length += *c == ',';
+    if (!job->chain || length >= PLAN_MAX_FAULTS)
+        return; /* random runs are not extended; a chain of 8 is long enough */
+    for (size_t i = 0; i < job->records.sites.count; i++) {
+        uint64_t signature = job->records.sites.items[i].signature;
+        if (site_known(context->db, signature))
+            continue;
+        char site[17];
+        hex16(site, signature);
+        char *chain = xasprintf("%s,%s:1", job->chain, site);
+        plan_run(context, site, chain, 0, 0);
+        free(chain);
+    }
 }
 
 /* Under the database lock: classify the run and store it with all it revealed, in one
@@ -530,18 +695,25 @@ static void perform_job(struct campaign_context *context, struct job *job)
 static enum outcome conclude_job(struct campaign_context *context, struct job *job)
 {
     const struct run_records *records = &job->records;
+    const struct ingest_fault *target = target_fault(job);
+    if (target && !job->site) {
+        job->site = xmalloc(17);
+        hex16(job->site, target->signature);
+    }
     char *out = xasprintf("%s/stdout", job->dir), *err = xasprintf("%s/stderr", job->dir);
     char *stderr_text = read_whole_file(err, NULL);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_exec(context->db, "BEGIN IMMEDIATE");
     set_run_directory(context->db, job->run_id, job->dir);
+    if (target)
+        plan_follow_ups(context, job);
     database_store_records(context->db, job->run_id, records);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
     struct observation observation = {
-        .fault_fired = records->fault_fired,
+        .fault_fired = target != NULL,
         .timed_out = job->result.timed_out,
         .exit_code = job->result.exit_code,
         .signal = job->result.signal,
@@ -556,8 +728,8 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
             evidence = records->processes.items[i].crash_stack;
         }
     }
-    observation.ended_in_caller = records->fault_fired && ended_in_caller(context, records);
-    uint64_t leaked = records->fault_fired ? leaking_site(context, records) : 0;
+    observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
+    uint64_t leaked = target ? leaking_site(context, records) : 0;
     observation.leaked = leaked != 0;
     enum outcome outcome = classify(&observation, &context->baseline);
 
@@ -565,13 +737,13 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
     if (outcome == OUTCOME_LEAK)
         site_frames(context->db, leaked, &evidence);
-    else if (outcome != OUTCOME_CRASH)
-        evidence = records->fault_stack; /* hang, silent: located at the injection */
+    else if (outcome != OUTCOME_CRASH && target)
+        evidence = target->stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))
-        finding = record_finding(context, job->run_id, job->site, outcome,
+        finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
-    finish_run(context->db, job->run_id, &job->result, outcome_name(outcome), NULL, frames,
+    finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
     database_exec(context->db, "COMMIT");
 
@@ -587,6 +759,8 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
 static void job_free(struct job *job)
 {
     free(job->site);
+    free(job->chain);
+    free(job->plan);
     free(job->dir);
     run_records_free(&job->records);
     memset(job, 0, sizeof *job);
@@ -596,7 +770,7 @@ static void job_free(struct job *job)
 static bool take_job(struct campaign_context *context, struct job *job)
 {
     sqlite3_stmt *next = database_prepare(
-        context->db, "SELECT id, site FROM runs WHERE state = 'planned' AND id > ?"
+        context->db, "SELECT id, site, chain, plan FROM runs WHERE state = 'planned' AND id > ?"
                      " ORDER BY id LIMIT 1");
     sqlite3_bind_int64(next, 1, context->last_taken);
     bool found = sqlite3_step(next) == SQLITE_ROW;
@@ -604,6 +778,8 @@ static bool take_job(struct campaign_context *context, struct job *job)
         memset(job, 0, sizeof *job);
         job->run_id = sqlite3_column_int64(next, 0);
         job->site = column_text(next, 1);
+        job->chain = column_text(next, 2);
+        job->plan = column_text(next, 3);
         context->last_taken = job->run_id;
     }
     sqlite3_finalize(next);
@@ -624,7 +800,7 @@ static void show_progress(struct campaign_context *context, const struct job *jo
                 (long long)context->findings, (long long)eta);
     else
         fprintf(stderr, "failrun: [%lld/%lld] site %s: %s\n", (long long)context->done,
-                (long long)context->total, job->site, outcome_name(outcome));
+                (long long)context->total, job->site ? job->site : "-", outcome_name(outcome));
 }
 
 static void *worker(void *argument)

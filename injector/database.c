@@ -23,6 +23,9 @@ static const char schema[] =
     "  exe_globs TEXT NOT NULL,"
     "  module_globs TEXT NOT NULL,"
     "  scope TEXT,"                     /* decided after the baseline, see decide_scope */
+    "  occurrence INTEGER NOT NULL, persistent INTEGER NOT NULL, nth INTEGER NOT NULL,"
+    "  nth_sweep INTEGER NOT NULL, probability TEXT, seed INTEGER NOT NULL,"
+    "  max_runs INTEGER NOT NULL,"
     "  started_ms INTEGER NOT NULL,"
     "  wall_ms INTEGER,"                /* NULL until the campaign finished */
     "  baseline_exit INTEGER,"
@@ -42,10 +45,12 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
-    "  site TEXT,"
+    "  site TEXT,"                      /* the target: the last site of the chain, or what fired */
+    "  plan TEXT,"                      /* LIBFAIL_PLAN of the run */
+    "  chain TEXT,"                     /* site mode: S1:K1,S2:K2,... */
     "  state TEXT NOT NULL CHECK (state IN ('planned', 'done')),"
     "  exit_code INTEGER, signal INTEGER, timed_out INTEGER, wall_ms INTEGER,"
-    "  outcome TEXT, detail TEXT,"
+    "  outcome TEXT,"
     "  crash_frames TEXT,"              /* JSON frames of the crash (or leaking site) */
     "  problems INTEGER,"
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */

@@ -105,11 +105,12 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         break;
     case RECORD_FAULT:
         take_site(out, r, process->exe);
-        out->fault_fired = true;
-        out->fault_signature = r->signature;
-        out->fault_function = r->function;
-        out->fault_size = r->value;
-        copy_frames(&out->fault_stack, r);
+        {
+            struct ingest_fault fault = {
+                .signature = r->signature, .function = r->function, .size = r->value};
+            copy_frames(&fault.stack, r);
+            VECTOR_PUSH(out->faults, fault);
+        }
         process->faulted = true;
         break;
     case RECORD_EXIT:
@@ -194,5 +195,6 @@ void run_records_free(struct run_records *records)
     free(records->modules.items);
     free(records->sites.items);
     free(records->live.items);
+    free(records->faults.items);
     memset(records, 0, sizeof *records);
 }

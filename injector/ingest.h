@@ -51,16 +51,19 @@ struct ingest_live {
     uint64_t blocks, bytes;
 };
 
+struct ingest_fault {
+    uint64_t signature;
+    uint32_t function;
+    uint64_t size;
+    struct frame_list stack;
+};
+
 struct run_records {
     VECTOR(struct ingest_process) processes;
     VECTOR(struct ingest_module) modules;
     VECTOR(struct ingest_site) sites;
     VECTOR(struct ingest_live) live; /* summed over processes, one entry per site */
-    bool fault_fired;
-    uint64_t fault_signature;
-    uint32_t fault_function;
-    uint64_t fault_size;
-    struct frame_list fault_stack;
+    VECTOR(struct ingest_fault) faults; /* every injected failure, in record order */
     int problems; /* malformed records or files */
 };
 

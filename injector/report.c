@@ -86,14 +86,20 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     return campaign;
 }
 
-static char *replay_command(const struct campaign_settings *settings, const char *site,
-                            const char *database_path)
+/* The command that repeats a finding's earliest run: its chain of sites, or its exact plan. */
+static char *replay_command(const struct campaign_settings *settings, const char *chain,
+                            const char *plan, const char *database_path)
 {
     char *command = shell_join(settings->argv);
     char *database = strcmp(database_path, DEFAULT_DATABASE)
                          ? xasprintf(" --db %s", database_path) : xstrdup("");
     char *input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
-    char *replay = xasprintf("failrun replay%s %s -- %s%s", database, site, command, input);
+    char *quoted = shell_quote(plan ? plan : "");
+    char *what = chain ? xasprintf("%s%s", settings->persistent ? "--persistent " : "", chain)
+                       : xasprintf("--plan %s", quoted);
+    char *replay = xasprintf("failrun replay%s %s -- %s%s", database, what, command, input);
+    free(quoted);
+    free(what);
     free(command);
     free(database);
     free(input);
@@ -129,7 +135,8 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     module_map_load(db, &map);
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, outcome, signal, site, frames, runs FROM findings ORDER BY first_run");
+        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan"
+            " FROM findings f LEFT JOIN runs r ON r.id = f.first_run ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
         const char *outcome = (const char *)sqlite3_column_text(statement, 1);
@@ -155,7 +162,11 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
-        char *replay = replay_command(settings, site, database_path);
+        const char *chain = (const char *)sqlite3_column_text(statement, 6);
+        const char *plan = (const char *)sqlite3_column_text(statement, 7);
+        if (chain && strchr(chain, ','))
+            json_object_set_new(finding, "chain", json_string(chain));
+        char *replay = replay_command(settings, chain, plan, database_path);
         json_object_set_new(finding, "replay", json_string(replay));
         free(replay);
         json_array_append_new(list, finding);

@@ -43,22 +43,32 @@ uint64_t hash_words(uint64_t seed, const uint64_t *words, size_t count) LF_HIDDE
 uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
 
 /* ---- plan.c: what this run fails ---- */
-enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH };
+enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM };
+#define PLAN_MAX_FAULTS 8
+struct plan_fault {
+    uint64_t site;       /* signature */
+    uint64_t occurrence; /* the K-th call at the site in a process fails (1-based) */
+};
 struct plan {
     enum plan_mode mode;
-    uint64_t site;       /* PLAN_SITE: the signature to fail */
-    uint64_t occurrence; /* PLAN_SITE: fail the K-th call at the site in a process (1-based) */
-    uint64_t nth;        /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules) */
-    unsigned depth;      /* frames in a signature */
+    struct plan_fault faults[PLAN_MAX_FAULTS]; /* PLAN_SITE: a chain; the last is the target */
+    int fault_count;
+    bool persistent;      /* PLAN_SITE: the target fails at every occurrence from K on */
+    uint64_t nth;         /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules) */
+    uint64_t probability; /* PLAN_RANDOM: chance per call, as a fraction of 2^32 */
+    uint64_t seed;        /* PLAN_RANDOM */
+    unsigned depth;       /* frames in a signature */
 };
-/* Parses "mode=record;depth=8", "mode=site;site=<16 hex>;occurrence=1" or "mode=nth;nth=N".
-   Returns NULL on success, else a static message naming the bad part; *out is then PLAN_OFF. */
+/* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
+   naming the bad part; *out is then PLAN_OFF. */
 const char *plan_parse(const char *text, struct plan *out) LF_HIDDEN;
 
 /* The kernel's fail-nth rule (lib/fault-inject.c) for one call: a counter of 0 is disarmed; any
    other value counts down and the call that brings it to 0 fails. So writing N fails the N-th
    call, reading back 0 means it fired, and the counter stays armed if fewer calls follow. */
 bool fail_nth_tick(uint64_t *counter) LF_HIDDEN;
+/* True with the plan's probability; advances the generator state. */
+bool random_tick(uint64_t *state, uint64_t probability) LF_HIDDEN;
 
 /* ---- stack.c: site signatures ---- */
 struct module_info {

@@ -1,11 +1,17 @@
 /*
- * plan.c — parse the fault plan a run receives in LIBFAIL_PLAN.
+ * plan.c — parse the fault plan a run receives in LIBFAIL_PLAN, and the decision rules that
+ * do not depend on process state (fail-nth, probability).
  *
- * One plan per run (DESIGN.md "Fault plan"): record only, fail one site at its K-th occurrence,
- * or fail the N-th call with the kernel's fail-nth semantics.
+ * One plan per run (DESIGN.md "Fault plan"):
+ *   mode=record                            record sites, fail nothing
+ *   mode=site;sites=S1:K1,S2:K2,...        fail site S1 at its K1-th occurrence, then S2 at its
+ *                                          K2-th, ...: a chain, so a site that only exists on
+ *                                          the error leg of S1 can be failed too; the last site is
+ *                                          the run's target, persistent=1 fails it from K on
+ *   mode=nth;nth=N                         fail the N-th call (the kernel's fail-nth rules)
+ *   mode=random;probability=P;seed=S       fail each call with probability P (0 < P <= 1)
+ * plus depth=D (frames in a signature, default 8).
  * Runs inside the target before anything else is set up: no allocation, no stdio.
- * Grammar: key=value pairs separated by ';'. Keys: mode (record|site|nth), site (16 hex digits),
- * occurrence (>= 1), nth (>= 1), depth (1..RECORD_MAX_FRAMES).
  */
 #include "internal.h"
 
@@ -14,6 +20,55 @@
 static bool LF_TEXT key_is(const char *key, size_t length, const char *name)
 {
     return strlen(name) == length && memcmp(key, name, length) == 0;
+}
+
+/* "S:K" or "S" (occurrence 1), comma separated. */
+static const char *LF_TEXT parse_sites(struct plan *plan, const char *value, size_t length)
+{
+    plan->fault_count = 0;
+    for (;;) {
+        const char *comma = memchr(value, ',', length);
+        size_t item = comma ? (size_t)(comma - value) : length;
+        if (plan->fault_count == PLAN_MAX_FAULTS)
+            return "at most 8 sites in a chain";
+        struct plan_fault *fault = &plan->faults[plan->fault_count];
+        const char *colon = memchr(value, ':', item);
+        size_t site_length = colon ? (size_t)(colon - value) : item;
+        if (site_length != 16 || !parse_hex(value, 16, &fault->site))
+            return "each site must be 16 hex digits";
+        fault->occurrence = 1;
+        if (colon && (!parse_decimal(colon + 1, item - site_length - 1, &fault->occurrence) ||
+                      fault->occurrence == 0))
+            return "an occurrence must be a whole number >= 1";
+        plan->fault_count++;
+        if (!comma)
+            return NULL;
+        value += item + 1; /* an empty item after a comma fails the 16-digit check */
+        length -= item + 1;
+    }
+}
+
+/* "0.25" style decimal in (0, 1], as a fraction of 2^32 (1 is UINT32_MAX + 1, kept as 2^32). */
+static const char *LF_TEXT parse_probability(struct plan *plan, const char *value, size_t length)
+{
+    uint64_t whole = 0, fraction = 0, scale = 1;
+    const char *dot = memchr(value, '.', length);
+    size_t whole_length = dot ? (size_t)(dot - value) : length;
+    if (whole_length && !parse_decimal(value, whole_length, &whole))
+        return "probability must be a decimal number";
+    if (dot) {
+        size_t fraction_length = length - whole_length - 1;
+        if (fraction_length == 0 || fraction_length > 9 ||
+            !parse_decimal(dot + 1, fraction_length, &fraction))
+            return "probability must be a decimal number";
+        for (size_t i = 0; i < fraction_length; i++)
+            scale *= 10;
+    }
+    uint64_t scaled = whole * (1ull << 32) + fraction * (1ull << 32) / scale;
+    if (scaled == 0 || scaled > (1ull << 32))
+        return "probability must be more than 0 and at most 1";
+    plan->probability = scaled;
+    return NULL;
 }
 
 static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t key_length,
@@ -27,19 +82,25 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
             plan->mode = PLAN_SITE;
         else if (key_is(value, value_length, "nth"))
             plan->mode = PLAN_NTH;
+        else if (key_is(value, value_length, "random"))
+            plan->mode = PLAN_RANDOM;
         else
-            return "mode must be record, site or nth";
-    } else if (key_is(key, key_length, "site")) {
-        if (value_length != 16 || !parse_hex(value, value_length, &plan->site))
-            return "site must be 16 hex digits";
-    } else if (key_is(key, key_length, "occurrence")) {
-        if (!parse_decimal(value, value_length, &number) || number == 0)
-            return "occurrence must be a whole number >= 1";
-        plan->occurrence = number;
+            return "mode must be record, site, nth or random";
+    } else if (key_is(key, key_length, "sites")) {
+        return parse_sites(plan, value, value_length);
+    } else if (key_is(key, key_length, "persistent")) {
+        if (!key_is(value, value_length, "0") && !key_is(value, value_length, "1"))
+            return "persistent must be 0 or 1";
+        plan->persistent = value[0] == '1';
     } else if (key_is(key, key_length, "nth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0)
             return "nth must be a whole number >= 1";
         plan->nth = number;
+    } else if (key_is(key, key_length, "probability")) {
+        return parse_probability(plan, value, value_length);
+    } else if (key_is(key, key_length, "seed")) {
+        if (!parse_decimal(value, value_length, &plan->seed))
+            return "seed must be a whole number";
     } else if (key_is(key, key_length, "depth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0 ||
             number > RECORD_MAX_FRAMES)
@@ -53,9 +114,9 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
 
 const char *LF_TEXT plan_parse(const char *text, struct plan *out)
 {
-    struct plan plan = {.mode = PLAN_OFF, .occurrence = 1, .depth = LF_DEFAULT_DEPTH};
-    bool have_site = false;
-    *out = (struct plan){.mode = PLAN_OFF, .occurrence = 1, .depth = LF_DEFAULT_DEPTH};
+    static const struct plan initial = {.mode = PLAN_OFF, .depth = LF_DEFAULT_DEPTH};
+    struct plan plan = initial;
+    *out = initial;
     if (!text || !*text)
         return "empty plan";
     while (*text) {
@@ -68,16 +129,16 @@ const char *LF_TEXT plan_parse(const char *text, struct plan *out)
         const char *error = plan_set(&plan, text, key_length, equals + 1, length - key_length - 1);
         if (error)
             return error;
-        if (key_is(text, key_length, "site"))
-            have_site = true;
         text = end ? end + 1 : text + length;
     }
     if (plan.mode == PLAN_OFF)
         return "missing mode";
-    if (plan.mode == PLAN_SITE && !have_site)
-        return "mode=site needs site=";
+    if (plan.mode == PLAN_SITE && plan.fault_count == 0)
+        return "mode=site needs sites=";
     if (plan.mode == PLAN_NTH && plan.nth == 0)
         return "mode=nth needs nth=";
+    if (plan.mode == PLAN_RANDOM && plan.probability == 0)
+        return "mode=random needs probability=";
     *out = plan;
     return NULL;
 }
@@ -87,4 +148,14 @@ bool LF_TEXT fail_nth_tick(uint64_t *counter)
     if (*counter == 0)
         return false;
     return --*counter == 0;
+}
+
+/* splitmix64: a tiny, well-mixed generator; the same seed gives the same decisions. */
+bool LF_TEXT random_tick(uint64_t *state, uint64_t probability)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (z >> 32) < probability;
 }

@@ -73,6 +73,11 @@ __thread int runtime_guard __attribute__((tls_model("initial-exec")));
 /* PLAN_NTH: the calls left before the failure, per thread like the kernel's current->fail_nth.
    Armed for the thread that initialises libfail; new threads and fork children start at 0. */
 static __thread uint64_t fail_nth __attribute__((tls_model("initial-exec")));
+/* PLAN_RANDOM: the generator, per thread so threads never race on it. The thread that
+   initialises libfail starts from the seed (a single-threaded program is reproducible); other
+   threads start from 0. */
+static __thread uint64_t random_state __attribute__((tls_model("initial-exec")));
+static _Atomic bool persistent_reported;
 
 static struct sigaction previous_actions[NSIG];
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP};
@@ -422,6 +427,7 @@ static void LF_TEXT initialise(void)
     state.in_scope = decide_scope();
     if (state.plan.mode == PLAN_NTH)
         fail_nth = state.plan.nth;
+    random_state = state.plan.seed;
     if (state.in_scope) {
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
         state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
@@ -470,6 +476,7 @@ void LF_TEXT runtime_after_fork_child(void)
         return;
     state.pid = getpid();
     fail_nth = 0;
+    atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
     if (fd >= 0)
         close(fd); /* the parent's file; this process gets its own */
@@ -502,19 +509,51 @@ static bool LF_TEXT module_filter_allows(const uintptr_t *pcs, int count)
     return false;
 }
 
-/* The plan's site reached its occurrence in this process: claim the run's one fault. The claim is
-   a file created with O_EXCL in the run folder, so only one process of the run ever fails. */
-static bool LF_TEXT claim_fault(void)
+/* A chain's fault i fires once per run, in whichever process reaches it first: the claim is a
+   file created with O_EXCL in the run folder. */
+static bool LF_TEXT claim_fault(int index)
 {
     char path[PATH_MAX];
     size_t length = strlen(state.dir);
     memcpy(path, state.dir, length);
-    memcpy(path + length, "/fault.claim", sizeof "/fault.claim");
+    memcpy(path + length, "/fault-", 7);
+    length += 7;
+    length += format_decimal(path + length, (uint64_t)index);
+    memcpy(path + length, ".claim", sizeof ".claim");
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return false;
     close(fd);
     return true;
+}
+
+/* Should this call fail? *report tells whether to write a FAULT record (once per fault and
+   process for a persistent target, every time otherwise). */
+static bool LF_TEXT planned_failure(uint64_t signature, uint64_t occurrence, bool *report)
+{
+    *report = true;
+    switch (state.plan.mode) {
+    case PLAN_NTH:
+        return fail_nth_tick(&fail_nth);
+    case PLAN_RANDOM:
+        return random_tick(&random_state, state.plan.probability);
+    case PLAN_SITE:
+        for (int i = 0; i < state.plan.fault_count; i++) {
+            const struct plan_fault *fault = &state.plan.faults[i];
+            if (fault->site != signature || occurrence < fault->occurrence)
+                continue;
+            if (i == state.plan.fault_count - 1 && state.plan.persistent) {
+                bool first = false;
+                *report = atomic_compare_exchange_strong(&persistent_reported, &first, true);
+                return true;
+            }
+            if (occurrence == fault->occurrence)
+                return claim_fault(i);
+        }
+        return false;
+    default:
+        return false;
+    }
 }
 
 void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size)
@@ -539,14 +578,10 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     if (raise_size_class(slot, size) || fresh)
         emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
     uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
-    bool planned = state.plan.mode == PLAN_NTH
-                       ? fail_nth_tick(&fail_nth)
-                       : state.plan.mode == PLAN_SITE && call->signature == state.plan.site &&
-                             occurrence == state.plan.occurrence;
-    if (planned && claim_fault()) {
-        call->fail = true;
+    bool report;
+    call->fail = planned_failure(call->signature, occurrence, &report);
+    if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
-    }
 }
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)

@@ -65,15 +65,31 @@ static void test_plan_valid(void **state)
     assert_null(plan_parse("mode=record", &plan));
     assert_int_equal(plan.mode, PLAN_RECORD);
     assert_int_equal(plan.depth, LF_DEFAULT_DEPTH);
-    assert_null(plan_parse("mode=site;site=00000000000000ff;occurrence=3;depth=12", &plan));
+    assert_null(plan_parse("mode=site;sites=00000000000000ff:3;depth=12", &plan));
     assert_int_equal(plan.mode, PLAN_SITE);
-    assert_int_equal(plan.site, 0xff);
-    assert_int_equal(plan.occurrence, 3);
+    assert_int_equal(plan.fault_count, 1);
+    assert_int_equal(plan.faults[0].site, 0xff);
+    assert_int_equal(plan.faults[0].occurrence, 3);
+    assert_false(plan.persistent);
     assert_int_equal(plan.depth, 12);
+    assert_null(plan_parse("mode=site;sites=00000000000000aa,00000000000000bb:2;persistent=1",
+                           &plan));
+    assert_int_equal(plan.fault_count, 2);
+    assert_int_equal(plan.faults[0].site, 0xaa);
+    assert_int_equal(plan.faults[0].occurrence, 1); /* default */
+    assert_int_equal(plan.faults[1].site, 0xbb);
+    assert_int_equal(plan.faults[1].occurrence, 2);
+    assert_true(plan.persistent);
     assert_null(plan_parse("depth=2;mode=nth;nth=7", &plan));
     assert_int_equal(plan.mode, PLAN_NTH);
     assert_int_equal(plan.nth, 7);
     assert_int_equal(plan.depth, 2);
+    assert_null(plan_parse("mode=random;probability=0.25;seed=9", &plan));
+    assert_int_equal(plan.mode, PLAN_RANDOM);
+    assert_int_equal(plan.probability, 1ull << 30);
+    assert_int_equal(plan.seed, 9);
+    assert_null(plan_parse("mode=random;probability=1", &plan));
+    assert_int_equal(plan.probability, 1ull << 32);
 }
 
 static void test_plan_invalid(void **state)
@@ -81,16 +97,39 @@ static void test_plan_invalid(void **state)
     (void)state;
     struct plan plan;
     const char *bad[] = {
-        NULL, "", "mode=fail", "mode=site", "mode=site;site=ff", "mode=site;site=zz00000000000000",
+        NULL, "", "mode=fail", "mode=site", "mode=site;sites=ff", "mode=site;sites=zz00000000000000",
         "mode=record;depth=0", "mode=record;depth=29", "mode=record;colour=red", "mode",
-        "mode=site;site=00000000000000ff;occurrence=0", "mode=nth", "mode=nth;nth=x", "depth=8",
+        "mode=site;sites=00000000000000ff:0", "mode=site;sites=00000000000000ff:x",
+        "mode=site;sites=00000000000000ff,", "mode=site;sites=00000000000000ff;persistent=2",
+        "mode=site;sites=1111111111111111,2222222222222222,3333333333333333,4444444444444444,"
+        "5555555555555555,6666666666666666,7777777777777777,8888888888888888,9999999999999999",
+        "mode=nth", "mode=nth;nth=x", "depth=8", "mode=random", "mode=random;probability=0",
+        "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         plan.mode = PLAN_RECORD;
         const char *error = plan_parse(bad[i], &plan);
-        assert_non_null(error);
+        if (!error)
+            fail_msg("accepted: %s", bad[i] ? bad[i] : "(null)");
         assert_int_equal(plan.mode, PLAN_OFF); /* a bad plan never half-applies */
     }
+}
+
+/* The same seed gives the same decisions, and the rate follows the probability. */
+static void test_random(void **state)
+{
+    (void)state;
+    uint64_t a = 42, b = 42;
+    int hits = 0;
+    for (int i = 0; i < 100000; i++) {
+        bool first = random_tick(&a, 1ull << 30);
+        assert_int_equal(first, random_tick(&b, 1ull << 30));
+        hits += first;
+    }
+    assert_in_range(hits, 24000, 26000); /* 25 % */
+    uint64_t always = 7;
+    for (int i = 0; i < 1000; i++)
+        assert_true(random_tick(&always, 1ull << 32));
 }
 
 /* The kernel's fail-nth rules, one by one (Documentation/fault-injection/fault-injection.rst). */
@@ -162,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_glob),         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_plan_valid),   cmocka_unit_test(test_plan_invalid),
         cmocka_unit_test(test_fail_nth),     cmocka_unit_test(test_record_check),
+        cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
