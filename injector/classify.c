@@ -56,7 +56,7 @@ enum outcome classify(const struct observation *run, const struct baseline_obser
     if (!signal && run->signal != baseline->signal)
         signal = run->signal;
     if (signal) {
-        if (signal == SIGABRT && run->ended_in_caller &&
+        if (signal == SIGABRT && run->ended_in_caller && !run->in_allocator &&
             !stderr_reports_corruption(run->stderr_text))
             return OUTCOME_OOM_ABORT;
         return OUTCOME_CRASH;

@@ -29,6 +29,7 @@ struct observation {
     bool stderr_same;
     const char *stderr_text;
     bool ended_in_caller; /* the failed allocation's caller is on the exit or abort stack */
+    bool in_allocator;    /* the fatal signal came from inside malloc/free (heap corruption) */
     bool leaked;          /* some site has more live blocks at exit than in the baseline */
 };
 

@@ -55,6 +55,9 @@ static const char schema[] =
     "  problems INTEGER,"
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
     "  finding INTEGER);"
+    "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
+    "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
+    "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER);"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -155,7 +158,8 @@ void database_step_done(sqlite3_stmt *statement)
 void database_reset(sqlite3 *db)
 {
     database_exec(db, "DELETE FROM campaign; DELETE FROM modules; DELETE FROM sites;"
-                      "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;");
+                      "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;"
+                      "DELETE FROM processes;");
 }
 
 char *column_text(sqlite3_stmt *statement, int i)
@@ -250,4 +254,23 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         database_step_done(live);
     }
     sqlite3_finalize(live);
+    sqlite3_stmt *process = database_prepare(
+        db, "INSERT INTO processes(run, pid, exe, command_line, forked, exit_code, signal)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)");
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *p = &records->processes.items[i];
+        char command_line[17];
+        hex16(command_line, p->command_line);
+        sqlite3_bind_int64(process, 1, run_id);
+        sqlite3_bind_int64(process, 2, p->pid);
+        sqlite3_bind_text(process, 3, p->exe, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(process, 4, command_line, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(process, 5, p->forked);
+        if (p->exited)
+            sqlite3_bind_int(process, 6, p->exit_status);
+        if (p->signal)
+            sqlite3_bind_int(process, 7, p->signal);
+        database_step_done(process);
+    }
+    sqlite3_finalize(process);
 }

@@ -89,7 +89,12 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         /* Each file starts a new process image (fork child or exec'd program). */
         struct ingest_process fresh = {.pid = r->pid, .parent = (uint32_t)r->value,
                                        .exe = xstrdup(r->body.text.path),
+                                       .command_line = r->signature,
+                                       .forked = r->flags & RECORD_FLAG_FORKED,
                                        .in_scope = r->flags & RECORD_FLAG_IN_SCOPE};
+        for (size_t i = 0; i < out->processes.count; i++)
+            if (out->processes.items[i].pid == r->pid && out->processes.items[i].image >= fresh.image)
+                fresh.image = out->processes.items[i].image + 1;
         VECTOR_PUSH(out->processes, fresh);
         *current = out->processes.count - 1;
         return;
@@ -106,8 +111,8 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
     case RECORD_FAULT:
         take_site(out, r, process->exe);
         {
-            struct ingest_fault fault = {
-                .signature = r->signature, .function = r->function, .size = r->value};
+            struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
+                                         .function = r->function, .size = r->value};
             copy_frames(&fault.stack, r);
             VECTOR_PUSH(out->faults, fault);
         }
@@ -154,6 +159,31 @@ void ingest_bytes(const unsigned char *data, size_t length, const char *name,
     }
 }
 
+const struct ingest_process *final_image(const struct run_records *records, uint32_t pid)
+{
+    const struct ingest_process *last = NULL;
+    for (size_t i = 0; i < records->processes.count; i++)
+        if (records->processes.items[i].pid == pid &&
+            (!last || records->processes.items[i].image > last->image))
+            last = &records->processes.items[i];
+    return last;
+}
+
+/* Files are named PID-IMAGE.rec: read them in that order, numerically, so the images of one
+   pid are numbered as they ran. */
+static int compare_record_files(const void *a, const void *b)
+{
+    const char *left = strrchr(*(char *const *)a, '/') + 1;
+    const char *right = strrchr(*(char *const *)b, '/') + 1;
+    unsigned long left_pid = strtoul(left, NULL, 10), right_pid = strtoul(right, NULL, 10);
+    if (left_pid != right_pid)
+        return left_pid < right_pid ? -1 : 1;
+    unsigned long left_image = strtoul(strchr(left, '-') ? strchr(left, '-') + 1 : left, NULL, 10);
+    unsigned long right_image =
+        strtoul(strchr(right, '-') ? strchr(right, '-') + 1 : right, NULL, 10);
+    return (left_image > right_image) - (left_image < right_image);
+}
+
 bool ingest_run(const char *dir, struct run_records *out)
 {
     DIR *folder = opendir(dir);
@@ -167,6 +197,8 @@ bool ingest_run(const char *dir, struct run_records *out)
             VECTOR_PUSH(names, xasprintf("%s/%s", dir, entry->d_name));
     }
     closedir(folder);
+    if (names.count > 1)
+        qsort(names.items, names.count, sizeof *names.items, compare_record_files);
     for (size_t i = 0; i < names.count; i++) {
         size_t length = 0;
         unsigned char *data = (unsigned char *)read_whole_file(names.items[i], &length);

@@ -34,7 +34,10 @@ struct ingest_site {
 struct ingest_process {
     uint32_t pid;
     uint32_t parent;
+    uint32_t image;        /* 0 for the first program a pid ran, then 1, 2, ... after each exec */
     char *exe;
+    uint64_t command_line; /* hash */
+    bool forked;
     bool in_scope;
     bool exited;
     int exit_status;
@@ -53,6 +56,7 @@ struct ingest_live {
 
 struct ingest_fault {
     uint64_t signature;
+    uint32_t pid;
     uint32_t function;
     uint64_t size;
     struct frame_list stack;
@@ -66,6 +70,9 @@ struct run_records {
     VECTOR(struct ingest_fault) faults; /* every injected failure, in record order */
     int problems; /* malformed records or files */
 };
+
+/* How a process ended: from its last image (an exec'd program continues its pid). */
+const struct ingest_process *final_image(const struct run_records *records, uint32_t pid);
 
 /* Read every record file under `dir`. Returns false only when the folder cannot be read. */
 bool ingest_run(const char *dir, struct run_records *out);

@@ -158,6 +158,9 @@ LF_TEXT LF_EXPORT void free(void *block)
         runtime_guard = 0;
     }
     real_free(block);
+    /* Not a tail call: if glibc aborts inside free (a double free), this frame stays on the
+       crash stack, which is how failrun tells heap corruption from a deliberate abort. */
+    __asm__ volatile("" ::: "memory");
 }
 
 /* ---- process exits ----

@@ -50,6 +50,7 @@ enum record_function {
 #define RECORD_FLAG_IN_SCOPE 0x1u     /* START: this process's allocations are recorded/failed */
 #define RECORD_FLAG_LIVE_OVERFLOW 0x2u /* EXIT: live-block table overflowed; leak counts partial */
 #define RECORD_FLAG_PATH_TRUNCATED 0x4u
+#define RECORD_FLAG_FORKED 0x8u        /* START: a fork child (same program as its parent) */
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };
@@ -68,7 +69,8 @@ struct record {
     uint32_t flags;
     uint32_t function;   /* SITE/FAULT: enum record_function */
     uint64_t sequence;   /* per-process record number, from 0 */
-    uint64_t signature;  /* SITE/FAULT/LIVE: site signature; MODULE: module id */
+    uint64_t signature;  /* SITE/FAULT/LIVE: site signature; MODULE: module id;
+                            START: hash of the command line (/proc/self/cmdline) */
     uint64_t value;      /* SITE/FAULT: request size; EXIT: status; SIGNAL: signo; LIVE: blocks */
     uint64_t value2;     /* EXIT: enum record_exit_kind; LIVE: bytes; MODULE: build-id length */
     union {

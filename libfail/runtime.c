@@ -58,6 +58,7 @@ static struct {
     char record_path[PATH_MAX];
     char exe[PATH_MAX];
     char module_globs[1024];
+    uint64_t command_line;
     _Atomic int record_fd;
     _Atomic dev_t record_dev;
     _Atomic ino_t record_ino;
@@ -227,10 +228,24 @@ static void LF_TEXT announce_module(const struct module_info *module)
               module->build_id_length);
 }
 
-static void LF_TEXT announce_process(void)
+/* The command line tells apart processes of one executable (`kvtest --a` and `kvtest --b`), so
+   failrun can compare a faulted process with the same process of the baseline. */
+static uint64_t LF_TEXT command_line_hash(void)
 {
-    emit_text(RECORD_START, state.in_scope ? RECORD_FLAG_IN_SCOPE : 0, 0, (uint64_t)getppid(),
-              state.exe, NULL, 0);
+    char buffer[4096];
+    ssize_t length = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        length = read(fd, buffer, sizeof buffer);
+        close(fd);
+    }
+    return hash_bytes(4, buffer, length > 0 ? (size_t)length : 0);
+}
+
+static void LF_TEXT announce_process(bool forked)
+{
+    uint32_t flags = (state.in_scope ? RECORD_FLAG_IN_SCOPE : 0) | (forked ? RECORD_FLAG_FORKED : 0);
+    emit_text(RECORD_START, flags, state.command_line, (uint64_t)getppid(), state.exe, NULL, 0);
 }
 
 /* ---- scope ---- */
@@ -425,6 +440,7 @@ static void LF_TEXT initialise(void)
     ssize_t n = readlink("/proc/self/exe", state.exe, sizeof state.exe - 1);
     state.exe[n > 0 ? n : 0] = '\0';
     state.in_scope = decide_scope();
+    state.command_line = command_line_hash();
     if (state.plan.mode == PLAN_NTH)
         fail_nth = state.plan.nth;
     random_state = state.plan.seed;
@@ -436,7 +452,7 @@ static void LF_TEXT initialise(void)
     }
     open_new_record_file();
     state.active = true;
-    announce_process();
+    announce_process(false);
     if (state.in_scope) {
         module_table_set_listener(announce_module);
         uintptr_t warm_up[2]; /* let libunwind set itself up now, not in the middle of a fork */
@@ -484,7 +500,7 @@ void LF_TEXT runtime_after_fork_child(void)
     atomic_store(&state.live_reported, false);
     atomic_store(&state.exit_reported, false);
     open_new_record_file();
-    announce_process();
+    announce_process(true);
     module_table_reset_after_fork();
 }
 

@@ -29,3 +29,17 @@ check_equal "a system program as the command: it alone is in scope" "$(command -
 "$FAILRUN" run -q --module '*libctor.so' --db "$work/module.db" -- "$PROGRAMS/early" >/dev/null
 check_equal "--module: only the allocation made in the matching library" 1 \
     "$(sql "$work/module.db" "SELECT count(*) FROM sites")"
+
+# A harness that hides its children's output and exit status: each test program is judged by
+# its own exit status against the same program in the baseline.
+"$FAILRUN" run -q --json --db "$work/harness.db" -- tests/data/run-tests.sh >"$work/harness.json"
+findings=$(jq -r '[.findings[] | "\(.outcome) \(.signal_name // "-") \(.location.file | sub(".*/examples/"; "examples/")):\(.location.line)"] | sort | .[]' "$work/harness.json")
+check_equal "hidden statuses: the three planted bugs, the double free told by its stack" \
+    "$(printf '%s\n' "crash ABRT $(marker examples/kvstore/kv.c 'BUG(double-free)')" \
+        "crash SEGV $(marker examples/kvstore/kv.c 'BUG(null-deref)')" \
+        "leak - $(marker examples/csvstat/csv.c 'BUG(leak)')")" "$findings"
+check "hidden statuses: kvtest's error exits still count as handled" \
+    test "$(sql "$work/harness.db" "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
+        WHERE s.exe LIKE '%kvtest' AND r.outcome = 'handled'")" -ge 15
+check_equal "hidden statuses: the command itself always exited 0" 0 \
+    "$(sql "$work/harness.db" "SELECT max(exit_code) FROM runs")"
