@@ -7,7 +7,8 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector
 # Code that runs inside the target: position independent, private symbols, TLS that never allocates.
-CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+# Frame pointers: sanitizers unwind allocation stacks by them, through our interposers too.
+CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
 # Examples and test programs: plain debug builds, so reports name exact lines.
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
@@ -17,7 +18,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/cmd_report.c \
                    injector/cmd_replay.c injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
-                   libfail/plan.c
+                   libfail/plan.c injector/sanitizer.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
@@ -89,6 +90,18 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
+# The examples built with AddressSanitizer and UBSan, for the sanitizer tests.
+SANITIZED := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat
+$(BUILD)/tests/asan/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/kvstore/kv.c \
+	    examples/kvstore/kvtest.c
+
+$(BUILD)/tests/asan/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/csvstat/csv.c \
+	    examples/csvstat/csvstat.c
+
 $(BUILD)/tests/programs/libctor.so: tests/programs/libctor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
@@ -101,13 +114,13 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 unit: $(UNIT_TESTS)
 	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status
 
-integration: all $(TEST_PROGRAMS)
+integration: all $(TEST_PROGRAMS) $(SANITIZED)
 	@sh tests/integration/run.sh
 
 # Every test. Unit tests first: they are fast and pinpoint a broken core.
 check:
 	@sh tools/deps.sh
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS)
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(SANITIZED)
 	@sh tests/run-all.sh $(UNIT_TESTS)
 
 demo:

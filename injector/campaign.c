@@ -3,6 +3,7 @@
  */
 #include "campaign.h"
 #include "database.h"
+#include "sanitizer.h"
 #include "util.h"
 #include "internal.h"
 
@@ -58,7 +59,7 @@ char **run_environment(const struct campaign_settings *settings, const char *run
 {
     char *preload = preload_path();
     const char *existing = getenv("LD_PRELOAD");
-    char **environment = xcalloc(8, sizeof *environment);
+    char **environment = xcalloc(10, sizeof *environment);
     size_t n = 0;
     /* Ours first, so it sits above any allocator the user preloads. */
     environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
@@ -68,6 +69,13 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     /* Before the scope is decided (the baseline), every process records. */
     environment[n++] = xasprintf("LIBFAIL_EXE=%s", settings->scope ? settings->scope : "*");
     environment[n++] = xasprintf("LIBFAIL_MODULE=%s", settings->module_globs);
+    /* For targets built with -fsanitize=...: reports go to files in the run folder. */
+    char *asan = sanitizer_options(getenv("ASAN_OPTIONS"), run_dir, false);
+    char *ubsan = sanitizer_options(getenv("UBSAN_OPTIONS"), run_dir, true);
+    environment[n++] = xasprintf("ASAN_OPTIONS=%s", asan);
+    environment[n++] = xasprintf("UBSAN_OPTIONS=%s", ubsan);
+    free(asan);
+    free(ubsan);
     environment[n] = NULL;
     free(preload);
     return environment;
@@ -250,8 +258,8 @@ void module_map_free(struct module_map *map)
 
 bool module_is_plumbing(const char *path)
 {
-    static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload",
-                                           "libunwind", "liblzma"};
+    static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload", "libunwind",
+                                           "liblzma", "libasan", "liblsan", "libubsan"};
     if (!path)
         return true;
     const char *base = strrchr(path, '/');

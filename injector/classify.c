@@ -13,6 +13,7 @@ static const char *const names[OUTCOME_COUNT] = {
     [OUTCOME_OOM_ABORT] = "oom-abort", [OUTCOME_CRASH] = "crash",
     [OUTCOME_SILENT] = "silent",     [OUTCOME_HANG] = "hang",
     [OUTCOME_LEAK] = "leak",         [OUTCOME_NOT_REACHED] = "not-reached",
+    [OUTCOME_SANITIZER] = "sanitizer",
 };
 
 const char *outcome_name(enum outcome outcome)
@@ -31,7 +32,7 @@ int outcome_from_name(const char *name)
 bool outcome_is_bug(enum outcome outcome)
 {
     return outcome == OUTCOME_CRASH || outcome == OUTCOME_SILENT || outcome == OUTCOME_HANG ||
-           outcome == OUTCOME_LEAK;
+           outcome == OUTCOME_LEAK || outcome == OUTCOME_SANITIZER;
 }
 
 bool stderr_reports_corruption(const char *text)
@@ -52,6 +53,8 @@ enum outcome classify(const struct observation *run, const struct baseline_obser
         return OUTCOME_NOT_REACHED;
     if (run->timed_out)
         return OUTCOME_HANG;
+    if (run->sanitizer)
+        return run->sanitizer_crash ? OUTCOME_CRASH : OUTCOME_SANITIZER;
     int signal = run->crash_signal;
     if (!signal && run->signal != baseline->signal)
         signal = run->signal;

@@ -16,6 +16,7 @@ enum outcome {
     OUTCOME_HANG,        /* timeout */
     OUTCOME_LEAK,        /* ended as the baseline did, but more blocks of some site stayed live */
     OUTCOME_NOT_REACHED, /* the planned fault never fired */
+    OUTCOME_SANITIZER,   /* a sanitizer report (use after free, double free, leak, UB) */
     OUTCOME_COUNT
 };
 
@@ -31,6 +32,8 @@ struct observation {
     bool ended_in_caller; /* the failed allocation's caller is on the exit or abort stack */
     bool in_allocator;    /* the fatal signal came from inside malloc/free (heap corruption) */
     bool leaked;          /* some site has more live blocks at exit than in the baseline */
+    bool sanitizer;       /* a sanitizer report the baseline did not have */
+    bool sanitizer_crash; /* ... about a fatal signal (SEGV) it caught */
 };
 
 struct baseline_observation {

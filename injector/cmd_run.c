@@ -11,6 +11,7 @@
 #include "database.h"
 #include "internal.h"
 #include "report.h"
+#include "sanitizer.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -79,6 +80,7 @@ struct campaign_context {
     struct baseline_observation baseline;
     int64_t baseline_id;
     uint64_t baseline_stdout, baseline_stderr;
+    char *baseline_sanitizer; /* finding key of a sanitizer report the baseline already had */
     int64_t timeout_ms;
 };
 
@@ -591,14 +593,46 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
                      (unsigned long long)evidence->frames[first].offset);
 }
 
+/* A module named only by a sanitizer's report: found by path, or added under the id the preload
+   gives a module without build-id, so symbolisation can find the file. */
+static uint64_t module_for_path(struct campaign_context *context, const char *path)
+{
+    for (size_t i = 0; i < context->modules.count; i++)
+        if (!strcmp(context->modules.paths[i], path))
+            return context->modules.ids[i];
+    uint64_t id = hash_bytes(2, path, strlen(path));
+    char text[17];
+    hex16(text, id);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, '')");
+    sqlite3_bind_text(statement, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, path, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    module_map_free(&context->modules);
+    module_map_load(context->db, &context->modules);
+    return id;
+}
+
+static void sanitizer_frames(struct campaign_context *context,
+                             const struct sanitizer_report *report, struct frame_list *out)
+{
+    out->count = report->frame_count;
+    for (int i = 0; i < report->frame_count; i++) {
+        out->frames[i].module = module_for_path(context, report->paths[i]);
+        out->frames[i].offset = report->offsets[i];
+    }
+}
+
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
-                              enum outcome outcome, int signal, const struct frame_list *evidence)
+                              enum outcome outcome, int signal, const struct frame_list *evidence,
+                              const char *detail)
 {
     char *key = finding_key(context, outcome, signal, evidence);
     char *frames = frames_to_json(evidence);
     sqlite3_stmt *statement = database_prepare(
-        context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs)"
-                     " VALUES (?, ?, ?, ?, ?, ?, 1)"
+        context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
+                     " detail) VALUES (?, ?, ?, ?, ?, ?, 1, ?)"
                      " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
                      /* whatever order -j finishes runs in, the earliest run represents it */
                      "  site = iif(excluded.first_run < first_run, excluded.site, site),"
@@ -611,6 +645,8 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     sqlite3_bind_text(statement, 4, site, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 6, run_id);
+    if (detail)
+        sqlite3_bind_text(statement, 7, detail, -1, SQLITE_TRANSIENT);
     int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
     sqlite3_finalize(statement);
     free(key);
@@ -720,6 +756,26 @@ static void compare_faulted_process(struct campaign_context *context,
 
 /* Under the database lock: classify the run and store it with all it revealed, in one
    transaction. */
+/* A sanitizer report the program makes without any fault (a leak it always has) is not a
+   finding of the fault runs: remember its key. */
+static void load_baseline_sanitizer(struct campaign_context *context)
+{
+    sqlite3_stmt *statement =
+        database_prepare(context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
+    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
+    sqlite3_finalize(statement);
+    struct sanitizer_report report;
+    if (dir && sanitizer_read(dir, &report)) {
+        struct frame_list frames;
+        sanitizer_frames(context, &report, &frames);
+        context->baseline_sanitizer = finding_key(context, OUTCOME_SANITIZER, 0, &frames);
+        warn("the command has a sanitizer report even without faults (%s); fault runs report only "
+             "others", report.kind);
+        sanitizer_report_free(&report);
+    }
+    free(dir);
+}
+
 static enum outcome conclude_job(struct campaign_context *context, struct job *job)
 {
     const struct run_records *records = &job->records;
@@ -768,6 +824,17 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
     observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
     uint64_t leaked = target ? leaking_site(context, records) : 0;
     observation.leaked = leaked != 0;
+    struct sanitizer_report report;
+    bool reported = sanitizer_read(job->dir, &report);
+    struct frame_list sanitizer_stack = {0};
+    if (reported) {
+        sanitizer_frames(context, &report, &sanitizer_stack);
+        char *key = finding_key(context, OUTCOME_SANITIZER, 0, &sanitizer_stack);
+        observation.sanitizer =
+            !context->baseline_sanitizer || strcmp(key, context->baseline_sanitizer) != 0;
+        observation.sanitizer_crash = report.crash;
+        free(key);
+    }
     struct baseline_observation baseline = context->baseline;
     if (target)
         compare_faulted_process(context, records, target, &observation, &baseline);
@@ -775,13 +842,18 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
 
     int64_t finding = 0;
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
-    if (outcome == OUTCOME_LEAK)
+    if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
+        evidence = sanitizer_stack;
+    else if (outcome == OUTCOME_LEAK)
         site_frames(context->db, leaked, &evidence);
     else if (outcome != OUTCOME_CRASH && target)
         evidence = target->stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
-                                 outcome == OUTCOME_CRASH ? signal : 0, &evidence);
+                                 outcome == OUTCOME_CRASH ? signal : 0, &evidence,
+                                 observation.sanitizer ? report.kind : NULL);
+    if (reported)
+        sanitizer_report_free(&report);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
@@ -949,6 +1021,7 @@ int cmd_run(int argc, char **argv)
         run_baseline(&context);
     load_baseline(&context);
     module_map_load(context.db, &context.modules);
+    load_baseline_sanitizer(&context);
     signal(SIGPIPE, SIG_IGN);
     run_planned(&context);
 
@@ -969,5 +1042,6 @@ int cmd_run(int argc, char **argv)
     database_close(context.db);
     campaign_settings_free(&options.settings);
     free(context.state_dir);
+    free(context.baseline_sanitizer);
     return bugs ? EXIT_BUGS : 0;
 }

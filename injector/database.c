@@ -67,6 +67,7 @@ static const char schema[] =
     "  signal INTEGER,"
     "  site TEXT NOT NULL,"             /* the first injection site that produced it */
     "  frames TEXT NOT NULL,"           /* crash stack, or the leaking site's stack */
+    "  detail TEXT,"                    /* the sanitizer's headline */
     "  first_run INTEGER NOT NULL,"
     "  runs INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);";

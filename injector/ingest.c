@@ -17,7 +17,8 @@ const char *function_name(uint32_t function)
         [FUNCTION_POSIX_MEMALIGN] = "posix_memalign",
         [FUNCTION_ALIGNED_ALLOC] = "aligned_alloc",
         [FUNCTION_MEMALIGN] = "memalign",   [FUNCTION_VALLOC] = "valloc",
-        [FUNCTION_PVALLOC] = "pvalloc",
+        [FUNCTION_PVALLOC] = "pvalloc",    [FUNCTION_STRDUP] = "strdup",
+        [FUNCTION_STRNDUP] = "strndup",
     };
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }

@@ -103,18 +103,64 @@ static void LF_TEXT resolve(void)
     atomic_store(&resolve_phase, 2);
 }
 
+/* ---- strdup and strndup: do they allocate through the interposable malloc? ---- */
+
+static __thread int allocation_probe __attribute__((tls_model("initial-exec")));
+static _Atomic int strdup_probe = -1, strndup_probe = -1; /* -1 not measured, 0 no, 1 yes */
+
+static void LF_TEXT probe_strdup(void)
+{
+    free(real_strdup("probe"));
+}
+
+static void LF_TEXT probe_strndup(void)
+{
+    free(real_strndup("probe", 3));
+}
+
+/* Measured once per process: call the real function with the guard set (so nothing is recorded)
+   and see whether any interposer of ours was entered meanwhile. */
+static bool LF_TEXT goes_through_malloc(_Atomic int *known, void (*probe)(void))
+{
+    int result = atomic_load_explicit(known, memory_order_relaxed);
+    if (LF_LIKELY(result >= 0))
+        return result;
+    int saved_guard = runtime_guard;
+    runtime_guard = 1;
+    allocation_probe = 1;
+    probe();
+    result = allocation_probe == 2;
+    allocation_probe = 0;
+    runtime_guard = saved_guard;
+    atomic_store(known, result);
+    return result;
+}
+
+static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
+{
+    size_t length = strnlen(text, limit);
+    char *copy = bootstrap_alloc(length + 1, 16);
+    if (copy) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
 /* ---- the interposers, generated from the table ---- */
 
-#define INTERPOSE(name, id, type, params, args, size_expr, may_fail, result_block, released,       \
-                  fail_value, fail_errno, bootstrap)                                               \
-    LF_TEXT LF_EXPORT type name params                                                                   \
+#define INTERPOSE(name, id, type, params, args, pass_through, size_expr, may_fail, result_block,    \
+                  released, fail_value, fail_errno, bootstrap)                                     \
+    LF_TEXT LF_EXPORT type name params                                                             \
     {                                                                                              \
         if (LF_UNLIKELY(!real_##name)) {                                                           \
             resolve();                                                                             \
             if (!real_##name)                                                                      \
                 return bootstrap;                                                                  \
         }                                                                                          \
-        if (runtime_guard)                                                                               \
+        if (LF_UNLIKELY(allocation_probe))                                                         \
+            allocation_probe = 2;                                                                  \
+        if (runtime_guard || (pass_through))                                                       \
             return real_##name args;                                                               \
         runtime_guard = 1;                                                                               \
         int saved_errno = errno;                                                                   \

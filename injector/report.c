@@ -135,7 +135,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     module_map_load(db, &map);
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan"
+        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail"
             " FROM findings f LEFT JOIN runs r ON r.id = f.first_run ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
@@ -162,6 +162,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
+        const char *detail = (const char *)sqlite3_column_text(statement, 8);
+        if (detail)
+            json_object_set_new(finding, "sanitizer", json_string(detail));
         const char *chain = (const char *)sqlite3_column_text(statement, 6);
         const char *plan = (const char *)sqlite3_column_text(statement, 7);
         if (chain && strchr(chain, ','))
@@ -241,8 +244,11 @@ static void print_finding(FILE *out, json_t *finding)
     const char *outcome = json_string_value(json_object_get(finding, "outcome"));
     const char *signal = json_string_value(json_object_get(finding, "signal_name"));
     const char *file = json_string_value(json_object_get(location, "file"));
-    fprintf(out, "\nBUG %lld: %s%s%s%s at ", (long long)json_integer_value(json_object_get(finding, "id")),
-            outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
+    const char *sanitizer = json_string_value(json_object_get(finding, "sanitizer"));
+    fprintf(out, "\nBUG %lld: %s%s%s%s%s%s at ",
+            (long long)json_integer_value(json_object_get(finding, "id")), outcome,
+            signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "",
+            sanitizer ? ": " : "", sanitizer ? sanitizer : "");
     if (file && *file)
         fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
     else

@@ -32,6 +32,10 @@
 #define LIVE_PROBES 64
 #define LIVE_EMPTY ((uintptr_t)0)
 #define LIVE_TOMBSTONE ((uintptr_t)1)
+/* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
+   not find every block reachable through our table. The low nibble keeps keys of 16-byte aligned
+   blocks away from EMPTY and TOMBSTONE. */
+#define LIVE_MASK ((uintptr_t)0x5a5a5a5a5a5a5a58ull)
 #define RECORD_FD_FLOOR 900
 
 struct site_entry {
@@ -471,6 +475,12 @@ void LF_TEXT runtime_init(void)
             return;
         int expected = 0;
         if (phase == 0 && atomic_compare_exchange_strong(&state.phase, &expected, 1)) {
+            if (!environ) {
+                /* A sanitizer's .preinit_array allocates before libc has set up the environment:
+                   not yet, try again at the next call. */
+                atomic_store(&state.phase, 0);
+                return;
+            }
             int saved_errno = errno;
             initialise();
             errno = saved_errno;
@@ -603,13 +613,13 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
 {
     if (block && call->site_index != UINT32_MAX && state.live)
-        live_insert((uintptr_t)block, call->site_index, size);
+        live_insert((uintptr_t)block ^ LIVE_MASK, call->site_index, size);
 }
 
 void LF_TEXT runtime_untrack(void *block)
 {
     if (block && state.live && state.in_scope && getpid() == state.pid)
-        live_remove((uintptr_t)block);
+        live_remove((uintptr_t)block ^ LIVE_MASK);
 }
 
 void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)

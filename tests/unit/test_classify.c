@@ -102,6 +102,19 @@ static void test_silent_absorbed_leak(void **state)
     assert_int_equal(classify(&run, &failing), OUTCOME_ABSORBED);
 }
 
+static void test_sanitizer(void **state)
+{
+    (void)state;
+    struct observation run = absorbed_run();
+    run.sanitizer = true;
+    run.exit_code = 1; /* sanitizers exit 1: the report, not the status, decides */
+    assert_int_equal(classify(&run, &clean), OUTCOME_SANITIZER);
+    run.sanitizer_crash = true; /* ASan caught a SEGV */
+    assert_int_equal(classify(&run, &clean), OUTCOME_CRASH);
+    run.timed_out = true;
+    assert_int_equal(classify(&run, &clean), OUTCOME_HANG);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -118,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_not_reached_and_hang), cmocka_unit_test(test_crashes),
         cmocka_unit_test(test_oom_abort),            cmocka_unit_test(test_handled),
         cmocka_unit_test(test_silent_absorbed_leak), cmocka_unit_test(test_names),
+        cmocka_unit_test(test_sanitizer),
     };
     return cmocka_run_group_tests_name("classify", tests, NULL, NULL);
 }

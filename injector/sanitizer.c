@@ -1,0 +1,123 @@
+/*
+ * sanitizer.c — find and parse sanitizer reports of a run (see sanitizer.h).
+ */
+#include "sanitizer.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *sanitizer_options(const char *existing, const char *dir, bool undefined)
+{
+    /* Ours come last, so they win over the user's. verify_asan_link_order=0: the preload sits
+       before libasan in the library list, on purpose (it forwards to ASan's allocator). */
+    const char *common = undefined ? "print_stacktrace=1" : "verify_asan_link_order=0";
+    return xasprintf("%s%s%s:log_path=%s/%s:symbolize=0", existing ? existing : "",
+                     existing && *existing ? ":" : "", common, dir, SANITIZER_LOG);
+}
+
+static const char *after(const char *text, const char *marker)
+{
+    const char *found = strstr(text, marker);
+    return found ? found + strlen(marker) : NULL;
+}
+
+/* The report's headline: what kind of error, up to " on " / " at " / the end of the line. */
+static void read_kind(const char *start, struct sanitizer_report *out)
+{
+    size_t length = strcspn(start, "\n");
+    const char *cut = NULL;
+    for (const char *p = start; p < start + length; p++)
+        if (!strncmp(p, " on ", 4) || !strncmp(p, " at pc", 6) || !strncmp(p, " (pc ", 5)) {
+            cut = p;
+            break;
+        }
+    if (cut)
+        length = (size_t)(cut - start);
+    if (length >= sizeof out->kind)
+        length = sizeof out->kind - 1;
+    memcpy(out->kind, start, length);
+    out->kind[length] = '\0';
+}
+
+/* Frames: "    #3 0x55d0c2a1b2c3  (/path/to/module+0x1a2b)" until the first line that is not. */
+static void read_frames(const char *text, struct sanitizer_report *out)
+{
+    const char *line = strstr(text, "    #0 ");
+    while (line && out->frame_count < RECORD_MAX_FRAMES) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        const char *open = memchr(line, '(', length);
+        const char *plus = NULL;
+        for (const char *p = line + length; open && p > open; p--)
+            if (*p == '+') {
+                plus = p;
+                break;
+            }
+        if (strncmp(line, "    #", 5) || !open || !plus || strncmp(plus, "+0x", 3))
+            break;
+        out->paths[out->frame_count] = xasprintf("%.*s", (int)(plus - open - 1), open + 1);
+        out->offsets[out->frame_count] = strtoull(plus + 3, NULL, 16) + 1;
+        out->frame_count++;
+        line = end ? end + 1 : NULL;
+    }
+}
+
+bool sanitizer_parse(const char *text, struct sanitizer_report *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *kind = after(text, "ERROR: AddressSanitizer: ");
+    if (!kind)
+        kind = after(text, "ERROR: LeakSanitizer: ");
+    if (!kind) {
+        const char *runtime = strstr(text, "runtime error: ");
+        kind = runtime;
+    }
+    if (!kind)
+        return false;
+    read_kind(kind, out);
+    out->crash = !strncmp(out->kind, "SEGV", 4) || !strncmp(out->kind, "BUS", 3) ||
+                 !strncmp(out->kind, "FPE", 3) || !strncmp(out->kind, "ILL", 3) ||
+                 !strncmp(out->kind, "stack-overflow", 14);
+    read_frames(kind, out);
+    return true;
+}
+
+void sanitizer_report_free(struct sanitizer_report *report)
+{
+    for (int i = 0; i < report->frame_count; i++)
+        free(report->paths[i]);
+    memset(report, 0, sizeof *report);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+bool sanitizer_read(const char *dir, struct sanitizer_report *out)
+{
+    DIR *folder = opendir(dir);
+    if (!folder)
+        return false;
+    VECTOR(char *) names = {0};
+    struct dirent *entry;
+    while ((entry = readdir(folder)))
+        if (!strncmp(entry->d_name, SANITIZER_LOG ".", strlen(SANITIZER_LOG) + 1))
+            VECTOR_PUSH(names, xasprintf("%s/%s", dir, entry->d_name));
+    closedir(folder);
+    if (names.count > 1)
+        qsort(names.items, names.count, sizeof *names.items, compare_names);
+    bool found = false;
+    for (size_t i = 0; i < names.count; i++) {
+        char *text = found ? NULL : read_whole_file(names.items[i], NULL);
+        if (text)
+            found = sanitizer_parse(text, out);
+        free(text);
+        free(names.items[i]);
+    }
+    free(names.items);
+    return found;
+}
