@@ -133,8 +133,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_stmt *statement = database_prepare(
         db, "INSERT INTO campaign(id, command, cwd, top_exe, stdin_path, depth, timeout_ms,"
             " exe_globs, module_globs, started_ms, occurrence, persistent, nth, nth_sweep,"
-            " probability, seed, max_runs)"
-            " VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            " probability, seed, max_runs, shard, shards)"
+            " VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     char *command = argv_to_json(settings->argv);
     sqlite3_bind_text(statement, 1, command, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, settings->cwd, -1, SQLITE_TRANSIENT);
@@ -154,6 +154,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
         sqlite3_bind_text(statement, 14, settings->probability, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 15, (sqlite3_int64)settings->seed);
     sqlite3_bind_int64(statement, 16, settings->max_runs);
+    sqlite3_bind_int(statement, 17, (int)settings->shard);
+    sqlite3_bind_int(statement, 18, (int)settings->shards);
     database_step_done(statement);
     sqlite3_finalize(statement);
     free(command);
@@ -164,7 +166,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT command, cwd, top_exe, stdin_path, depth, timeout_ms, exe_globs,"
             " module_globs, scope, occurrence, persistent, nth, nth_sweep, probability, seed,"
-            " max_runs FROM campaign WHERE id = 1");
+            " max_runs, shard, shards FROM campaign WHERE id = 1");
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     if (found) {
         char *command = column_text(statement, 0);
@@ -185,6 +187,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->probability = column_text(statement, 13);
         settings->seed = (uint64_t)sqlite3_column_int64(statement, 14);
         settings->max_runs = sqlite3_column_int64(statement, 15);
+        settings->shard = (unsigned)sqlite3_column_int(statement, 16);
+        settings->shards = (unsigned)sqlite3_column_int(statement, 17);
     }
     sqlite3_finalize(statement);
     return found;
@@ -197,11 +201,16 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 !strcmp(a->exe_globs, b->exe_globs) && !strcmp(a->module_globs, b->module_globs) &&
                 a->occurrence == b->occurrence && a->persistent == b->persistent &&
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
-                a->max_runs == b->max_runs &&
+                a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);
     return same;
+}
+
+bool in_shard(const struct campaign_settings *settings, uint64_t value)
+{
+    return settings->shards <= 1 || value % settings->shards == settings->shard - 1;
 }
 
 void campaign_settings_free(struct campaign_settings *settings)

@@ -33,6 +33,7 @@ struct campaign_settings {
     char *probability;   /* random mode: "P" as given, NULL: not this mode */
     uint64_t seed;       /* random mode: the first run's seed, then seed+1, ... */
     int64_t max_runs;    /* bound on fault runs, exploration included */
+    unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
 };
 
 /* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
@@ -57,6 +58,8 @@ bool scope_includes(const char *scope, const char *exe);
 void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);
 /* False when the database holds no campaign. */
 bool campaign_load(sqlite3 *db, struct campaign_settings *settings);
+/* Is the first fault run planned for this site / nth / seed in this shard's slice? */
+bool in_shard(const struct campaign_settings *settings, uint64_t value);
 bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b);
 void campaign_settings_free(struct campaign_settings *settings);
 char *argv_to_json(char *const *argv);

@@ -52,6 +52,7 @@ const char run_usage[] =
     "\n"
     "  --json            print the report as JSON\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
+    "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --quiet           no progress lines\n"
     "\n"
@@ -110,7 +111,8 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"occurrence", required_argument, NULL, 'K'}, {"persistent", no_argument, NULL, 'P'},
         {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
         {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
-        {"max-runs", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0},
+        {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
@@ -157,6 +159,16 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'M':
             settings->max_runs = (int64_t)parse_count(optarg, "--max-runs");
             break;
+        case 'S': {
+            unsigned shard = 0, shards = 0;
+            char extra;
+            if (sscanf(optarg, "%u/%u%c", &shard, &shards, &extra) != 2 || shard < 1 ||
+                shards < 1 || shard > shards)
+                fatal("--shard %s: give K/N with 1 <= K <= N, e.g. --shard 2/8", optarg);
+            settings->shard = shard;
+            settings->shards = shards;
+            break;
+        }
         case 'j':
             options->jobs = (int)strtol(optarg, &end, 10);
             if (*end || options->jobs < 1 || options->jobs > 1024)
@@ -342,17 +354,24 @@ static void plan_first_runs(struct campaign_context *context)
 {
     const struct campaign_settings *settings = &context->options->settings;
     if (settings->nth || settings->nth_sweep) {
-        plan_run(context, NULL, NULL, settings->nth ? settings->nth : 1, 0);
+        /* A sharded sweep takes every N-th call: K, K+N, K+2N, ... */
+        uint64_t first = settings->nth ? settings->nth : settings->shards > 1 ? settings->shard : 1;
+        if (settings->nth_sweep || in_shard(settings, first - 1))
+            plan_run(context, NULL, NULL, first, 0);
         return;
     }
     if (settings->probability) {
         for (int64_t i = 0; i < settings->max_runs; i++)
-            plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
+            if (in_shard(settings, (uint64_t)i))
+                plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
         return;
     }
     sqlite3_stmt *sites = database_prepare(context->db, "SELECT id FROM sites ORDER BY rowid");
     while (sqlite3_step(sites) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(sites, 0);
+        uint64_t signature = 0;
+        if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
+            continue; /* another shard's */
         char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
         plan_run(context, site, chain, 0, 0);
         free(chain);
@@ -706,7 +725,7 @@ static void plan_follow_ups(struct campaign_context *context, const struct job *
     if (settings->nth_sweep) {
         struct plan plan;
         if (!plan_parse(job->plan, &plan))
-            plan_run(context, NULL, NULL, plan.nth + 1, 0);
+            plan_run(context, NULL, NULL, plan.nth + (settings->shards > 1 ? settings->shards : 1), 0);
         return;
     }
     int length = 1;

@@ -26,6 +26,7 @@ static const char schema[] =
     "  occurrence INTEGER NOT NULL, persistent INTEGER NOT NULL, nth INTEGER NOT NULL,"
     "  nth_sweep INTEGER NOT NULL, probability TEXT, seed INTEGER NOT NULL,"
     "  max_runs INTEGER NOT NULL,"
+    "  shard INTEGER NOT NULL, shards INTEGER NOT NULL,"
     "  started_ms INTEGER NOT NULL,"
     "  wall_ms INTEGER,"                /* NULL until the campaign finished */
     "  baseline_exit INTEGER,"

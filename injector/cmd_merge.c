@@ -1,0 +1,178 @@
+/*
+ * cmd_merge.c — `failrun merge A.db B.db ... -o all.db`: join the databases of a campaign run as
+ * shards (--shard K/N) on several machines into one, as if it had run in one place.
+ *
+ * Everything happens in SQL over ATTACHed inputs. Run ids are shifted past those already merged;
+ * the baseline comes from the first input; a fault run whose plan an earlier input already ran
+ * (exploration can reach the same site from two shards) is kept once; findings are joined by
+ * their deduplication key, the earliest run representing each.
+ */
+#include "campaign.h"
+#include "commands.h"
+#include "database.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char merge_usage[] =
+    "usage: failrun merge INPUT.db [INPUT.db ...] -o OUTPUT.db\n"
+    "\n"
+    "Join the databases of one campaign run in shards (failrun run --shard K/N) into one, then\n"
+    "`failrun report --db OUTPUT.db` shows the whole campaign. The inputs must be campaigns of\n"
+    "the same command in the same folder; OUTPUT.db must not exist yet.\n";
+
+static void bind_and_run(sqlite3 *db, const char *sql, int64_t offset)
+{
+    sqlite3_stmt *statement = database_prepare(db, sql);
+    for (int i = 1; i <= sqlite3_bind_parameter_count(statement); i++)
+        sqlite3_bind_int64(statement, i, offset);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+static void check_same_campaign(sqlite3 *db, const char *input)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM src.campaign s JOIN main.campaign m"
+            "  ON s.command = m.command AND s.cwd = m.cwd AND s.depth = m.depth"
+            "  AND s.scope IS m.scope AND s.shards = m.shards),"
+            " (SELECT count(*) FROM src.campaign c JOIN main.campaign m ON c.shard = m.shard"
+            "  AND m.shards > 1)");
+    sqlite3_step(statement);
+    bool same = sqlite3_column_int(statement, 0) == 1;
+    bool repeated = sqlite3_column_int(statement, 1) > 0;
+    sqlite3_finalize(statement);
+    if (!same)
+        fatal("%s is a campaign of another command, folder, depth or shard count; merge only "
+              "the shards of one campaign", input);
+    if (repeated)
+        warn("%s repeats a shard already merged; its runs are kept once", input);
+}
+
+static void merge_input(sqlite3 *db, const char *input, bool first)
+{
+    sqlite3 *check = database_open(input, false); /* a clear error for a foreign file */
+    database_close(check);
+    char *attach = sqlite3_mprintf("ATTACH %Q AS src", input);
+    database_exec(db, attach);
+    sqlite3_free(attach);
+    database_exec(db, "BEGIN IMMEDIATE");
+    if (first)
+        database_exec(db, "INSERT INTO main.campaign SELECT * FROM src.campaign");
+    else
+        check_same_campaign(db, input);
+    sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM main.runs");
+    sqlite3_step(statement);
+    int64_t offset = sqlite3_column_int64(statement, 0);
+    sqlite3_finalize(statement);
+
+    database_exec(db, "INSERT OR IGNORE INTO main.modules SELECT * FROM src.modules");
+    database_exec(db, "CREATE TEMP TABLE copied(old INTEGER PRIMARY KEY, new INTEGER)");
+    bind_and_run(db,
+                 "INSERT INTO temp.copied SELECT r.id, iif(r.kind = 'baseline',"
+                 "  (SELECT coalesce(min(id), r.id + ?1) FROM main.runs WHERE kind = 'baseline'),"
+                 "  r.id + ?1) FROM src.runs r"
+                 " WHERE r.kind = 'baseline' OR NOT EXISTS"
+                 "  (SELECT 1 FROM main.runs m WHERE m.kind = 'fault' AND m.plan IS r.plan)",
+                 offset);
+    database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
+                      " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding)"
+                      " SELECT c.new, r.kind, r.site, r.plan, r.chain, r.state, r.exit_code,"
+                      " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
+                      " r.dir, r.finding FROM src.runs r JOIN temp.copied c ON c.old = r.id"
+                      " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
+    database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run)"
+                      " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
+                      " coalesce(c.new, s.first_run) FROM src.sites s"
+                      " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
+                      " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
+                      "  first_run = min(first_run, excluded.first_run)");
+    database_exec(db, "INSERT INTO main.live SELECT c.new, l.site, l.blocks, l.bytes"
+                      " FROM src.live l JOIN temp.copied c ON c.old = l.run"
+                      " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
+                      "  OR NOT EXISTS (SELECT 1 FROM main.live WHERE run = c.new)");
+    database_exec(db, "INSERT INTO main.processes SELECT c.new, p.pid, p.exe, p.command_line,"
+                      " p.forked, p.exit_code, p.signal FROM src.processes p"
+                      " JOIN temp.copied c ON c.old = p.run"
+                      " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
+                      "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
+    /* Findings by key, counted over the runs actually copied, the earliest run representing. */
+    database_exec(db, "INSERT INTO main.findings(key, outcome, signal, site, frames, detail,"
+                      " first_run, runs)"
+                      " SELECT f.key, f.outcome, f.signal, r.site, f.frames, f.detail,"
+                      "  min(c.new), count(*) FROM src.findings f"
+                      " JOIN src.runs r ON r.finding = f.id JOIN temp.copied c ON c.old = r.id"
+                      " GROUP BY f.id HAVING true"
+                      " ON CONFLICT(key) DO UPDATE SET runs = runs + excluded.runs,"
+                      "  site = iif(excluded.first_run < first_run, excluded.site, site),"
+                      "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
+                      "  first_run = min(first_run, excluded.first_run)");
+    database_exec(db, "UPDATE main.runs SET finding = (SELECT m.id FROM main.findings m"
+                      "  JOIN src.findings s ON s.key = m.key WHERE s.id = main.runs.finding)"
+                      " WHERE finding IS NOT NULL AND id IN (SELECT new FROM temp.copied)");
+    if (!first)
+        database_exec(db, "UPDATE main.campaign SET wall_ms = wall_ms +"
+                          " coalesce((SELECT wall_ms FROM src.campaign), 0)");
+    database_exec(db, "DROP TABLE temp.copied");
+    database_exec(db, "COMMIT");
+    database_exec(db, "DETACH src");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        if (c == 'o')
+            output = optarg;
+        else if (c == 'h') {
+            fputs(merge_usage, stdout);
+            return 0;
+        } else
+            fatal("unknown option; see `failrun help merge`");
+    }
+    if (!output)
+        fatal("give the merged database with -o OUTPUT.db");
+    if (optind >= argc)
+        fatal("give the shard databases to merge: failrun merge A.db B.db ... -o %s", output);
+    if (access(output, F_OK) == 0)
+        fatal("%s exists already; remove it or choose another -o", output);
+    /* Check every input before writing anything, so a refused merge leaves no output behind. */
+    struct campaign_settings first = {0};
+    for (int i = optind; i < argc; i++) {
+        sqlite3 *input = database_open(argv[i], false);
+        struct campaign_settings settings = {0};
+        if (!campaign_load(input, &settings))
+            fatal("%s holds no campaign; merge the databases of `failrun run --shard K/N`",
+                  argv[i]);
+        database_close(input);
+        char *left = argv_to_json(i == optind ? settings.argv : first.argv);
+        char *right = argv_to_json(settings.argv);
+        if (i > optind && (strcmp(left, right) || strcmp(first.cwd, settings.cwd) ||
+                           first.depth != settings.depth || first.shards != settings.shards))
+            fatal("%s is a campaign of another command, folder, depth or shard count; merge "
+                  "only the shards of one campaign", argv[i]);
+        free(left);
+        free(right);
+        if (i == optind)
+            first = settings;
+        else
+            campaign_settings_free(&settings);
+    }
+    campaign_settings_free(&first);
+    sqlite3 *db = database_open(output, true);
+    for (int i = optind; i < argc; i++)
+        merge_input(db, argv[i], i == optind);
+    database_close(db);
+    return 0;
+}
