@@ -18,7 +18,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/cmd_report.c \
                    injector/cmd_replay.c injector/cmd_merge.c injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
-                   libfail/plan.c injector/sanitizer.c
+                   libfail/plan.c injector/sanitizer.c injector/export.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)

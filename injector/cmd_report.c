@@ -19,18 +19,23 @@ const char report_usage[] =
     "of runs per outcome. Exit status: 0 no bugs, 1 bugs found, 2 error.\n"
     "\n"
     "  --db PATH   campaign database (default .failrun/campaign.db)\n"
-    "  --json      JSON instead of text\n";
+    "  --json      JSON instead of text\n"
+    "  --junit PATH   also write JUnit XML (a test case per fault run, failures for bugs)\n"
+    "  --sarif PATH   also write SARIF 2.1.0 (a result per finding, stacks as code flows)\n";
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"db", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},
+        {"junit", required_argument, NULL, 'u'},
+        {"sarif", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *database_path = DEFAULT_DATABASE;
     bool json = false;
+    const char *junit = NULL, *sarif = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
@@ -38,6 +43,10 @@ int cmd_report(int argc, char **argv)
             database_path = optarg;
         else if (c == 'j')
             json = true;
+        else if (c == 'u')
+            junit = optarg;
+        else if (c == 's')
+            sarif = optarg;
         else if (c == 'h') {
             fputs(report_usage, stdout);
             return 0;
@@ -48,6 +57,7 @@ int cmd_report(int argc, char **argv)
         fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
     sqlite3 *db = database_open(database_path, false);
     json_t *report = report_build(db, database_path);
+    report_write_files(report, junit, sarif);
     if (json) {
         json_dumpf(report, stdout, JSON_INDENT(2));
         fputc('\n', stdout);

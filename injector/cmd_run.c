@@ -51,6 +51,7 @@ const char run_usage[] =
     "                    failures that led there, until none is new or N is reached.\n"
     "\n"
     "  --json            print the report as JSON\n"
+    "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
@@ -63,6 +64,7 @@ struct run_options {
     const char *database_path;
     struct campaign_settings settings;
     bool json, keep_runs, quiet;
+    const char *junit, *sarif;
     int jobs;
 };
 
@@ -112,6 +114,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
         {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
+        {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -203,6 +206,12 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         }
         case 'O':
             options->json = true;
+            break;
+        case 'U':
+            options->junit = optarg;
+            break;
+        case 'R':
+            options->sarif = optarg;
             break;
         case 'k':
             options->keep_runs = true;
@@ -1051,6 +1060,7 @@ int cmd_run(int argc, char **argv)
     sqlite3_finalize(statement);
 
     json_t *report = report_build(context.db, options.database_path);
+    report_write_files(report, options.junit, options.sarif);
     if (options.json)
         json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
     else

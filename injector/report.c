@@ -197,6 +197,37 @@ static json_t *outcome_counts(sqlite3 *db)
     return counts;
 }
 
+/* One entry per fault run: what it failed and what came of it (JUnit's test cases). */
+static json_t *run_list(sqlite3 *db)
+{
+    json_t *list = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT r.id, r.site, r.chain, r.plan, r.outcome, r.wall_ms, r.exit_code, r.signal,"
+            " r.finding, s.function, s.max_size FROM runs r LEFT JOIN sites s ON s.id = r.site"
+            " WHERE r.kind = 'fault' AND r.state = 'done' ORDER BY r.id");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        json_t *run = json_object();
+        json_object_set_new(run, "id", json_integer(sqlite3_column_int64(statement, 0)));
+        const char *columns[] = {"site", "chain", "plan", "outcome"};
+        for (int i = 0; i < 4; i++) {
+            const char *text = (const char *)sqlite3_column_text(statement, i + 1);
+            json_object_set_new(run, columns[i], text ? json_string(text) : json_null());
+        }
+        json_object_set_new(run, "wall_ms", json_integer(sqlite3_column_int64(statement, 5)));
+        json_object_set_new(run, "exit_code", json_integer(sqlite3_column_int(statement, 6)));
+        json_object_set_new(run, "signal", json_integer(sqlite3_column_int(statement, 7)));
+        json_object_set_new(run, "finding", sqlite3_column_type(statement, 8) == SQLITE_NULL
+                                                ? json_null()
+                                                : json_integer(sqlite3_column_int64(statement, 8)));
+        const char *function = (const char *)sqlite3_column_text(statement, 9);
+        json_object_set_new(run, "function", json_string(function ? function : "?"));
+        json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
+        json_array_append_new(list, run);
+    }
+    sqlite3_finalize(statement);
+    return list;
+}
+
 json_t *report_build(sqlite3 *db, const char *database_path)
 {
     struct campaign_settings settings = {0};
@@ -206,6 +237,7 @@ json_t *report_build(sqlite3 *db, const char *database_path)
     json_object_set_new(report, "campaign", campaign_summary(db, &settings));
     json_object_set_new(report, "findings", findings(db, &settings, database_path));
     json_object_set_new(report, "outcomes", outcome_counts(db));
+    json_object_set_new(report, "runs", run_list(db));
     campaign_settings_free(&settings);
     return report;
 }

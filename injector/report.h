@@ -13,6 +13,12 @@
 /* The whole report. `database_path` appears in replay commands when not the default. */
 json_t *report_build(sqlite3 *db, const char *database_path);
 void report_print_text(json_t *report, FILE *out);
+/* JUnit XML: one test case per fault run (per site), a failure for each run that found a bug. */
+void report_print_junit(json_t *report, FILE *out);
+/* SARIF 2.1.0: one result per finding, the injection and crash stacks as code flows. */
+void report_print_sarif(json_t *report, FILE *out);
+/* Write the --junit / --sarif files a command was asked for (NULL: not asked). */
+void report_write_files(json_t *report, const char *junit_path, const char *sarif_path);
 /* Number of findings that are bugs. */
 size_t report_bug_count(json_t *report);
 
