@@ -35,6 +35,6 @@ check_equal "sarif: injection and crash stacks as two code flows per result" "2 
 check_equal "sarif: a code flow ends at the innermost frame" "kv_put" \
     "$(jq -r '[.runs[0].results[] | select(.ruleId == "crash") | .codeFlows[0].threadFlows[0].locations[-1].location.logicalLocations[0].name][0]' out.sarif)"
 
-"$FAILRUN" report --db kv.db --junit again.xml --sarif again.sarif >/dev/null
+"$FAILRUN" report --db "$work/kv.db" --junit again.xml --sarif again.sarif >/dev/null
 check "report: writes the same JUnit from the database" cmp -s junit.xml again.xml
 check "report: writes the same SARIF from the database" cmp -s out.sarif again.sarif
