@@ -345,15 +345,44 @@ static int64_t fault_run_count(sqlite3 *db)
     return count;
 }
 
+/* The chain with each site's first frame ("S:K@MODULE+OFFSET"), which lets the preload skip
+   the unwind of every call that cannot be a planned site (plan.c). */
+static char *chain_with_tops(sqlite3 *db, const char *chain)
+{
+    char *result = xstrdup("");
+    char *copy = xstrdup(chain);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT json_extract(frames, '$[0][0]'), json_extract(frames, '$[0][1]')"
+            " FROM sites WHERE id = ?");
+    for (char *item = strtok(copy, ","); item; item = strtok(NULL, ",")) {
+        sqlite3_bind_text(statement, 1, item, 16, SQLITE_TRANSIENT);
+        char *next;
+        if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
+            next = xasprintf("%s%s%s@%s+%llx", result, *result ? "," : "", item,
+                             (const char *)sqlite3_column_text(statement, 0),
+                             (unsigned long long)sqlite3_column_int64(statement, 1));
+        else
+            next = xasprintf("%s%s%s", result, *result ? "," : "", item);
+        sqlite3_reset(statement);
+        free(result);
+        result = next;
+    }
+    sqlite3_finalize(statement);
+    free(copy);
+    return result;
+}
+
 /* Plan a fault run unless the campaign reached --max-runs. */
 static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
                      uint64_t nth, uint64_t seed)
 {
     if (fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
-    char *plan = plan_text(&context->options->settings, chain, nth, seed);
+    char *located = chain ? chain_with_tops(context->db, chain) : NULL;
+    char *plan = plan_text(&context->options->settings, located, nth, seed);
     insert_run(context->db, "fault", site, chain, plan);
     free(plan);
+    free(located);
     context->total++;
     return true;
 }
@@ -569,15 +598,16 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
-/* The site with more live blocks at exit than in the baseline, or 0. */
-static uint64_t leaking_site(struct campaign_context *context, const struct run_records *records)
+/* The static site (allocation caller) with more live blocks at exit than in the baseline. */
+static const struct ingest_live *leaking_site(struct campaign_context *context,
+                                             const struct run_records *records)
 {
     for (size_t i = 0; i < records->processes.count; i++)
         if (records->processes.items[i].live_overflow)
-            return 0; /* counts are partial: no verdict */
+            return NULL; /* counts are partial: no verdict */
     sqlite3_stmt *statement =
         database_prepare(context->db, "SELECT blocks FROM live WHERE run = ? AND site = ?");
-    uint64_t leaking = 0;
+    const struct ingest_live *leaking = NULL;
     for (size_t i = 0; i < records->live.count && !leaking; i++) {
         char site[17];
         hex16(site, records->live.items[i].signature);
@@ -587,21 +617,29 @@ static uint64_t leaking_site(struct campaign_context *context, const struct run_
                               ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
         sqlite3_reset(statement);
         if (records->live.items[i].blocks > before)
-            leaking = records->live.items[i].signature;
+            leaking = &records->live.items[i];
     }
     sqlite3_finalize(statement);
     return leaking;
 }
 
-static void site_frames(sqlite3 *db, uint64_t signature, struct frame_list *out)
+/* The stack of a leaked block: the first site of the campaign whose caller is the block's
+   (live blocks are counted per caller), else that one frame. */
+static void leak_frames(sqlite3 *db, const struct record_frame *top, struct frame_list *out)
 {
-    char site[17];
-    hex16(site, signature);
-    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    char module[17];
+    hex16(module, top->module);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT frames FROM sites WHERE json_extract(frames, '$[0][0]') = ?"
+            " AND json_extract(frames, '$[0][1]') = ? ORDER BY rowid LIMIT 1");
+    sqlite3_bind_text(statement, 1, module, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, (sqlite3_int64)top->offset);
     out->count = 0;
-    if (sqlite3_step(statement) == SQLITE_ROW)
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), out);
+    if (sqlite3_step(statement) != SQLITE_ROW ||
+        !frames_from_json((const char *)sqlite3_column_text(statement, 0), out)) {
+        out->count = 1;
+        out->frames[0] = *top;
+    }
     sqlite3_finalize(statement);
 }
 
@@ -714,20 +752,8 @@ static const struct ingest_fault *target_fault(const struct job *job)
     return NULL;
 }
 
-static bool site_known(sqlite3 *db, uint64_t signature)
-{
-    char site[17];
-    hex16(site, signature);
-    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
-    bool known = sqlite3_step(statement) == SQLITE_ROW;
-    sqlite3_finalize(statement);
-    return known;
-}
-
 /* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
-   with the chain that led there; an nth sweep moves on to the next call. Before the run's sites
-   are stored, so "new" means new to the campaign. */
+   with the chain that led there; an nth sweep moves on to the next call. */
 static void plan_follow_ups(struct campaign_context *context, const struct job *job)
 {
     const struct campaign_settings *settings = &context->options->settings;
@@ -742,16 +768,16 @@ static void plan_follow_ups(struct campaign_context *context, const struct job *
         length += *c == ',';
     if (!job->chain || length >= PLAN_MAX_FAULTS)
         return; /* random runs are not extended; a chain of 8 is long enough */
-    for (size_t i = 0; i < job->records.sites.count; i++) {
-        uint64_t signature = job->records.sites.items[i].signature;
-        if (site_known(context->db, signature))
-            continue;
-        char site[17];
-        hex16(site, signature);
+    sqlite3_stmt *fresh = database_prepare(
+        context->db, "SELECT id FROM sites WHERE first_run = ? ORDER BY rowid");
+    sqlite3_bind_int64(fresh, 1, job->run_id);
+    while (sqlite3_step(fresh) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(fresh, 0);
         char *chain = xasprintf("%s,%s:1", job->chain, site);
         plan_run(context, site, chain, 0, 0);
         free(chain);
     }
+    sqlite3_finalize(fresh);
 }
 
 /* Judge the exit status of the process that had the fault against the same process (program,
@@ -818,9 +844,9 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_exec(context->db, "BEGIN IMMEDIATE");
     set_run_directory(context->db, job->run_id, job->dir);
-    if (target)
-        plan_follow_ups(context, job);
     database_store_records(context->db, job->run_id, records);
+    if (target)
+        plan_follow_ups(context, job); /* sites this run stored first are new */
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
@@ -850,8 +876,8 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
             observation.in_allocator = true;
     }
     observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
-    uint64_t leaked = target ? leaking_site(context, records) : 0;
-    observation.leaked = leaked != 0;
+    const struct ingest_live *leaked = target ? leaking_site(context, records) : NULL;
+    observation.leaked = leaked != NULL;
     struct sanitizer_report report;
     bool reported = sanitizer_read(job->dir, &report);
     struct frame_list sanitizer_stack = {0};
@@ -873,7 +899,7 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
     if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
         evidence = sanitizer_stack;
     else if (outcome == OUTCOME_LEAK)
-        site_frames(context->db, leaked, &evidence);
+        leak_frames(context->db, &leaked->top, &evidence);
     else if (outcome != OUTCOME_CRASH && target)
         evidence = target->stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))

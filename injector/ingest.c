@@ -81,6 +81,8 @@ static void take_live(struct run_records *out, const struct record *r)
         }
     }
     struct ingest_live live = {.signature = r->signature, .blocks = r->value, .bytes = r->value2};
+    if (r->frame_count > 0)
+        live.top = r->body.frames[0];
     VECTOR_PUSH(out->live, live);
 }
 

@@ -49,8 +49,10 @@ struct ingest_process {
     bool faulted; /* the planned fault fired in this process */
 };
 
+/* Blocks still live at exit, counted by the allocation's caller (frame 0: the static site). */
 struct ingest_live {
-    uint64_t signature;
+    uint64_t signature; /* of the one-frame stack `top` */
+    struct record_frame top;
     uint64_t blocks, bytes;
 };
 

@@ -165,10 +165,10 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         runtime_guard = 1;                                                                               \
         int saved_errno = errno;                                                                   \
         runtime_init();                                                                            \
-        struct call call = {.site_index = UINT32_MAX};                                             \
+        struct call call = {.static_index = UINT32_MAX};                                             \
         size_t request = (size_expr);                                                              \
         if (may_fail)                                                                              \
-            runtime_before_alloc(&call, id, request);                                              \
+            runtime_before_alloc(&call, id, request, (uintptr_t)__builtin_return_address(0));      \
         if (call.fail) {                                                                           \
             errno = (fail_errno) ? (fail_errno) : saved_errno;                                     \
             runtime_guard = 0;                                                                           \

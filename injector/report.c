@@ -270,6 +270,12 @@ static void print_stack(FILE *out, const char *title, json_t *stack)
     }
 }
 
+static const char *string_of(json_t *object, const char *key)
+{
+    const char *text = json_string_value(json_object_get(object, key));
+    return text ? text : "?";
+}
+
 static void print_finding(FILE *out, json_t *finding)
 {
     json_t *location = json_object_get(finding, "location");
@@ -284,19 +290,19 @@ static void print_finding(FILE *out, json_t *finding)
     if (file && *file)
         fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
     else
-        fprintf(out, "%s", json_string_value(json_object_get(location, "module")));
-    fprintf(out, " in %s\n", json_string_value(json_object_get(location, "function")));
+        fprintf(out, "%s", string_of(location, "module"));
+    fprintf(out, " in %s\n", string_of(location, "function"));
     fprintf(out, "  injected: %s(%lld) failing at site %s, seen in %lld run(s)\n",
-            json_string_value(json_object_get(finding, "function")),
+            string_of(finding, "function"),
             (long long)json_integer_value(json_object_get(finding, "size")),
-            json_string_value(json_object_get(finding, "site")),
+            string_of(finding, "site"),
             (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
     if (json_object_get(finding, "crash_stack"))
         print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
-    fprintf(out, "  replay: %s\n", json_string_value(json_object_get(finding, "replay")));
+    fprintf(out, "  replay: %s\n", string_of(finding, "replay"));
 }
 
 void report_print_text(json_t *report, FILE *out)

@@ -48,6 +48,8 @@ enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM };
 struct plan_fault {
     uint64_t site;       /* signature */
     uint64_t occurrence; /* the K-th call at the site in a process fails (1-based) */
+    bool has_top;        /* the site's first frame is known: calls elsewhere skip the unwind */
+    struct record_frame top;
 };
 struct plan {
     enum plan_mode mode;
@@ -99,14 +101,16 @@ struct call {
     struct record_frame frames[RECORD_MAX_FRAMES];
     int frame_count;
     uint64_t signature;
-    uint32_t site_index; /* UINT32_MAX when not tracked */
+    uint32_t static_index; /* the table slot of the caller's return address; UINT32_MAX: none */
     bool fail;
 };
 /* Initialise from the environment; idempotent, safe to call from any allocation. */
 void runtime_init(void) LF_HIDDEN;
 bool runtime_active(void) LF_HIDDEN;
-/* Before an allocation request: record the site and decide whether to fail it. */
-void runtime_before_alloc(struct call *call, uint32_t function, size_t size) LF_HIDDEN;
+/* Before an allocation request: record the site and decide whether to fail it. `caller` is the
+   interposer's return address (frame 0 of the site), known without unwinding. */
+void runtime_before_alloc(struct call *call, uint32_t function, size_t size,
+                          uintptr_t caller) LF_HIDDEN;
 /* After a successful allocation: start tracking the block (for leak accounting). */
 void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
 /* Before a block is released or moved. */

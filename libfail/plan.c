@@ -10,7 +10,9 @@
  *                                          the run's target, persistent=1 fails it from K on
  *   mode=nth;nth=N                         fail the N-th call (the kernel's fail-nth rules)
  *   mode=random;probability=P;seed=S       fail each call with probability P (0 < P <= 1)
- * plus depth=D (frames in a signature, default 8).
+ * plus depth=D (frames in a signature, default 8). In site mode each site may carry its first
+ * frame, S:K@MODULE+OFFSET (hex): a call whose own first frame differs cannot be that site, so it
+ * is not unwound at all until a fault has fired (the fast path of a targeted run).
  * Runs inside the target before anything else is set up: no allocation, no stdio.
  */
 #include "internal.h"
@@ -22,7 +24,18 @@ static bool LF_TEXT key_is(const char *key, size_t length, const char *name)
     return strlen(name) == length && memcmp(key, name, length) == 0;
 }
 
-/* "S:K" or "S" (occurrence 1), comma separated. */
+/* "MODULE+OFFSET" in hex. */
+static bool LF_TEXT parse_top(const char *text, size_t length, struct record_frame *top)
+{
+    const char *plus = memchr(text, '+', length);
+    if (!plus)
+        return false;
+    size_t module_length = (size_t)(plus - text);
+    return parse_hex(text, module_length, &top->module) &&
+           parse_hex(plus + 1, length - module_length - 1, &top->offset);
+}
+
+/* "S:K@TOP" with ":K" (occurrence 1) and "@TOP" optional, comma separated. */
 static const char *LF_TEXT parse_sites(struct plan *plan, const char *value, size_t length)
 {
     plan->fault_count = 0;
@@ -32,12 +45,17 @@ static const char *LF_TEXT parse_sites(struct plan *plan, const char *value, siz
         if (plan->fault_count == PLAN_MAX_FAULTS)
             return "at most 8 sites in a chain";
         struct plan_fault *fault = &plan->faults[plan->fault_count];
-        const char *colon = memchr(value, ':', item);
-        size_t site_length = colon ? (size_t)(colon - value) : item;
+        const char *at = memchr(value, '@', item);
+        size_t head = at ? (size_t)(at - value) : item;
+        fault->has_top = at != NULL;
+        if (at && !parse_top(at + 1, item - head - 1, &fault->top))
+            return "a site's first frame must read MODULE+OFFSET in hex";
+        const char *colon = memchr(value, ':', head);
+        size_t site_length = colon ? (size_t)(colon - value) : head;
         if (site_length != 16 || !parse_hex(value, 16, &fault->site))
             return "each site must be 16 hex digits";
         fault->occurrence = 1;
-        if (colon && (!parse_decimal(colon + 1, item - site_length - 1, &fault->occurrence) ||
+        if (colon && (!parse_decimal(colon + 1, head - site_length - 1, &fault->occurrence) ||
                       fault->occurrence == 0))
             return "an occurrence must be a whole number >= 1";
         plan->fault_count++;

@@ -38,12 +38,19 @@
 #define LIVE_MASK ((uintptr_t)0x5a5a5a5a5a5a5a58ull)
 #define RECORD_FD_FLOOR 900
 
+/* One table, two kinds of entry, told apart by how their key was made:
+   - a site: key = its signature; counts its calls, remembers its largest request;
+   - a caller: key = a hash of the raw return address above the interposer (this process's
+     address, so never written out); holds that address normalised to (module, offset), the
+     "static site" live blocks are counted by, and the count. Cheap to find on every call. */
 struct site_entry {
     _Atomic uint64_t signature; /* 0 = empty slot */
     _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
     _Atomic uint64_t occurrences;
     _Atomic int64_t live_blocks;
     _Atomic int64_t live_bytes;
+    _Atomic bool top_ready;      /* caller entries: top is filled in */
+    struct record_frame top;
 };
 
 struct live_entry {
@@ -71,6 +78,8 @@ static struct {
     struct live_entry *live;
     _Atomic bool live_overflow;
     _Atomic bool live_reported;
+    _Atomic bool fault_seen; /* a planned fault fired (here, or before this process started) */
+    bool fast;               /* site mode with every site's first frame known */
     _Atomic bool exit_reported;
 } state = {.record_fd = -1};
 
@@ -360,11 +369,11 @@ static void LF_TEXT report_live_blocks(void)
     if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
         return;
     for (uint32_t slot = 0; slot < SITE_CAPACITY; slot++) {
-        uint64_t signature = atomic_load(&state.sites[slot].signature);
-        int64_t blocks = atomic_load(&state.sites[slot].live_blocks);
-        if (signature && blocks > 0)
-            emit_frames(RECORD_LIVE, 0, 0, signature, (uint64_t)blocks,
-                        (uint64_t)atomic_load(&state.sites[slot].live_bytes), NULL, 0);
+        const struct site_entry *entry = &state.sites[slot];
+        int64_t blocks = atomic_load(&entry->live_blocks);
+        if (blocks > 0 && atomic_load(&entry->top_ready))
+            emit_frames(RECORD_LIVE, 0, 0, stack_signature(&entry->top, 1), (uint64_t)blocks,
+                        (uint64_t)atomic_load(&entry->live_bytes), &entry->top, 1);
     }
 }
 
@@ -432,6 +441,31 @@ static void LF_TEXT on_process_exit(int status, void *unused)
     runtime_guard = saved_guard;
 }
 
+/* The file whose O_EXCL creation claims fault i of the run's chain. */
+static void LF_TEXT claim_path(char *path, int index)
+{
+    size_t length = strlen(state.dir);
+    memcpy(path, state.dir, length);
+    memcpy(path + length, "/fault-", 7);
+    length += 7;
+    length += format_decimal(path + length, (uint64_t)index);
+    memcpy(path + length, ".claim", sizeof ".claim");
+}
+
+/* Fast only in site mode with every site's first frame given, and only while no fault has fired
+   in the run: a process started after one (a harness reacting to it) records everything. */
+static void LF_TEXT decide_fast_path(void)
+{
+    state.fast = state.plan.mode == PLAN_SITE;
+    for (int i = 0; i < state.plan.fault_count; i++) {
+        state.fast = state.fast && state.plan.faults[i].has_top;
+        char path[PATH_MAX];
+        claim_path(path, i);
+        if (access(path, F_OK) == 0)
+            atomic_store(&state.fault_seen, true);
+    }
+}
+
 static void LF_TEXT initialise(void)
 {
     state.pid = getpid();
@@ -447,6 +481,7 @@ static void LF_TEXT initialise(void)
     state.command_line = command_line_hash();
     if (state.plan.mode == PLAN_NTH)
         fail_nth = state.plan.nth;
+    decide_fast_path();
     random_state = state.plan.seed;
     if (state.in_scope) {
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
@@ -540,12 +575,7 @@ static bool LF_TEXT module_filter_allows(const uintptr_t *pcs, int count)
 static bool LF_TEXT claim_fault(int index)
 {
     char path[PATH_MAX];
-    size_t length = strlen(state.dir);
-    memcpy(path, state.dir, length);
-    memcpy(path + length, "/fault-", 7);
-    length += 7;
-    length += format_decimal(path + length, (uint64_t)index);
-    memcpy(path + length, ".claim", sizeof ".claim");
+    claim_path(path, index);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return false;
@@ -582,12 +612,48 @@ static bool LF_TEXT planned_failure(uint64_t signature, uint64_t occurrence, boo
     }
 }
 
-void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size)
+/* The caller's entry: found by its raw return address, normalised once per process. */
+static uint32_t LF_TEXT caller_slot(uintptr_t caller)
+{
+    uint64_t word = caller;
+    uint64_t key = hash_words(5, &word, 1);
+    bool fresh;
+    uint32_t slot = site_slot(key ? key : 2, &fresh);
+    if (slot == UINT32_MAX)
+        return slot;
+    struct site_entry *entry = &state.sites[slot];
+    if (!atomic_load_explicit(&entry->top_ready, memory_order_acquire)) {
+        stack_normalise(&caller, 1, &entry->top); /* racing threads write the same value */
+        atomic_store_explicit(&entry->top_ready, true, memory_order_release);
+    }
+    return slot;
+}
+
+/* The fast path of a targeted run: until a fault fired, a call whose first frame is no planned
+   site's first frame cannot be a planned site, so it needs no unwind and no record. */
+static bool LF_TEXT may_be_planned(const struct record_frame *top)
+{
+    if (!state.fast || atomic_load_explicit(&state.fault_seen, memory_order_relaxed))
+        return true;
+    for (int i = 0; i < state.plan.fault_count; i++)
+        if (state.plan.faults[i].top.module == top->module &&
+            state.plan.faults[i].top.offset == top->offset)
+            return true;
+    return false;
+}
+
+void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size,
+                                  uintptr_t caller)
 {
     call->fail = false;
-    call->site_index = UINT32_MAX;
+    call->static_index = UINT32_MAX;
     call->frame_count = 0;
-    if (!state.active || !state.in_scope || getpid() != state.pid)
+    /* No getpid() here (a system call per allocation): a vfork child that allocates writes
+       nothing anyway, emit() checks the real pid before every record. */
+    if (!state.active || !state.in_scope)
+        return;
+    call->static_index = caller_slot(caller);
+    if (call->static_index != UINT32_MAX && !may_be_planned(&state.sites[call->static_index].top))
         return;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
@@ -600,25 +666,26 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     uint32_t slot = site_slot(call->signature, &fresh);
     if (slot == UINT32_MAX)
         return;
-    call->site_index = slot;
     if (raise_size_class(slot, size) || fresh)
         emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
     uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
     bool report;
     call->fail = planned_failure(call->signature, occurrence, &report);
+    if (call->fail)
+        atomic_store(&state.fault_seen, true);
     if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
 }
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
 {
-    if (block && call->site_index != UINT32_MAX && state.live)
-        live_insert((uintptr_t)block ^ LIVE_MASK, call->site_index, size);
+    if (block && call->static_index != UINT32_MAX && state.live)
+        live_insert((uintptr_t)block ^ LIVE_MASK, call->static_index, size);
 }
 
 void LF_TEXT runtime_untrack(void *block)
 {
-    if (block && state.live && state.in_scope && getpid() == state.pid)
+    if (block && state.live && state.in_scope)
         live_remove((uintptr_t)block ^ LIVE_MASK);
 }
 

@@ -42,9 +42,10 @@ static bool LF_TEXT is_own_frame(uintptr_t pc)
 
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
-    void *raw[RECORD_MAX_FRAMES + 16];
-    int wanted = max + 16 > (int)(sizeof raw / sizeof raw[0]) ? (int)(sizeof raw / sizeof raw[0])
-                                                              : max + 16;
+    /* Our own frames above the caller: the interposer, runtime_before_alloc, this function. */
+    enum { OWN_FRAMES = 4 };
+    void *raw[RECORD_MAX_FRAMES + OWN_FRAMES];
+    int wanted = max + OWN_FRAMES;
     int n = unw_backtrace(raw, wanted);
     int skip = 0;
     while (skip < n && is_own_frame((uintptr_t)raw[skip]))
