@@ -30,7 +30,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check unit integration demo clean
+.PHONY: all deps check unit integration demo bench clean
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -122,6 +122,14 @@ check:
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(SANITIZED)
 	@sh tests/run-all.sh $(UNIT_TESTS)
+
+$(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+# Benchmarks: ratios measured side by side in one run (never timed in the tests).
+bench: all $(BUILD)/tests/bench/alloc_loop
+	@sh tests/bench/run.sh
 
 demo:
 	@sh tools/deps.sh

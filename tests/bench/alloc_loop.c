@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* alloc_loop.c — the per-call cost benchmark's target: N malloc/free pairs of varying small sizes
    from a few call sites, then prints the nanoseconds per pair (CLOCK_MONOTONIC). */
 #include <stdio.h>
