@@ -3,7 +3,7 @@
 # As root: installs what is missing (apt-get). Otherwise: names the missing packages and fails.
 set -eu
 packages="gcc make libc6-dev pkg-config libunwind-dev libdw-dev libelf-dev libsqlite3-dev
-libcmocka-dev libjansson-dev lcov jq sqlite3 yajl-tools cmark python3 python3-sarif-python-om
+libcmocka-dev libjansson-dev lcov jq sqlite3 yajl-tools cmark python3 python3-sarif-python-om cmake
 libxml2-utils"
 missing=""
 for package in $packages; do

@@ -43,3 +43,13 @@ check "hidden statuses: kvtest's error exits still count as handled" \
         WHERE s.exe LIKE '%kvtest' AND r.outcome = 'handled'")" -ge 15
 check_equal "hidden statuses: the command itself always exited 0" 0 \
     "$(sql "$work/harness.db" "SELECT max(exit_code) FROM runs")"
+
+# ctest: a real test driver from Debian, which runs each test in its own process.
+cmake -S tests/data/ctest -B "$work/ctest" -DEXAMPLES="$EXAMPLES" \
+    -DSAMPLE="$ROOT/examples/csvstat/sample.csv" >/dev/null
+"$FAILRUN" run -q --json --db "$work/ctest.db" -- ctest --test-dir "$work/ctest" >"$work/ctest.json"
+check_equal "ctest: sites only in the tests it runs, none in ctest, cmake or sh" \
+    "$(printf '%s\n' "$EXAMPLES/csvstat" "$EXAMPLES/kvtest")" \
+    "$(sql "$work/ctest.db" "SELECT DISTINCT exe FROM sites ORDER BY exe")"
+check_equal "ctest: the three planted bugs" "crash crash leak" \
+    "$(jq -r '[.findings[].outcome] | sort | join(" ")' "$work/ctest.json")"
