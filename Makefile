@@ -44,13 +44,17 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/libfail.so: $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o
-	$(CC) -shared -Wl,-soname,libfail.so.0 -o $@ $^ -lunwind
+# libfail.so carries the interposed allocator too: a program linked with it can drive failures
+# in-process (libfail.h). libfail-preload.so is the same code, for LD_PRELOAD; with both loaded
+# the first in symbol order serves every call, API included, so they never disagree.
+LIBFAIL_OBJECTS := $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o $(BUILD)/pic/injector/preload.o
+$(BUILD)/libfail.so: $(LIBFAIL_OBJECTS)
+	$(CC) -shared -Wl,-soname,libfail.so.0 -o $@ $^ -lunwind -ldl -lpthread
 
-$(BUILD)/libfail.a: $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o
+$(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libfail-preload.so: $(CORE_OBJECTS) $(BUILD)/pic/injector/preload.o
+$(BUILD)/libfail-preload.so: $(LIBFAIL_OBJECTS)
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
 $(BUILD)/failrun: $(FAILRUN_OBJECTS)

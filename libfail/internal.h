@@ -118,6 +118,13 @@ void runtime_untrack(void *block) LF_HIDDEN;
 /* The process image ends: exit(), _exit() or a return from main. */
 void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
 void runtime_after_fork_child(void) LF_HIDDEN;
+/* The in-process API behind libfail.h (see api.c). */
+void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
+uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
+uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
+uint64_t runtime_live_mark(void) LF_HIDDEN;
+size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintptr_t *callers,
+                          size_t max) LF_HIDDEN;
 /* From the last destructor: report blocks still live (leak accounting). */
 void runtime_fini(void) LF_HIDDEN;
 

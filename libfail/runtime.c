@@ -51,12 +51,14 @@ struct site_entry {
     _Atomic int64_t live_bytes;
     _Atomic bool top_ready;      /* caller entries: top is filled in */
     struct record_frame top;
+    uintptr_t caller;            /* caller entries: the raw return address */
 };
 
 struct live_entry {
     _Atomic uintptr_t block;
     uint32_t site;
     uint64_t size;
+    uint64_t serial; /* allocation number in this process: lf_live_since() compares it */
 };
 
 static struct {
@@ -79,14 +81,20 @@ static struct {
     _Atomic bool live_overflow;
     _Atomic bool live_reported;
     _Atomic bool fault_seen; /* a planned fault fired (here, or before this process started) */
+    _Atomic bool tracking;   /* live blocks are counted: in scope of a campaign, or lf_live_mark */
+    _Atomic uint64_t serial; /* allocations tracked so far */
     bool fast;               /* site mode with every site's first frame known */
     _Atomic bool exit_reported;
 } state = {.record_fd = -1};
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
-/* PLAN_NTH: the calls left before the failure, per thread like the kernel's current->fail_nth.
-   Armed for the thread that initialises libfail; new threads and fork children start at 0. */
+/* The calls left before the failure, per thread like the kernel's current->fail_nth: armed by
+   PLAN_NTH for the thread that initialises libfail, or by lf_fail_nth_set(); new threads and
+   fork children start at 0. */
 static __thread uint64_t fail_nth __attribute__((tls_model("initial-exec")));
+/* In-process use: where the last lf_fail_nth_set() failure happened (this thread). */
+static __thread uintptr_t last_failure_caller __attribute__((tls_model("initial-exec")));
+static __thread size_t last_failure_size __attribute__((tls_model("initial-exec")));
 /* PLAN_RANDOM: the generator, per thread so threads never race on it. The thread that
    initialises libfail starts from the seed (a single-threaded program is reproducible); other
    threads start from 0. */
@@ -283,6 +291,15 @@ static void *LF_TEXT map_table(size_t bytes)
     return table == MAP_FAILED ? NULL : table;
 }
 
+static bool LF_TEXT map_tables(void)
+{
+    if (!state.sites)
+        state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
+    if (!state.live)
+        state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
+    return state.sites && state.live;
+}
+
 /* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
 static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
 {
@@ -334,6 +351,7 @@ static void LF_TEXT live_insert(uintptr_t block, uint32_t site, size_t size)
             continue;
         entry->site = site;
         entry->size = size;
+        entry->serial = atomic_fetch_add_explicit(&state.serial, 1, memory_order_relaxed) + 1;
         if (atomic_compare_exchange_strong(&entry->block, &current, block)) {
             atomic_fetch_add(&state.sites[site].live_blocks, 1);
             atomic_fetch_add(&state.sites[site].live_bytes, (int64_t)size);
@@ -484,10 +502,9 @@ static void LF_TEXT initialise(void)
     decide_fast_path();
     random_state = state.plan.seed;
     if (state.in_scope) {
-        state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
-        state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
-        if (!state.sites || !state.live)
+        if (!map_tables())
             state.in_scope = false;
+        atomic_store(&state.tracking, state.in_scope);
     }
     open_new_record_file();
     state.active = true;
@@ -589,8 +606,6 @@ static bool LF_TEXT planned_failure(uint64_t signature, uint64_t occurrence, boo
 {
     *report = true;
     switch (state.plan.mode) {
-    case PLAN_NTH:
-        return fail_nth_tick(&fail_nth);
     case PLAN_RANDOM:
         return random_tick(&random_state, state.plan.probability);
     case PLAN_SITE:
@@ -623,6 +638,7 @@ static uint32_t LF_TEXT caller_slot(uintptr_t caller)
         return slot;
     struct site_entry *entry = &state.sites[slot];
     if (!atomic_load_explicit(&entry->top_ready, memory_order_acquire)) {
+        entry->caller = caller;
         stack_normalise(&caller, 1, &entry->top); /* racing threads write the same value */
         atomic_store_explicit(&entry->top_ready, true, memory_order_release);
     }
@@ -650,10 +666,23 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     call->frame_count = 0;
     /* No getpid() here (a system call per allocation): a vfork child that allocates writes
        nothing anyway, emit() checks the real pid before every record. */
-    if (!state.active || !state.in_scope)
+    bool campaign = state.active && state.in_scope;
+    bool nth_fired = (campaign || !state.active) && fail_nth && fail_nth_tick(&fail_nth);
+    if (atomic_load_explicit(&state.tracking, memory_order_relaxed))
+        call->static_index = caller_slot(caller);
+    if (!campaign) {
+        /* In-process use (lf_fail_nth_set without failrun): fail, remember where, no records. */
+        if (nth_fired) {
+            call->fail = true;
+            last_failure_caller = caller;
+            last_failure_size = size;
+        }
         return;
-    call->static_index = caller_slot(caller);
-    if (call->static_index != UINT32_MAX && !may_be_planned(&state.sites[call->static_index].top))
+    }
+    if (nth_fired)
+        atomic_store(&state.fault_seen, true);
+    if (!nth_fired && call->static_index != UINT32_MAX &&
+        !may_be_planned(&state.sites[call->static_index].top))
         return;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
@@ -669,8 +698,9 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     if (raise_size_class(slot, size) || fresh)
         emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
     uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
-    bool report;
-    call->fail = planned_failure(call->signature, occurrence, &report);
+    bool report = true;
+    call->fail = state.plan.mode == PLAN_NTH ? nth_fired
+                                             : planned_failure(call->signature, occurrence, &report);
     if (call->fail)
         atomic_store(&state.fault_seen, true);
     if (call->fail && report)
@@ -679,13 +709,13 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
 {
-    if (block && call->static_index != UINT32_MAX && state.live)
+    if (block && call->static_index != UINT32_MAX)
         live_insert((uintptr_t)block ^ LIVE_MASK, call->static_index, size);
 }
 
 void LF_TEXT runtime_untrack(void *block)
 {
-    if (block && state.live && state.in_scope)
+    if (block && atomic_load_explicit(&state.tracking, memory_order_relaxed))
         live_remove((uintptr_t)block ^ LIVE_MASK);
 }
 
@@ -713,4 +743,57 @@ void LF_TEXT runtime_fini(void)
 {
     if (state.active && state.in_scope && getpid() == state.pid)
         report_live_blocks();
+}
+
+/* ---- the in-process API (libfail.h) ---- */
+
+void LF_TEXT runtime_fail_nth_set(uint64_t n)
+{
+    fail_nth = n;
+}
+
+uint64_t LF_TEXT runtime_fail_nth_get(void)
+{
+    return fail_nth;
+}
+
+uintptr_t LF_TEXT runtime_last_failure(size_t *size)
+{
+    if (size)
+        *size = last_failure_size;
+    return last_failure_caller;
+}
+
+/* Start counting live blocks from now on (tables are mapped on first use) and return a mark:
+   blocks allocated after it have a larger serial. */
+uint64_t LF_TEXT runtime_live_mark(void)
+{
+    runtime_init();
+    if (!atomic_load(&state.tracking)) {
+        if (!map_tables())
+            return 0;
+        atomic_store(&state.tracking, true);
+    }
+    return atomic_load(&state.serial);
+}
+
+size_t LF_TEXT runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes,
+                                  uintptr_t *callers, size_t max)
+{
+    size_t found = 0;
+    if (!state.live || !state.sites)
+        return 0;
+    for (uint32_t slot = 0; slot < LIVE_CAPACITY; slot++) {
+        const struct live_entry *entry = &state.live[slot];
+        uintptr_t key = atomic_load_explicit(&entry->block, memory_order_acquire);
+        if (key == LIVE_EMPTY || key == LIVE_TOMBSTONE || entry->serial <= mark)
+            continue;
+        if (found < max) {
+            blocks[found] = key ^ LIVE_MASK;
+            sizes[found] = entry->size;
+            callers[found] = state.sites[entry->site].caller;
+        }
+        found++;
+    }
+    return found;
 }
