@@ -24,9 +24,9 @@ FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
-EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat
+EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise)
+                test_symbolise test_oom)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
@@ -50,6 +50,7 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 LIBFAIL_OBJECTS := $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o $(BUILD)/pic/injector/preload.o
 $(BUILD)/libfail.so: $(LIBFAIL_OBJECTS)
 	$(CC) -shared -Wl,-soname,libfail.so.0 -o $@ $^ -lunwind -ldl -lpthread
+	ln -sf libfail.so $(BUILD)/libfail.so.0
 
 $(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
@@ -88,6 +89,20 @@ $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/inges
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka
+
+# Linked with libfail.so, which interposes the allocator in-process.
+$(BUILD)/tests/test_oom: tests/unit/test_oom.c libfail/include/libfail/cmocka.h $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -g -O1 -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so \
+	    -lcmocka -ldl -lpthread
+
+# The kvstore example's unit tests under the OOM loop: they find its planted bugs, so they fail;
+# tests/integration/test_oom.sh checks that they fail in exactly the expected ways.
+$(BUILD)/examples/test_kv: examples/kvstore/test_kv.c examples/kvstore/kv.c examples/kvstore/kv.h \
+                           libfail/include/libfail/cmocka.h $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -Ilibfail/include -o $@ examples/kvstore/test_kv.c \
+	    examples/kvstore/kv.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so -lcmocka -ldl
 
 $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c injector/symbolise.h
 	@mkdir -p $(dir $@)
