@@ -33,3 +33,9 @@ check "README example: compiles against libfail" test -x example
 check_equal "README example: passes" 0 $?
 check "README example: the OOM pass ran over its one allocation" \
     grep -q "test_join: 1 allocation(s), each failed in turn" example.txt
+
+# The same unit tests with the allocator interposed by the preload instead (LD_PRELOAD wins
+# symbol lookup over the linked libfail.so, API included, so the two never disagree).
+LD_PRELOAD="$ROOT/build/libfail-preload.so" "$ROOT/build/tests/test_oom" >preload.txt 2>&1
+check_equal "test_oom under libfail-preload.so: passes" 0 $?
+check "test_oom under libfail-preload.so: the OOM loop ran" grep -q "build_pair: 3 allocation" preload.txt

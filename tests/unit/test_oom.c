@@ -136,6 +136,29 @@ static void test_oom_loop_counts_passes(void **state)
 
 LF_OOM_TEST(build_pair)
 
+/* Code that allocates with lf_malloc (for programs whose malloc is not interposed). */
+static int lf_passes;
+
+static void with_lf_malloc(void **state)
+{
+    (void)state;
+    lf_passes++;
+    char *a = lf_malloc(10);
+    char *b = lf_calloc(2, 10);
+    char *c = a ? lf_realloc(a, 40) : NULL;
+    if (c)
+        a = c;
+    lf_free(a);
+    lf_free(b);
+}
+
+static void test_oom_loop_with_lf_malloc(void **state)
+{
+    lf_passes = 0;
+    lf_oom_run(state, with_lf_malloc, "with_lf_malloc");
+    assert_int_equal(lf_passes, 4); /* lf_malloc, lf_calloc, lf_realloc failed in turn */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_live_since_mark),
         cmocka_unit_test(test_oom_loop_counts_passes),
         cmocka_unit_test(build_pair_oom),
+        cmocka_unit_test(test_oom_loop_with_lf_malloc),
     };
     return cmocka_run_group_tests_name("oom", tests, NULL, NULL);
 }
