@@ -30,7 +30,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check unit integration demo bench clean
+.PHONY: all deps check unit integration demo bench clean install uninstall
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -154,6 +154,38 @@ demo:
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@sh tools/demo.sh
+
+# ---- install: make install PREFIX=/usr/local DESTDIR= ----
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+LIBDIR := $(PREFIX)/lib
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
+    $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
+    $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
+    $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
+
+install: $(LIBRARIES) $(BUILD)/failrun
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/libfail $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/libfail $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 755 $(BUILD)/failrun $(DESTDIR)$(PREFIX)/bin/failrun
+	install -m 755 $(BUILD)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION)
+	ln -sf libfail.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libfail.so.0
+	ln -sf libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so
+	install -m 644 $(BUILD)/libfail.a $(DESTDIR)$(LIBDIR)/libfail.a
+	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
+	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
+	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
+	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1
+	install -m 644 doc/libfail.3 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    doc/libfail.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(DESTDIR)$(LIBDIR)/libfail $(DESTDIR)$(PREFIX)/include/libfail 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) .failrun
