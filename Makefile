@@ -30,7 +30,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check unit integration demo bench clean install uninstall
+.PHONY: all deps check unit integration demo bench clean install uninstall fuzz
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -109,8 +109,8 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
-# The examples built with AddressSanitizer and UBSan, for the sanitizer tests.
-SANITIZED := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat
+# The examples built with AddressSanitizer and UBSan, and with jemalloc, for the tests.
+TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest
 $(BUILD)/tests/asan/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/kvstore/kv.c \
@@ -133,18 +133,36 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 unit: $(UNIT_TESTS)
 	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status
 
-integration: all $(TEST_PROGRAMS) $(SANITIZED)
+integration: all $(TEST_PROGRAMS) $(TARGET_VARIANTS)
 	@sh tests/integration/run.sh
 
 # Every test. Unit tests first: they are fast and pinpoint a broken core.
 check:
 	@sh tools/deps.sh
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(SANITIZED)
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(TARGET_VARIANTS)
 	@sh tests/run-all.sh $(UNIT_TESTS)
 
 $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+# Fuzzing with libFuzzer (clang): the record reader and the plan parser, FUZZ_SECONDS each, on
+# the corpus kept in tests/fuzz/corpus (new inputs found are added to it).
+FUZZ_SECONDS ?= 25
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector
+$(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
+                            libfail/record.c libfail/text.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
+	    libfail/record.c libfail/text.c
+
+$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c
+
+fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/fuzz/fuzz_plan
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).
 bench: all $(BUILD)/tests/bench/alloc_loop
@@ -189,3 +207,8 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD) .failrun
+
+# kvtest linked with jemalloc: the preload must stack on another allocator.
+$(BUILD)/tests/jemalloc/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/kvstore/kv.c examples/kvstore/kvtest.c -ljemalloc

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 const char *program_name = "failrun";
+bool warnings_quiet;
 
 void fatal(const char *format, ...)
 {
@@ -29,6 +30,8 @@ void fatal(const char *format, ...)
 
 void warn(const char *format, ...)
 {
+    if (warnings_quiet)
+        return;
     va_list args;
     va_start(args, format);
     fprintf(stderr, "%s: warning: ", program_name);

@@ -15,6 +15,8 @@
 #define EXIT_USAGE 2 /* the user's input or environment is wrong */
 
 extern const char *program_name;
+/* Set by the fuzzers: warnings are computed but not printed. */
+extern bool warnings_quiet;
 
 /* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix. */
 __attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *format, ...);
