@@ -884,7 +884,11 @@ static enum outcome conclude_job(struct campaign_context *context, struct job *j
         .timed_out = job->result.timed_out,
         .exit_code = job->result.exit_code,
         .signal = job->result.signal,
-        .stdout_same = !context->baseline_stdout || file_hash(out) == context->baseline_stdout,
+        /* Output is judged only when the fault was in the command itself: a test driver's
+           output mixes its children's with its own timings, and which child said what is
+           unknowable. Elsewhere exit statuses and stacks decide. */
+        .stdout_same = !context->baseline_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
+                       file_hash(out) == context->baseline_stdout,
         .stderr_same = !context->baseline_stderr || file_hash(err) == context->baseline_stderr,
         .stderr_text = stderr_text,
     };

@@ -120,6 +120,7 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     if (pid == 0)
         run_child(request, environment, parent);
     setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own setpgid */
+    result.pid = pid;
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
     result.wall_ms = now_ms() - start;

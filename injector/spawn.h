@@ -23,6 +23,7 @@ struct spawn_result {
     int exit_code;  /* valid when signal == 0 */
     int signal;     /* the terminating signal, 0 when the process exited */
     int64_t wall_ms;
+    int pid; /* of the process started (the command) */
 };
 
 /* Run and wait. The child leads its own process group; on timeout, or when the child ends while
