@@ -146,9 +146,10 @@ $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
 
-# Fuzzing with libFuzzer (clang): the record reader and the plan parser, FUZZ_SECONDS each, on
+# Fuzzing with libFuzzer (clang): the record reader, the plan parser and failrun run's command
+# line parser, FUZZ_SECONDS each, on
 # the corpus kept in tests/fuzz/corpus (new inputs found are added to it).
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 18
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector
 $(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
@@ -161,7 +162,12 @@ $(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c $(
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c
 
-fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/fuzz/fuzz_plan
+FUZZ_CLI_SOURCES := $(filter-out injector/failrun.c injector/cmd_run.c,$(FAILRUN_SOURCES))
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_run.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) $(FAILRUN_LIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/fuzz/fuzz_plan $(BUILD)/fuzz/fuzz_cli
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).

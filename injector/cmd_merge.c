@@ -131,7 +131,7 @@ int cmd_merge(int argc, char **argv)
     };
     const char *output = NULL;
     int c;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     while ((c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
         if (c == 'o')
             output = optarg;

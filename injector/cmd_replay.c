@@ -48,7 +48,7 @@ int cmd_replay(int argc, char **argv)
     bool persistent = false;
     bool print_environment = false;
     int c;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
         switch (c) {
         case 'd':

@@ -37,7 +37,7 @@ int cmd_report(int argc, char **argv)
     bool json = false;
     const char *junit = NULL, *sarif = NULL;
     int c;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
         if (c == 'd')
             database_path = optarg;

@@ -63,7 +63,7 @@ const char run_usage[] =
 struct run_options {
     const char *database_path;
     struct campaign_settings settings;
-    bool json, keep_runs, quiet;
+    bool json, keep_runs, quiet, help;
     const char *junit, *sarif;
     int jobs;
 };
@@ -96,9 +96,11 @@ static char *join_globs(const char *existing, const char *glob)
 static uint64_t parse_count(const char *text, const char *option)
 {
     char *end;
+    errno = 0;
     unsigned long long value = strtoull(text, &end, 10);
-    if (*end || !*text || value == 0 || text[0] == '-')
-        fatal("%s %s: give a whole number >= 1", option, text);
+    /* Found by fuzzing: a huge --max-runs wrapped around to a negative bound. */
+    if (*end || !*text || value == 0 || text[0] == '-' || errno == ERANGE || value > (1ull << 53))
+        fatal("%s %s: give a whole number from 1 to 2^53", option, text);
     return value;
 }
 
@@ -126,7 +128,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->module_globs = xstrdup("");
     int c;
     char *end;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     options->jobs = cores > 0 ? (int)cores : 1;
     while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
@@ -220,8 +222,8 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             options->quiet = true;
             break;
         case 'h':
-            fputs(run_usage, stdout);
-            exit(0);
+            options->help = true;
+            return;
         default:
             fatal("unknown option; see `failrun help run`");
         }
@@ -1101,6 +1103,10 @@ int cmd_run(int argc, char **argv)
 {
     struct run_options options = {0};
     parse_options(argc, argv, &options);
+    if (options.help) {
+        fputs(run_usage, stdout);
+        return 0;
+    }
     struct campaign_context context = {.options = &options};
     int64_t started = now_ms();
     open_campaign(&context);

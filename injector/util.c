@@ -16,9 +16,12 @@
 
 const char *program_name = "failrun";
 bool warnings_quiet;
+jmp_buf *fatal_jump;
 
 void fatal(const char *format, ...)
 {
+    if (fatal_jump)
+        longjmp(*fatal_jump, 1);
     va_list args;
     va_start(args, format);
     fprintf(stderr, "%s: ", program_name);

@@ -6,6 +6,7 @@
 #ifndef FAILRUN_UTIL_H
 #define FAILRUN_UTIL_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,8 +16,10 @@
 #define EXIT_USAGE 2 /* the user's input or environment is wrong */
 
 extern const char *program_name;
-/* Set by the fuzzers: warnings are computed but not printed. */
+/* Set by the fuzzers: warnings are computed but not printed, and fatal() jumps back to the
+   fuzzer (message unprinted) instead of ending the process. */
 extern bool warnings_quiet;
+extern jmp_buf *fatal_jump;
 
 /* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix. */
 __attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *format, ...);

@@ -68,3 +68,6 @@ check_equal "resume: the same findings as the uninterrupted campaign" \
     "$(jq -c "$summary" whole.json)" "$(jq -c "$summary" resumed.json)"
 check_equal "resume: the same outcomes" "$(jq -c .outcomes whole.json)" "$(jq -c .outcomes resumed.json)"
 check_equal "resume: the planted bugs were found through the shell" 2 "$(jq '.findings | length' whole.json)"
+# Found by fuzzing failrun run's command line: a count too large for the campaign's bound.
+expect_usage_error "a --max-runs beyond 2^53" "--max-runs 868888" \
+    "$FAILRUN" run --max-runs 86888888888888888888888888 -- true
