@@ -32,9 +32,10 @@
 #define LIVE_PROBES 64
 #define LIVE_EMPTY ((uintptr_t)0)
 #define LIVE_TOMBSTONE ((uintptr_t)1)
+#define LIVE_CLAIMED ((uintptr_t)2) /* a thread is filling the slot in */
 /* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
    not find every block reachable through our table. The low nibble keeps keys of 16-byte aligned
-   blocks away from EMPTY and TOMBSTONE. */
+   blocks away from EMPTY, TOMBSTONE and CLAIMED. */
 #define LIVE_MASK ((uintptr_t)0x5a5a5a5a5a5a5a58ull)
 #define RECORD_FD_FLOOR 900
 
@@ -349,14 +350,17 @@ static void LF_TEXT live_insert(uintptr_t block, uint32_t site, size_t size)
         uintptr_t current = atomic_load_explicit(&entry->block, memory_order_relaxed);
         if (current != LIVE_EMPTY && current != LIVE_TOMBSTONE)
             continue;
+        /* Claim the slot first, fill it in, then publish the block: two threads racing for one
+           slot must not mix their fields. */
+        if (!atomic_compare_exchange_strong(&entry->block, &current, LIVE_CLAIMED))
+            continue;
         entry->site = site;
         entry->size = size;
         entry->serial = atomic_fetch_add_explicit(&state.serial, 1, memory_order_relaxed) + 1;
-        if (atomic_compare_exchange_strong(&entry->block, &current, block)) {
-            atomic_fetch_add(&state.sites[site].live_blocks, 1);
-            atomic_fetch_add(&state.sites[site].live_bytes, (int64_t)size);
-            return;
-        }
+        atomic_store_explicit(&entry->block, block, memory_order_release);
+        atomic_fetch_add(&state.sites[site].live_blocks, 1);
+        atomic_fetch_add(&state.sites[site].live_bytes, (int64_t)size);
+        return;
     }
     atomic_store(&state.live_overflow, true);
 }
@@ -786,7 +790,8 @@ size_t LF_TEXT runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *size
     for (uint32_t slot = 0; slot < LIVE_CAPACITY; slot++) {
         const struct live_entry *entry = &state.live[slot];
         uintptr_t key = atomic_load_explicit(&entry->block, memory_order_acquire);
-        if (key == LIVE_EMPTY || key == LIVE_TOMBSTONE || entry->serial <= mark)
+        if (key == LIVE_EMPTY || key == LIVE_TOMBSTONE || key == LIVE_CLAIMED ||
+            entry->serial <= mark)
             continue;
         if (found < max) {
             blocks[found] = key ^ LIVE_MASK;
