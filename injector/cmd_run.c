@@ -1066,6 +1066,12 @@ static void open_campaign(struct campaign_context *context)
     context->state_dir = state_directory(options->database_path);
     if (!make_directories(context->state_dir))
         fatal("cannot create %s: %s; choose another --db", context->state_dir, strerror(errno));
+    /* Absolute, since the runs' LIBFAIL_DIR lives in it and targets may change directory. */
+    char *absolute = realpath(context->state_dir, NULL);
+    if (absolute) {
+        free(context->state_dir);
+        context->state_dir = absolute;
+    }
     context->db = database_open(options->database_path, true);
     struct campaign_settings stored = {0};
     bool resume = false;

@@ -80,6 +80,11 @@ static void *LF_TEXT bootstrap_realloc(void *block, size_t size)
 /* ---- finding the real functions ---- */
 
 static _Atomic int resolve_phase; /* 0 not started, 1 in progress, 2 done */
+/* Another copy of libfail comes first in symbol order (the preload over a program linked with
+   libfail.so, or libfail.a linked into the program under the preload): that copy serves every
+   call, this one only forwards, so faults and records are never counted twice. */
+static bool inactive_copy;
+static bool LF_TEXT another_copy_first(void);
 
 static void LF_TEXT resolve(void)
 {
@@ -99,6 +104,7 @@ static void LF_TEXT resolve(void)
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
     real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+    inactive_copy = another_copy_first();
     resolving = 0;
     atomic_store(&resolve_phase, 2);
 }
@@ -160,7 +166,7 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         }                                                                                          \
         if (LF_UNLIKELY(allocation_probe))                                                         \
             allocation_probe = 2;                                                                  \
-        if (runtime_guard || (pass_through))                                                       \
+        if (runtime_guard || inactive_copy || (pass_through))                                      \
             return real_##name args;                                                               \
         runtime_guard = 1;                                                                               \
         int saved_errno = errno;                                                                   \
@@ -187,6 +193,16 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
 #include "interpose.def"
 #undef INTERPOSE
 
+/* Our own malloc, by a hidden name: the plain name would resolve to the first copy in scope. */
+extern void *own_malloc(size_t size) __attribute__((alias("malloc"), visibility("hidden"), malloc,
+                                                   nothrow, leaf, alloc_size(1)));
+
+static bool LF_TEXT another_copy_first(void)
+{
+    void *first = dlsym(RTLD_DEFAULT, "malloc");
+    return first && first != (void *)own_malloc && dlsym(RTLD_DEFAULT, "lf_version");
+}
+
 LF_TEXT LF_EXPORT void free(void *block)
 {
     if (!block || bootstrap_owns(block))
@@ -196,7 +212,7 @@ LF_TEXT LF_EXPORT void free(void *block)
         if (!real_free)
             return; /* only dlsym's own early allocations can get here: leaking them is harmless */
     }
-    if (!runtime_guard) {
+    if (!runtime_guard && !inactive_copy) {
         runtime_guard = 1;
         int saved_errno = errno;
         runtime_untrack(block);
@@ -218,8 +234,10 @@ static void LF_TEXT note_exit(int status, enum record_exit_kind kind)
     int saved_guard = runtime_guard;
     runtime_guard = 1;
     resolve();
-    runtime_init();
-    runtime_exit(status, kind);
+    if (!inactive_copy) {
+        runtime_init();
+        runtime_exit(status, kind);
+    }
     runtime_guard = saved_guard;
 }
 
@@ -245,7 +263,8 @@ __attribute__((constructor)) static void LF_TEXT preload_start(void)
 {
     runtime_guard = 1;
     resolve();
-    runtime_init();
+    if (!inactive_copy)
+        runtime_init();
     runtime_guard = 0;
 }
 
@@ -253,6 +272,7 @@ __attribute__((constructor)) static void LF_TEXT preload_start(void)
 __attribute__((destructor)) static void LF_TEXT preload_finish(void)
 {
     runtime_guard = 1;
-    runtime_fini();
+    if (!inactive_copy)
+        runtime_fini();
     runtime_guard = 0;
 }

@@ -82,6 +82,8 @@ static const char *LF_TEXT parse_probability(struct plan *plan, const char *valu
         for (size_t i = 0; i < fraction_length; i++)
             scale *= 10;
     }
+    if (whole > 1)
+        return "probability must be more than 0 and at most 1";
     uint64_t scaled = whole * (1ull << 32) + fraction * (1ull << 32) / scale;
     if (scaled == 0 || scaled > (1ull << 32))
         return "probability must be more than 0 and at most 1";

@@ -53,6 +53,7 @@ enum record_function {
 #define RECORD_FLAG_LIVE_OVERFLOW 0x2u /* EXIT: live-block table overflowed; leak counts partial */
 #define RECORD_FLAG_PATH_TRUNCATED 0x4u
 #define RECORD_FLAG_FORKED 0x8u        /* START: a fork child (same program as its parent) */
+#define RECORD_FLAG_SITES_OVERFLOW 0x10u /* EXIT: the site table was full; some sites unrecorded */
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };

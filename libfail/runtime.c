@@ -27,7 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SITE_CAPACITY (1u << 16)
+#define SITE_CAPACITY (1u << 18)
+#define SITE_PROBES 1024 /* a nearly full table must not turn every call into a long scan */
 #define LIVE_CAPACITY (1u << 21)
 #define LIVE_PROBES 64
 #define LIVE_EMPTY ((uintptr_t)0)
@@ -80,6 +81,7 @@ static struct {
     struct site_entry *sites;
     struct live_entry *live;
     _Atomic bool live_overflow;
+    _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
     _Atomic bool live_reported;
     _Atomic bool fault_seen; /* a planned fault fired (here, or before this process started) */
     _Atomic bool tracking;   /* live blocks are counted: in scope of a campaign, or lf_live_mark */
@@ -307,7 +309,7 @@ static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
     *fresh = false;
     uint32_t mask = SITE_CAPACITY - 1;
     uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
-    for (uint32_t probe = 0; probe < SITE_CAPACITY; probe++, slot = (slot + 1) & mask) {
+    for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
         uint64_t current = atomic_load_explicit(&state.sites[slot].signature, memory_order_acquire);
         if (current == signature)
             return slot;
@@ -403,8 +405,8 @@ static void LF_TEXT report_live_blocks(void)
 
 static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
 {
-    (void)info;
     int saved_errno = errno;
+    int saved_guard = runtime_guard;
     runtime_guard = 1;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
@@ -412,11 +414,15 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     stack_normalise(pcs, count, frames);
     emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
                 count);
-    /* Hand the signal to whoever had it before us (usually the default action: die). Raising it
-       now leaves it pending until we return, so asynchronous signals are not lost; a hardware fault
-       would recur anyway when the instruction re-executes. */
+    /* Hand the signal to whoever had it before us (usually the default action: die). A fault
+       the kernel raised recurs when the instruction runs again, with its genuine siginfo (a
+       sanitizer's handler reads si_addr); a sent signal is raised again, pending until we
+       return. */
     sigaction(signo, &previous_actions[signo], NULL);
-    raise(signo);
+    bool synchronous = info && info->si_code > 0 && signo != SIGABRT && signo != SIGTRAP;
+    if (!synchronous)
+        raise(signo);
+    runtime_guard = saved_guard;
     errno = saved_errno;
 }
 
@@ -495,7 +501,18 @@ static void LF_TEXT initialise(void)
     const char *plan = getenv("LIBFAIL_PLAN");
     if (!dir || !*dir || strlen(dir) > PATH_MAX - 64 || plan_parse(plan, &state.plan) != NULL)
         return;
-    copy_setting(state.dir, sizeof state.dir, dir);
+    if (dir[0] != '/' && getcwd(state.dir, sizeof state.dir - 1)) {
+        /* Relative: anchor it now, before the program changes directory. */
+        size_t length = strlen(state.dir);
+        if (length + 1 + strlen(dir) < sizeof state.dir) {
+            state.dir[length] = '/';
+            copy_setting(state.dir + length + 1, sizeof state.dir - length - 1, dir);
+        } else {
+            copy_setting(state.dir, sizeof state.dir, dir);
+        }
+    } else {
+        copy_setting(state.dir, sizeof state.dir, dir);
+    }
     copy_setting(state.module_globs, sizeof state.module_globs, getenv("LIBFAIL_MODULE"));
     ssize_t n = readlink("/proc/self/exe", state.exe, sizeof state.exe - 1);
     state.exe[n > 0 ? n : 0] = '\0';
@@ -620,6 +637,8 @@ static bool LF_TEXT planned_failure(uint64_t signature, uint64_t occurrence, boo
             if (i == state.plan.fault_count - 1 && state.plan.persistent) {
                 bool first = false;
                 *report = atomic_compare_exchange_strong(&persistent_reported, &first, true);
+                if (*report)
+                    claim_fault(i); /* so processes started later know a fault fired */
                 return true;
             }
             if (occurrence == fault->occurrence)
@@ -670,41 +689,50 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     call->frame_count = 0;
     /* No getpid() here (a system call per allocation): a vfork child that allocates writes
        nothing anyway, emit() checks the real pid before every record. */
-    bool campaign = state.active && state.in_scope;
-    bool nth_fired = (campaign || !state.active) && fail_nth && fail_nth_tick(&fail_nth);
     if (atomic_load_explicit(&state.tracking, memory_order_relaxed))
         call->static_index = caller_slot(caller);
-    if (!campaign) {
+    if (!state.active) {
         /* In-process use (lf_fail_nth_set without failrun): fail, remember where, no records. */
-        if (nth_fired) {
+        if (fail_nth && fail_nth_tick(&fail_nth)) {
             call->fail = true;
             last_failure_caller = caller;
             last_failure_size = size;
         }
         return;
     }
-    if (nth_fired)
-        atomic_store(&state.fault_seen, true);
-    if (!nth_fired && call->static_index != UINT32_MAX &&
+    if (!state.in_scope)
+        return;
+    bool nth_armed = fail_nth != 0; /* by PLAN_NTH, or by lf_fail_nth_set in the program */
+    if (!nth_armed && call->static_index != UINT32_MAX &&
         !may_be_planned(&state.sites[call->static_index].top))
         return;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
     if (count == 0 || !module_filter_allows(pcs, count))
-        return;
+        return; /* not a candidate: it does not count towards fail-nth either */
+    /* Decide before anything that can be full or fail (the site table), so a counted call is
+       always a failed one when its turn comes. */
+    bool nth_fired = nth_armed && fail_nth_tick(&fail_nth);
     stack_normalise(pcs, count, call->frames);
     call->frame_count = count;
     call->signature = stack_signature(call->frames, count);
     bool fresh;
     uint32_t slot = site_slot(call->signature, &fresh);
-    if (slot == UINT32_MAX)
-        return;
-    if (raise_size_class(slot, size) || fresh)
-        emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
-    uint64_t occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
+    uint64_t occurrence = 1;
+    if (slot != UINT32_MAX) {
+        if (raise_size_class(slot, size) || fresh)
+            emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
+        occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
+    } else {
+        atomic_store(&state.sites_overflow, true);
+    }
     bool report = true;
-    call->fail = state.plan.mode == PLAN_NTH ? nth_fired
-                                             : planned_failure(call->signature, occurrence, &report);
+    call->fail = nth_fired ||
+                 (slot != UINT32_MAX && planned_failure(call->signature, occurrence, &report));
+    if (nth_fired) {
+        last_failure_caller = caller;
+        last_failure_size = size;
+    }
     if (call->fail)
         atomic_store(&state.fault_seen, true);
     if (call->fail && report)
@@ -734,7 +762,8 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
-    uint32_t flags = atomic_load(&state.live_overflow) ? RECORD_FLAG_LIVE_OVERFLOW : 0;
+    uint32_t flags = (atomic_load(&state.live_overflow) ? RECORD_FLAG_LIVE_OVERFLOW : 0) |
+                     (atomic_load(&state.sites_overflow) ? RECORD_FLAG_SITES_OVERFLOW : 0);
     emit_frames(RECORD_EXIT, flags, 0, 0, (uint64_t)(status & 0xff), (uint64_t)kind, frames, count);
     /* _exit runs no atexit handlers or destructors, so this is the last moment to count live
        blocks; after exit() runtime_fini does it, once the program's atexit handlers and
@@ -772,7 +801,10 @@ uintptr_t LF_TEXT runtime_last_failure(size_t *size)
    blocks allocated after it have a larger serial. */
 uint64_t LF_TEXT runtime_live_mark(void)
 {
+    int saved_guard = runtime_guard;
+    runtime_guard = 1; /* initialising may allocate (pthread_atfork, on_exit) */
     runtime_init();
+    runtime_guard = saved_guard;
     if (!atomic_load(&state.tracking)) {
         if (!map_tables())
             return 0;

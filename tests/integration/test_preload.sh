@@ -81,3 +81,34 @@ check_equal "silent: a failure that changes stdout without a word is a silent fi
 check_equal "outcomes: exactly those two findings" 2 "$(jq '.findings | length' outcomes.json)"
 check_equal "outcomes: the xmalloc abort is oom-abort and the fallback absorbed" "1 1" \
     "$(jq -r '"\(.outcomes["oom-abort"]) \(.outcomes.absorbed - 1)"' outcomes.json)"
+
+# A target that changes directory before its children run: the run folder must still be found.
+mkdir -p elsewhere
+"$FAILRUN" run -q --db relative.db -- sh -c "cd elsewhere && exec '$EXAMPLES/kvtest'" >/dev/null
+check_equal "chdir: the program started after a cd is the one under test, its sites recorded" \
+    "$EXAMPLES/kvtest" "$(sql relative.db "SELECT DISTINCT exe FROM sites")"
+
+# A program linked with libfail.so, run under the preload: one copy serves, faults and records
+# are never counted twice.
+cat >linked.c <<'SOURCE'
+#include <libfail.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    char pattern[7] = {0};
+    for (int i = 0; i < 6; i++) {
+        void *block = malloc(10 + (size_t)i);
+        pattern[i] = block ? '.' : 'X';
+        free(block);
+    }
+    puts(pattern);
+    return 0;
+}
+SOURCE
+cc -I "$ROOT/libfail/include" -o linked linked.c -L "$ROOT/build" -Wl,-rpath,"$ROOT/build" -l:libfail.so
+"$FAILRUN" run -q --nth 3 --keep-runs --db linked.db -- ./linked >/dev/null
+check_equal "two copies of libfail: --nth 3 fails exactly the third call" "..X..." \
+    "$(cat linked.files/runs/2-*/stdout)"
+check_equal "two copies of libfail: one record file per process" 1 \
+    "$(ls linked.files/runs/2-*/*.rec | wc -l)"

@@ -105,6 +105,7 @@ static void test_plan_invalid(void **state)
         "5555555555555555,6666666666666666,7777777777777777,8888888888888888,9999999999999999",
         "mode=nth", "mode=nth;nth=x", "depth=8", "mode=random", "mode=random;probability=0",
         "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
+        "mode=random;probability=4294967296.5", /* wrapped to 0.5 before a review caught it */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         plan.mode = PLAN_RECORD;
