@@ -443,6 +443,9 @@ static void LF_TEXT install_signal_handlers(void)
         action.sa_sigaction = on_fatal_signal;
         action.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
+        struct sigaction current;
+        if (sigaction(fatal_signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN)
+            continue; /* ignored (inherited across exec): raising it is no crash */
         sigaction(fatal_signals[i], &action, &previous_actions[fatal_signals[i]]);
     }
 }

@@ -112,3 +112,8 @@ check_equal "two copies of libfail: --nth 3 fails exactly the third call" "..X..
     "$(cat linked.files/runs/2-*/stdout)"
 check_equal "two copies of libfail: one record file per process" 1 \
     "$(ls linked.files/runs/2-*/*.rec | wc -l)"
+
+# A signal the program inherited as ignored is not a crash when it is raised.
+"$FAILRUN" run -q --json --db ignored.db -- sh -c "trap '' TRAP; exec '$PROGRAMS/ignored'" >ignored.json
+check_equal "ignored SIGTRAP: no crash, the failed allocation is handled" "0 0 1" \
+    "$(jq -r '"\(.findings | length) \(.outcomes.crash) \(.outcomes.handled)"' ignored.json)"
