@@ -185,7 +185,10 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         errno = saved_errno;                                                                       \
         type result = real_##name args;                                                            \
         saved_errno = errno;                                                                       \
-        runtime_track(&call, (result_block), request);                                             \
+        void *new_block = (result_block);                                                          \
+        runtime_track(&call, new_block, request);                                                  \
+        if (!new_block && released_block && (may_fail)) /* failed for real: still the caller's */  \
+            runtime_track(&call, released_block, 0);                                               \
         errno = saved_errno;                                                                       \
         runtime_guard = 0;                                                                               \
         return result;                                                                             \

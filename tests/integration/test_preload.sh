@@ -117,3 +117,9 @@ check_equal "two copies of libfail: one record file per process" 1 \
 "$FAILRUN" run -q --json --db ignored.db -- sh -c "trap '' TRAP; exec '$PROGRAMS/ignored'" >ignored.json
 check_equal "ignored SIGTRAP: no crash, the failed allocation is handled" "0 0 1" \
     "$(jq -r '"\(.findings | length) \(.outcomes.crash) \(.outcomes.handled)"' ignored.json)"
+
+# A block whose realloc failed for real stays counted: forgetting it later is a leak.
+"$FAILRUN" run -q --json --db realloc.db -- "$PROGRAMS/realloc_fail" >realloc.json
+check_equal "realloc failing for real: the block stays tracked, its later leak is found" \
+    "leak realloc_fail.c" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.location.file | sub(".*/"; ""))"' realloc.json)"
