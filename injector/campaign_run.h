@@ -1,0 +1,69 @@
+/*
+ * campaign_run.h — the pieces of `failrun run` shared by its three files: cmd_run.c (options,
+ * opening the campaign), scheduler.c (baseline, planning, the -j workers) and judge.c (what a
+ * fault run's program did: classification, findings).
+ */
+#ifndef FAILRUN_CAMPAIGN_RUN_H
+#define FAILRUN_CAMPAIGN_RUN_H
+
+#include "campaign.h"
+#include "classify.h"
+#include "spawn.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+struct run_options {
+    const char *database_path;
+    struct campaign_settings settings;
+    bool json, keep_runs, quiet, help;
+    const char *junit, *sarif;
+    int jobs;
+};
+
+struct campaign_context {
+    /* The lock guards the database, the module map and the counters below; runs themselves
+       execute outside it, -j at a time. */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int busy;
+    int64_t last_taken, total, done, findings, started_ms;
+    bool terminal;
+    sqlite3 *db;
+    struct run_options *options;
+    char *state_dir;
+    struct module_map modules;
+    struct baseline_observation baseline;
+    int64_t baseline_id;
+    uint64_t baseline_stdout, baseline_stderr;
+    char *baseline_sanitizer; /* finding key of a sanitizer report the baseline already had */
+    int64_t timeout_ms;
+};
+
+/* One fault run: its plan, what it did, what was recorded. */
+struct job {
+    int64_t run_id;
+    char *site;  /* the target; NULL for nth and random runs until one fires */
+    char *chain; /* site mode */
+    char *plan;
+    char *dir;
+    struct spawn_result result;
+    struct run_records records;
+};
+
+/* scheduler.c */
+void run_baseline(struct campaign_context *context);
+void load_baseline(struct campaign_context *context);
+bool baseline_done(sqlite3 *db);
+void run_planned(struct campaign_context *context);
+void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
+void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
+                const char *outcome, const char *crash_frames, int problems, int64_t finding);
+void plan_follow_ups(struct campaign_context *context, const struct job *job);
+void keep_sites_in_scope(struct run_records *records, const char *scope);
+
+/* judge.c */
+void load_baseline_sanitizer(struct campaign_context *context);
+enum outcome conclude_job(struct campaign_context *context, struct job *job);
+
+#endif

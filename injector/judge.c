@@ -1,0 +1,334 @@
+/*
+ * judge.c — what a fault run's program did: the target fault, the process that had it, how it
+ * ended (exit status against the same process of the baseline, crash and sanitizer stacks, live
+ * blocks against the baseline's), the outcome, and the deduplicated finding.
+ */
+#include "campaign_run.h"
+#include "database.h"
+#include "internal.h"
+#include "sanitizer.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- fault runs ---- */
+
+/* Did the process end inside the very call that allocated (xmalloc style: print, then exit or
+   abort right there) rather than after the failure was passed up to a caller?
+   The activation of the allocating function is still live exactly when the ending stack (of exit
+   or of the fatal signal) holds a frame of its module followed by the same return addresses that
+   followed the allocating function in the injection stack. Return addresses, not names: this
+   works on stripped binaries too. */
+static bool frames_equal(const struct record_frame *a, const struct record_frame *b)
+{
+    return a->module == b->module && a->offset == b->offset;
+}
+
+static bool ended_in_caller(struct campaign_context *context, const struct run_records *records,
+                            const struct frame_list *injection)
+{
+    int caller = first_own_frame(&context->modules, injection);
+    if (caller < 0 || caller + 1 >= injection->count)
+        return false;
+    const struct record_frame *below = &injection->frames[caller + 1];
+    int below_count = injection->count - caller - 1;
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *process = &records->processes.items[i];
+        if (!process->faulted)
+            continue;
+        const struct frame_list *ending =
+            process->signal ? &process->crash_stack : &process->exit_stack;
+        for (int j = 0; j + 1 < ending->count; j++) {
+            if (ending->frames[j].module != injection->frames[caller].module)
+                continue;
+            int k = 0;
+            while (k < below_count && j + 1 + k < ending->count &&
+                   frames_equal(&below[k], &ending->frames[j + 1 + k]))
+                k++;
+            if (k == below_count || (k > 0 && j + 1 + k == ending->count))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The static site (allocation caller) with more live blocks at exit than in the baseline. */
+static const struct ingest_live *leaking_site(struct campaign_context *context,
+                                             const struct run_records *records)
+{
+    for (size_t i = 0; i < records->processes.count; i++)
+        if (records->processes.items[i].live_overflow)
+            return NULL; /* counts are partial: no verdict */
+    sqlite3_stmt *statement =
+        database_prepare(context->db, "SELECT blocks FROM live WHERE run = ? AND site = ?");
+    const struct ingest_live *leaking = NULL;
+    for (size_t i = 0; i < records->live.count && !leaking; i++) {
+        char site[17];
+        hex16(site, records->live.items[i].signature);
+        sqlite3_bind_int64(statement, 1, context->baseline_id);
+        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
+        uint64_t before = sqlite3_step(statement) == SQLITE_ROW
+                              ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
+        sqlite3_reset(statement);
+        if (records->live.items[i].blocks > before)
+            leaking = &records->live.items[i];
+    }
+    sqlite3_finalize(statement);
+    return leaking;
+}
+
+/* The stack of a leaked block: the first site of the campaign whose caller is the block's
+   (live blocks are counted per caller), else that one frame. */
+static void leak_frames(sqlite3 *db, const struct record_frame *top, struct frame_list *out)
+{
+    char module[17];
+    hex16(module, top->module);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT frames FROM sites WHERE json_extract(frames, '$[0][0]') = ?"
+            " AND json_extract(frames, '$[0][1]') = ? ORDER BY rowid LIMIT 1");
+    sqlite3_bind_text(statement, 1, module, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, (sqlite3_int64)top->offset);
+    out->count = 0;
+    if (sqlite3_step(statement) != SQLITE_ROW ||
+        !frames_from_json((const char *)sqlite3_column_text(statement, 0), out)) {
+        out->count = 1;
+        out->frames[0] = *top;
+    }
+    sqlite3_finalize(statement);
+}
+
+/* The deduplication key of a bug: the frame of the program's own code where it ended (or, for a
+   leak, that allocated the leaked block). One faulty error leg reached from many sites, or through
+   many callers, is one finding seen in many runs. */
+static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
+                         const struct frame_list *evidence)
+{
+    int first = first_own_frame(&context->modules, evidence);
+    if (first < 0)
+        first = 0;
+    if (evidence->count == 0)
+        return xasprintf("%s:%d", outcome_name(outcome), signal);
+    return xasprintf("%s:%d:%016llx+%llx", outcome_name(outcome), signal,
+                     (unsigned long long)evidence->frames[first].module,
+                     (unsigned long long)evidence->frames[first].offset);
+}
+
+/* A module named only by a sanitizer's report: found by path, or added under the id the preload
+   gives a module without build-id, so symbolisation can find the file. */
+static uint64_t module_for_path(struct campaign_context *context, const char *path)
+{
+    for (size_t i = 0; i < context->modules.count; i++)
+        if (!strcmp(context->modules.paths[i], path))
+            return context->modules.ids[i];
+    uint64_t id = hash_bytes(2, path, strlen(path));
+    char text[17];
+    hex16(text, id);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, '')");
+    sqlite3_bind_text(statement, 1, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, path, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    module_map_free(&context->modules);
+    module_map_load(context->db, &context->modules);
+    return id;
+}
+
+static void sanitizer_frames(struct campaign_context *context,
+                             const struct sanitizer_report *report, struct frame_list *out)
+{
+    out->count = report->frame_count;
+    for (int i = 0; i < report->frame_count; i++) {
+        out->frames[i].module = module_for_path(context, report->paths[i]);
+        out->frames[i].offset = report->offsets[i];
+    }
+}
+
+static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
+                              enum outcome outcome, int signal, const struct frame_list *evidence,
+                              const char *detail)
+{
+    char *key = finding_key(context, outcome, signal, evidence);
+    char *frames = frames_to_json(evidence);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
+                     " detail) VALUES (?, ?, ?, ?, ?, ?, 1, ?)"
+                     " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
+                     /* whatever order -j finishes runs in, the earliest run represents it */
+                     "  site = iif(excluded.first_run < first_run, excluded.site, site),"
+                     "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
+                     "  first_run = min(first_run, excluded.first_run)"
+                     " RETURNING id");
+    sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, outcome_name(outcome), -1, SQLITE_STATIC);
+    sqlite3_bind_int(statement, 3, signal);
+    sqlite3_bind_text(statement, 4, site, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 6, run_id);
+    if (detail)
+        sqlite3_bind_text(statement, 7, detail, -1, SQLITE_TRANSIENT);
+    int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    free(key);
+    free(frames);
+    return id;
+}
+
+/* The failure the run was about: the chain's last site, or the first that fired. */
+static const struct ingest_fault *target_fault(const struct job *job)
+{
+    uint64_t target = 0;
+    if (job->site && !parse_hex16(job->site, &target))
+        return NULL;
+    for (size_t i = 0; i < job->records.faults.count; i++)
+        if (!job->site || job->records.faults.items[i].signature == target)
+            return &job->records.faults.items[i];
+    return NULL;
+}
+
+/* Judge the exit status of the process that had the fault against the same process (program,
+   command line, fork child or not) in the baseline, not the status of the command failrun
+   started: a test harness that swallows its children's exit status must not hide an outcome. */
+static void compare_faulted_process(struct campaign_context *context,
+                                    const struct run_records *records,
+                                    const struct ingest_fault *target, struct observation *run,
+                                    struct baseline_observation *baseline)
+{
+    const struct ingest_process *image = final_image(records, target->pid);
+    if (!image || !image->exited)
+        return;
+    char command_line[17];
+    hex16(command_line, image->command_line);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT exit_code FROM processes WHERE run = ? AND exe = ? AND"
+                     " command_line = ? AND forked = ? AND exit_code IS NOT NULL"
+                     " GROUP BY exit_code ORDER BY count(*) DESC LIMIT 1");
+    sqlite3_bind_int64(statement, 1, context->baseline_id);
+    sqlite3_bind_text(statement, 2, image->exe, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 3, command_line, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 4, image->forked);
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        baseline->exit_code = sqlite3_column_int(statement, 0);
+        run->exit_code = image->exit_status;
+    }
+    sqlite3_finalize(statement);
+}
+
+/* A sanitizer report the program makes without any fault (a leak it always has) is not a
+   finding of the fault runs: remember its key. */
+void load_baseline_sanitizer(struct campaign_context *context)
+{
+    sqlite3_stmt *statement =
+        database_prepare(context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
+    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
+    sqlite3_finalize(statement);
+    struct sanitizer_report report;
+    if (dir && sanitizer_read(dir, &report)) {
+        struct frame_list frames;
+        sanitizer_frames(context, &report, &frames);
+        context->baseline_sanitizer = finding_key(context, OUTCOME_SANITIZER, 0, &frames);
+        warn("the command has a sanitizer report even without faults (%s); fault runs report only "
+             "others", report.kind);
+        sanitizer_report_free(&report);
+    }
+    free(dir);
+}
+
+/* Under the database lock: classify the run and store it with all it revealed, in one
+   transaction. */
+enum outcome conclude_job(struct campaign_context *context, struct job *job)
+{
+    const struct run_records *records = &job->records;
+    const struct ingest_fault *target = target_fault(job);
+    if (target && !job->site) {
+        job->site = xmalloc(17);
+        hex16(job->site, target->signature);
+    }
+    char *out = xasprintf("%s/stdout", job->dir), *err = xasprintf("%s/stderr", job->dir);
+    char *stderr_text = read_whole_file(err, NULL);
+
+    /* New modules may appear on error paths: store first, so symbolisation finds them. */
+    database_exec(context->db, "BEGIN IMMEDIATE");
+    set_run_directory(context->db, job->run_id, job->dir);
+    database_store_records(context->db, job->run_id, records);
+    if (target)
+        plan_follow_ups(context, job); /* sites this run stored first are new */
+    module_map_free(&context->modules);
+    module_map_load(context->db, &context->modules);
+
+    struct observation observation = {
+        .fault_fired = target != NULL,
+        .timed_out = job->result.timed_out,
+        .exit_code = job->result.exit_code,
+        .signal = job->result.signal,
+        /* Output is judged only when the fault was in the command itself: a test driver's
+           output mixes its children's with its own timings, and which child said what is
+           unknowable. Elsewhere exit statuses and stacks decide. */
+        .stdout_same = !context->baseline_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
+                       file_hash(out) == context->baseline_stdout,
+        .stderr_same = !context->baseline_stderr || file_hash(err) == context->baseline_stderr,
+        .stderr_text = stderr_text,
+    };
+    struct frame_list evidence = {0};
+    for (size_t i = 0; i < records->processes.count && !observation.crash_signal; i++) {
+        if (records->processes.items[i].signal) {
+            observation.crash_signal = records->processes.items[i].signal;
+            evidence = records->processes.items[i].crash_stack;
+        }
+    }
+    /* glibc aborts from inside free() or malloc() when it finds the heap corrupted (a double
+       free): then an interposer of ours is on the crash stack. A test harness may hide the
+       message, the stack cannot. */
+    for (int i = 0; i < evidence.count; i++) {
+        const char *path = module_map_path(&context->modules, evidence.frames[i].module);
+        const char *base = path ? strrchr(path, '/') : NULL;
+        if (base && !strncmp(base + 1, "libfail-preload", 15))
+            observation.in_allocator = true;
+    }
+    observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
+    const struct ingest_live *leaked = target ? leaking_site(context, records) : NULL;
+    observation.leaked = leaked != NULL;
+    struct sanitizer_report report;
+    bool reported = sanitizer_read(job->dir, &report);
+    struct frame_list sanitizer_stack = {0};
+    if (reported) {
+        sanitizer_frames(context, &report, &sanitizer_stack);
+        char *key = finding_key(context, OUTCOME_SANITIZER, 0, &sanitizer_stack);
+        observation.sanitizer =
+            !context->baseline_sanitizer || strcmp(key, context->baseline_sanitizer) != 0;
+        observation.sanitizer_crash = report.crash;
+        free(key);
+    }
+    struct baseline_observation baseline = context->baseline;
+    if (target)
+        compare_faulted_process(context, records, target, &observation, &baseline);
+    enum outcome outcome = classify(&observation, &baseline);
+
+    int64_t finding = 0;
+    int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
+    if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
+        evidence = sanitizer_stack;
+    else if (outcome == OUTCOME_LEAK)
+        leak_frames(context->db, &leaked->top, &evidence);
+    else if (outcome != OUTCOME_CRASH && target)
+        evidence = target->stack; /* hang, silent: located at the injection */
+    if (outcome_is_bug(outcome))
+        finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
+                                 outcome == OUTCOME_CRASH ? signal : 0, &evidence,
+                                 observation.sanitizer ? report.kind : NULL);
+    if (reported)
+        sanitizer_report_free(&report);
+    char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
+    finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
+               records->problems, finding);
+    database_exec(context->db, "COMMIT");
+
+    if (!outcome_is_bug(outcome) && !context->options->keep_runs)
+        remove_tree(job->dir);
+    free(frames);
+    free(stderr_text);
+    free(out);
+    free(err);
+    return outcome;
+}

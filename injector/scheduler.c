@@ -1,0 +1,461 @@
+/*
+ * scheduler.c — the runs of a campaign: the baseline (run twice, deciding the scope), the plan
+ * of fault runs (one per site, or nth/random; follow-ups for sites found on error legs), and
+ * the -j workers that execute runs outside the database lock and conclude each under it.
+ */
+#include "campaign_run.h"
+#include "database.h"
+#include "internal.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Each attempt at a run gets its own folder: a process left over from a killed failrun (a
+   harness's grandchild, say) can then never write into the folder of the resumed attempt. */
+static char *run_directory(struct campaign_context *context, int64_t run_id)
+{
+    return xasprintf("%s/runs/%lld-%ld", context->state_dir, (long long)run_id, (long)getpid());
+}
+
+static struct spawn_result execute(struct campaign_context *context, const char *dir,
+                                   const char *plan, int64_t timeout_ms)
+{
+    remove_tree(dir);
+    if (!make_directories(dir))
+        fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
+    char **environment = run_environment(&context->options->settings, dir, plan);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    struct spawn_request request = {
+        .argv = context->options->settings.argv,
+        .extra_environment = (const char *const *)environment,
+        .stdin_path = context->options->settings.stdin_path
+                          ? context->options->settings.stdin_path : "/dev/null",
+        .stdout_path = out,
+        .stderr_path = err,
+        .timeout_ms = timeout_ms,
+    };
+    struct spawn_result result = spawn_and_wait(&request);
+    environment_free(environment);
+    free(out);
+    free(err);
+    return result;
+}
+
+void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET dir = ? WHERE id = ?");
+    sqlite3_bind_text(statement, 1, dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
+                          const char *plan)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO runs(kind, site, chain, plan, state) VALUES (?, ?, ?, ?, 'planned')");
+    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
+    if (site)
+        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
+    if (chain)
+        sqlite3_bind_text(statement, 3, chain, -1, SQLITE_TRANSIENT);
+    if (plan)
+        sqlite3_bind_text(statement, 4, plan, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    return sqlite3_last_insert_rowid(db);
+}
+
+static int64_t fault_run_count(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    return count;
+}
+
+/* The chain with each site's first frame ("S:K@MODULE+OFFSET"), which lets the preload skip
+   the unwind of every call that cannot be a planned site (plan.c). */
+static char *chain_with_tops(sqlite3 *db, const char *chain)
+{
+    char *result = xstrdup("");
+    char *copy = xstrdup(chain);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT json_extract(frames, '$[0][0]'), json_extract(frames, '$[0][1]')"
+            " FROM sites WHERE id = ?");
+    for (char *item = strtok(copy, ","); item; item = strtok(NULL, ",")) {
+        sqlite3_bind_text(statement, 1, item, 16, SQLITE_TRANSIENT);
+        char *next;
+        if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
+            next = xasprintf("%s%s%s@%s+%llx", result, *result ? "," : "", item,
+                             (const char *)sqlite3_column_text(statement, 0),
+                             (unsigned long long)sqlite3_column_int64(statement, 1));
+        else
+            next = xasprintf("%s%s%s", result, *result ? "," : "", item);
+        sqlite3_reset(statement);
+        free(result);
+        result = next;
+    }
+    sqlite3_finalize(statement);
+    free(copy);
+    return result;
+}
+
+/* Plan a fault run unless the campaign reached --max-runs. */
+static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
+                     uint64_t nth, uint64_t seed)
+{
+    if (fault_run_count(context->db) >= context->options->settings.max_runs)
+        return false;
+    char *located = chain ? chain_with_tops(context->db, chain) : NULL;
+    char *plan = plan_text(&context->options->settings, located, nth, seed);
+    insert_run(context->db, "fault", site, chain, plan);
+    free(plan);
+    free(located);
+    context->total++;
+    return true;
+}
+
+/* After the baseline: one run per site (in the order first seen), or the first nth/random runs. */
+static void plan_first_runs(struct campaign_context *context)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    if (settings->nth || settings->nth_sweep) {
+        /* A sharded sweep takes every N-th call: K, K+N, K+2N, ... */
+        uint64_t first = settings->nth ? settings->nth : settings->shards > 1 ? settings->shard : 1;
+        if (settings->nth_sweep || in_shard(settings, first - 1))
+            plan_run(context, NULL, NULL, first, 0);
+        return;
+    }
+    if (settings->probability) {
+        for (int64_t i = 0; i < settings->max_runs; i++)
+            if (in_shard(settings, (uint64_t)i))
+                plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
+        return;
+    }
+    sqlite3_stmt *sites = database_prepare(context->db, "SELECT id FROM sites ORDER BY rowid");
+    while (sqlite3_step(sites) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(sites, 0);
+        uint64_t signature = 0;
+        if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
+            continue; /* another shard's */
+        char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
+        plan_run(context, site, chain, 0, 0);
+        free(chain);
+    }
+    sqlite3_finalize(sites);
+}
+
+void finish_run(sqlite3 *db, int64_t run_id, const char *site,
+                       const struct spawn_result *result, const char *outcome,
+                       const char *crash_frames, int problems, int64_t finding)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE runs SET state = 'done', exit_code = ?, signal = ?, timed_out = ?,"
+            " wall_ms = ?, outcome = ?, site = ?, crash_frames = ?, problems = ?,"
+            " finding = ? WHERE id = ?");
+    sqlite3_bind_int(statement, 1, result->exit_code);
+    sqlite3_bind_int(statement, 2, result->signal);
+    sqlite3_bind_int(statement, 3, result->timed_out);
+    sqlite3_bind_int64(statement, 4, result->wall_ms);
+    if (outcome)
+        sqlite3_bind_text(statement, 5, outcome, -1, SQLITE_STATIC);
+    if (site)
+        sqlite3_bind_text(statement, 6, site, -1, SQLITE_TRANSIENT);
+    if (crash_frames)
+        sqlite3_bind_text(statement, 7, crash_frames, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 8, problems);
+    if (finding > 0)
+        sqlite3_bind_int64(statement, 9, finding);
+    sqlite3_bind_int64(statement, 10, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+/* ---- baseline ---- */
+
+void keep_sites_in_scope(struct run_records *records, const char *scope)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < records->sites.count; i++) {
+        if (scope_includes(scope, records->sites.items[i].exe))
+            records->sites.items[kept++] = records->sites.items[i];
+        else
+            free(records->sites.items[i].exe);
+    }
+    records->sites.count = kept;
+}
+
+static void store_scope(sqlite3 *db, const char *scope)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
+    sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+/* Output that changes from run to run by itself (timings, a test harness's durations, pids)
+   says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
+   stream that differed (0 = not compared; such runs cannot be `silent`). */
+static void stable_output(struct campaign_context *context, uint64_t *stdout_hash,
+                          uint64_t *stderr_hash)
+{
+    char *dir = xasprintf("%s/runs/baseline-check-%ld", context->state_dir, (long)getpid());
+    char *plan = plan_record(&context->options->settings);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    execute(context, dir, plan, limit);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    if (file_hash(out) != *stdout_hash) {
+        *stdout_hash = 0;
+        warn("the command's standard output differs from run to run; no run can be `silent`");
+    }
+    if (file_hash(err) != *stderr_hash)
+        *stderr_hash = 0;
+    remove_tree(dir);
+    free(out);
+    free(err);
+    free(plan);
+    free(dir);
+}
+
+void run_baseline(struct campaign_context *context)
+{
+    sqlite3 *db = context->db;
+    database_exec(db, "BEGIN IMMEDIATE");
+    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
+                      " DELETE FROM findings; DELETE FROM modules;");
+    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL);
+    database_exec(db, "COMMIT");
+    char *dir = run_directory(context, run_id);
+    char *plan = plan_record(&context->options->settings);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
+    struct spawn_result result = execute(context, dir, plan, limit);
+    set_run_directory(db, run_id, dir);
+    free(plan);
+    if (result.timed_out)
+        fatal("the command did not finish within %lld s without any fault injected; "
+              "raise --timeout or fix the command", (long long)(limit / 1000));
+    if (result.signal)
+        fatal("the command dies of SIG%s without any fault injected; failrun needs a command "
+              "that passes on its own (output in %s)", sigabbrev_np(result.signal), dir);
+    if (result.exit_code == 127 && !result.started)
+        fatal("cannot run %s (see %s/stderr)", context->options->settings.argv[0], dir);
+    if (result.exit_code != 0)
+        warn("the command exits with status %d even without faults; outcomes compare against it",
+             result.exit_code);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    if (records.processes.count == 0)
+        fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
+              "setuid? failrun needs a dynamically linked program");
+    struct campaign_settings *settings = &context->options->settings;
+    free(settings->scope);
+    settings->scope = decide_scope(settings, &records);
+    keep_sites_in_scope(&records, settings->scope);
+    if (records.sites.count == 0)
+        warn("no allocation site seen in scope: check --exe/--module, or the command starts no "
+             "in-scope program");
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
+    stable_output(context, &stdout_hash, &stderr_hash);
+    database_exec(db, "BEGIN IMMEDIATE");
+    store_scope(db, settings->scope);
+    database_store_records(db, run_id, &records);
+    finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
+            " baseline_stderr = ?, baseline_wall_ms = ?");
+    sqlite3_bind_int(statement, 1, result.exit_code);
+    sqlite3_bind_int(statement, 2, result.signal);
+    if (stdout_hash)
+        sqlite3_bind_int64(statement, 3, (sqlite3_int64)stdout_hash);
+    if (stderr_hash)
+        sqlite3_bind_int64(statement, 4, (sqlite3_int64)stderr_hash);
+    sqlite3_bind_int64(statement, 5, result.wall_ms);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+    plan_first_runs(context);
+    database_exec(db, "COMMIT");
+    free(out);
+    free(err);
+    free(dir);
+    run_records_free(&records);
+}
+
+void load_baseline(struct campaign_context *context)
+{
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT baseline_exit, baseline_signal, baseline_stdout, baseline_stderr,"
+                     " baseline_wall_ms, (SELECT id FROM runs WHERE kind = 'baseline')"
+                     " FROM campaign");
+    if (sqlite3_step(statement) != SQLITE_ROW)
+        fatal("the campaign database lost its baseline; remove it and run again");
+    context->baseline.exit_code = sqlite3_column_int(statement, 0);
+    context->baseline.signal = sqlite3_column_int(statement, 1);
+    context->baseline_stdout = (uint64_t)sqlite3_column_int64(statement, 2);
+    context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
+    int64_t wall = sqlite3_column_int64(statement, 4);
+    context->baseline_id = sqlite3_column_int64(statement, 5);
+    sqlite3_finalize(statement);
+    context->timeout_ms = context->options->settings.timeout_ms
+                              ? context->options->settings.timeout_ms
+                              : 10 * wall + 5000;
+}
+
+bool baseline_done(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
+    bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
+    sqlite3_finalize(statement);
+    return done;
+}
+
+/* Unlocked: several of these run at once (-j), each with its own folder. */
+static void perform_job(struct campaign_context *context, struct job *job)
+{
+    job->dir = run_directory(context, job->run_id);
+    job->result = execute(context, job->dir, job->plan, context->timeout_ms);
+    ingest_run(job->dir, &job->records);
+    keep_sites_in_scope(&job->records, context->options->settings.scope);
+}
+
+/* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
+   with the chain that led there; an nth sweep moves on to the next call. */
+void plan_follow_ups(struct campaign_context *context, const struct job *job)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    if (settings->nth_sweep) {
+        struct plan plan;
+        if (!plan_parse(job->plan, &plan))
+            plan_run(context, NULL, NULL, plan.nth + (settings->shards > 1 ? settings->shards : 1), 0);
+        return;
+    }
+    int length = 1;
+    for (const char *c = job->chain; c && *c; c++)
+        length += *c == ',';
+    if (!job->chain || length >= PLAN_MAX_FAULTS)
+        return; /* random runs are not extended; a chain of 8 is long enough */
+    sqlite3_stmt *fresh = database_prepare(
+        context->db, "SELECT id FROM sites WHERE first_run = ? ORDER BY rowid");
+    sqlite3_bind_int64(fresh, 1, job->run_id);
+    while (sqlite3_step(fresh) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(fresh, 0);
+        char *chain = xasprintf("%s,%s:1", job->chain, site);
+        plan_run(context, site, chain, 0, 0);
+        free(chain);
+    }
+    sqlite3_finalize(fresh);
+}
+
+static void job_free(struct job *job)
+{
+    free(job->site);
+    free(job->chain);
+    free(job->plan);
+    free(job->dir);
+    run_records_free(&job->records);
+    memset(job, 0, sizeof *job);
+}
+
+/* Under the lock: the next planned run nobody took yet (runs are taken in id order). */
+static bool take_job(struct campaign_context *context, struct job *job)
+{
+    sqlite3_stmt *next = database_prepare(
+        context->db, "SELECT id, site, chain, plan FROM runs WHERE state = 'planned' AND id > ?"
+                     " ORDER BY id LIMIT 1");
+    sqlite3_bind_int64(next, 1, context->last_taken);
+    bool found = sqlite3_step(next) == SQLITE_ROW;
+    if (found) {
+        memset(job, 0, sizeof *job);
+        job->run_id = sqlite3_column_int64(next, 0);
+        job->site = column_text(next, 1);
+        job->chain = column_text(next, 2);
+        job->plan = column_text(next, 3);
+        context->last_taken = job->run_id;
+    }
+    sqlite3_finalize(next);
+    return found;
+}
+
+static void show_progress(struct campaign_context *context, const struct job *job,
+                          enum outcome outcome)
+{
+    if (context->options->quiet)
+        return;
+    int64_t elapsed = now_ms() - context->started_ms;
+    int64_t remaining = context->total - context->done;
+    int64_t eta = context->done ? elapsed * remaining / context->done / 1000 : 0;
+    if (context->terminal)
+        fprintf(stderr, "\r\033[Kfailrun: %lld/%lld runs, %lld finding(s), ETA %llds",
+                (long long)context->done, (long long)context->total,
+                (long long)context->findings, (long long)eta);
+    else
+        fprintf(stderr, "failrun: [%lld/%lld] site %s: %s\n", (long long)context->done,
+                (long long)context->total, job->site ? job->site : "-", outcome_name(outcome));
+}
+
+static void *worker(void *argument)
+{
+    struct campaign_context *context = argument;
+    pthread_mutex_lock(&context->lock);
+    for (;;) {
+        struct job job;
+        if (!take_job(context, &job)) {
+            if (context->busy == 0)
+                break;
+            pthread_cond_wait(&context->changed, &context->lock); /* a busy run may add runs */
+            continue;
+        }
+        context->busy++;
+        pthread_mutex_unlock(&context->lock);
+        perform_job(context, &job);
+        pthread_mutex_lock(&context->lock);
+        enum outcome outcome = conclude_job(context, &job);
+        context->busy--;
+        context->done++;
+        context->findings += outcome_is_bug(outcome);
+        show_progress(context, &job, outcome);
+        job_free(&job);
+        pthread_cond_broadcast(&context->changed);
+    }
+    pthread_cond_broadcast(&context->changed);
+    pthread_mutex_unlock(&context->lock);
+    return NULL;
+}
+
+void run_planned(struct campaign_context *context)
+{
+    sqlite3_stmt *count = database_prepare(
+        context->db, "SELECT count(*), coalesce(sum(state = 'done'), 0),"
+                     " (SELECT count(*) FROM findings) FROM runs WHERE kind = 'fault'");
+    sqlite3_step(count);
+    context->total = sqlite3_column_int64(count, 0);
+    context->done = sqlite3_column_int64(count, 1);
+    context->findings = sqlite3_column_int64(count, 2);
+    sqlite3_finalize(count);
+    context->terminal = isatty(2);
+    context->started_ms = now_ms();
+    context->last_taken = 0;
+    pthread_mutex_init(&context->lock, NULL);
+    pthread_cond_init(&context->changed, NULL);
+    int workers = context->options->jobs;
+    pthread_t *threads = xcalloc((size_t)workers, sizeof *threads);
+    for (int i = 0; i < workers; i++)
+        if (pthread_create(&threads[i], NULL, worker, context) != 0)
+            fatal("cannot start a worker thread; lower -j");
+    for (int i = 0; i < workers; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    if (!context->options->quiet && context->terminal && context->done)
+        fputc('\n', stderr);
+}
