@@ -139,8 +139,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_text(statement, 1, command, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, settings->cwd, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 3, settings->top_exe, -1, SQLITE_TRANSIENT);
-    if (settings->stdin_path)
-        sqlite3_bind_text(statement, 4, settings->stdin_path, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(statement, 4, settings->stdin_path);
     sqlite3_bind_int(statement, 5, settings->depth);
     sqlite3_bind_int64(statement, 6, settings->timeout_ms);
     sqlite3_bind_text(statement, 7, settings->exe_globs, -1, SQLITE_TRANSIENT);
@@ -150,8 +149,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 11, settings->persistent);
     sqlite3_bind_int64(statement, 12, (sqlite3_int64)settings->nth);
     sqlite3_bind_int(statement, 13, settings->nth_sweep);
-    if (settings->probability)
-        sqlite3_bind_text(statement, 14, settings->probability, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(statement, 14, settings->probability);
     sqlite3_bind_int64(statement, 15, (sqlite3_int64)settings->seed);
     sqlite3_bind_int64(statement, 16, settings->max_runs);
     sqlite3_bind_int(statement, 17, (int)settings->shard);

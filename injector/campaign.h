@@ -6,7 +6,6 @@
 #define FAILRUN_CAMPAIGN_H
 
 #include "ingest.h"
-#include "symbolise.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>

@@ -164,6 +164,12 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM processes;");
 }
 
+void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(statement, index, text, -1, SQLITE_TRANSIENT);
+}
+
 char *column_text(sqlite3_stmt *statement, int i)
 {
     const unsigned char *text = sqlite3_column_text(statement, i);

@@ -32,6 +32,9 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
 char *frames_to_json(const struct frame_list *frames);
 bool frames_from_json(const char *text, struct frame_list *out);
 
+/* Bind text, or leave the parameter NULL when `text` is NULL. */
+void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text);
+
 /* Text column helper: a copy of column i or NULL. */
 char *column_text(sqlite3_stmt *statement, int i);
 

@@ -166,8 +166,7 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     sqlite3_bind_text(statement, 4, site, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 6, run_id);
-    if (detail)
-        sqlite3_bind_text(statement, 7, detail, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(statement, 7, detail);
     int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
     sqlite3_finalize(statement);
     free(key);

@@ -60,12 +60,9 @@ static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const
     sqlite3_stmt *statement = database_prepare(
         db, "INSERT INTO runs(kind, site, chain, plan, state) VALUES (?, ?, ?, ?, 'planned')");
     sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
-    if (site)
-        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
-    if (chain)
-        sqlite3_bind_text(statement, 3, chain, -1, SQLITE_TRANSIENT);
-    if (plan)
-        sqlite3_bind_text(statement, 4, plan, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(statement, 2, site);
+    bind_text_or_null(statement, 3, chain);
+    bind_text_or_null(statement, 4, plan);
     database_step_done(statement);
     sqlite3_finalize(statement);
     return sqlite3_last_insert_rowid(db);
@@ -163,12 +160,9 @@ void finish_run(sqlite3 *db, int64_t run_id, const char *site,
     sqlite3_bind_int(statement, 2, result->signal);
     sqlite3_bind_int(statement, 3, result->timed_out);
     sqlite3_bind_int64(statement, 4, result->wall_ms);
-    if (outcome)
-        sqlite3_bind_text(statement, 5, outcome, -1, SQLITE_STATIC);
-    if (site)
-        sqlite3_bind_text(statement, 6, site, -1, SQLITE_TRANSIENT);
-    if (crash_frames)
-        sqlite3_bind_text(statement, 7, crash_frames, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(statement, 5, outcome);
+    bind_text_or_null(statement, 6, site);
+    bind_text_or_null(statement, 7, crash_frames);
     sqlite3_bind_int(statement, 8, problems);
     if (finding > 0)
         sqlite3_bind_int64(statement, 9, finding);
@@ -202,13 +196,10 @@ static void store_scope(sqlite3 *db, const char *scope)
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
    says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
    stream that differed (0 = not compared; such runs cannot be `silent`). */
-static void stable_output(struct campaign_context *context, uint64_t *stdout_hash,
-                          uint64_t *stderr_hash)
+static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
+                          uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
     char *dir = xasprintf("%s/runs/baseline-check-%ld", context->state_dir, (long)getpid());
-    char *plan = plan_record(&context->options->settings);
-    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
-                                                           : 3600 * 1000;
     execute(context, dir, plan, limit);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
@@ -220,7 +211,6 @@ static void stable_output(struct campaign_context *context, uint64_t *stdout_has
     remove_tree(dir);
     free(out);
     free(err);
-    free(plan);
     free(dir);
 }
 
@@ -240,7 +230,6 @@ void run_baseline(struct campaign_context *context)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
     struct spawn_result result = execute(context, dir, plan, limit);
     set_run_directory(db, run_id, dir);
-    free(plan);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
               "raise --timeout or fix the command", (long long)(limit / 1000));
@@ -266,7 +255,8 @@ void run_baseline(struct campaign_context *context)
              "in-scope program");
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
-    stable_output(context, &stdout_hash, &stderr_hash);
+    stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
+    free(plan);
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
     database_store_records(db, run_id, &records);

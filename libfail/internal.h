@@ -106,7 +106,6 @@ struct call {
 };
 /* Initialise from the environment; idempotent, safe to call from any allocation. */
 void runtime_init(void) LF_HIDDEN;
-bool runtime_active(void) LF_HIDDEN;
 /* Before an allocation request: record the site and decide whether to fail it. `caller` is the
    interposer's return address (frame 0 of the site), known without unwinding. */
 void runtime_before_alloc(struct call *call, uint32_t function, size_t size,

@@ -567,11 +567,6 @@ void LF_TEXT runtime_init(void)
     }
 }
 
-bool LF_TEXT runtime_active(void)
-{
-    return state.active;
-}
-
 void LF_TEXT runtime_after_fork_child(void)
 {
     if (!state.active)
