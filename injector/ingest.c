@@ -18,7 +18,7 @@ const char *function_name(uint32_t function)
         [FUNCTION_ALIGNED_ALLOC] = "aligned_alloc",
         [FUNCTION_MEMALIGN] = "memalign",   [FUNCTION_VALLOC] = "valloc",
         [FUNCTION_PVALLOC] = "pvalloc",    [FUNCTION_STRDUP] = "strdup",
-        [FUNCTION_STRNDUP] = "strndup",
+        [FUNCTION_STRNDUP] = "strndup",    [FUNCTION_FAILPOINT] = "failpoint",
     };
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }

@@ -29,6 +29,7 @@ enum record_type {
     RECORD_EXIT = 5,   /* exit() (any path) or _exit(), with the status; frames = the exit stack */
     RECORD_SIGNAL = 6, /* a fatal signal; frames = the crash stack, frame 0 the faulting pc */
     RECORD_LIVE = 7,   /* at exit: blocks from this site still live */
+    RECORD_NAME = 8,   /* a named failpoint's name: signature = its site, body.text.path = name */
     RECORD_TYPE_LIMIT
 };
 
@@ -45,6 +46,7 @@ enum record_function {
     FUNCTION_PVALLOC,
     FUNCTION_STRDUP,
     FUNCTION_STRNDUP,
+    FUNCTION_FAILPOINT, /* LF_FAILPOINT("name"): not an allocation; value (size) is 0 */
     FUNCTION_LIMIT
 };
 
@@ -54,6 +56,7 @@ enum record_function {
 #define RECORD_FLAG_PATH_TRUNCATED 0x4u
 #define RECORD_FLAG_FORKED 0x8u        /* START: a fork child (same program as its parent) */
 #define RECORD_FLAG_SITES_OVERFLOW 0x10u /* EXIT: the site table was full; some sites unrecorded */
+#define RECORD_FLAG_NOFAIL 0x20u       /* SITE: requested with LF_NOFAIL: the injector never fails it */
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };

@@ -49,12 +49,49 @@ unsigned long long lf_live_mark(void);
    paths. */
 size_t lf_live_since(unsigned long long mark, struct lf_block *blocks, size_t max);
 
-/* Allocation through libfail's decision point even where the program's malloc is not
-   interposed (a static link, another allocator): failable exactly like malloc and friends. */
-void *lf_malloc(size_t size);
-void *lf_calloc(size_t count, size_t size);
-void *lf_realloc(void *block, size_t size);
+/* ---- allocation with an explicit policy ----
+   The lf_ allocators go through libfail's decision point even where the program's malloc is not
+   interposed (a static link, another allocator), and say how hard to try, as the kernel's gfp
+   flags do:
+   - LF_MAYFAIL (0): may return NULL. A real failure first calls the registered reclaim callbacks
+     and retries a few times with a short back-off.
+   - LF_NOFAIL: never returns NULL. Retries, calling the reclaim callbacks and backing off, until
+     it succeeds; failrun never injects a failure here (its site is reported as NOFAIL), so the
+     caller needs no error leg.
+   - LF_NORETRY: one attempt; on failure return NULL at once, no reclaim.
+   - LF_NOWAIT: never sleep: no back-off and no reclaim callbacks (they may block).
+   A NOFAIL request that also says NORETRY or NOWAIT still never fails: it retries without
+   sleeping (NOWAIT) and keeps calling reclaim (NORETRY is ignored). */
+#define LF_MAYFAIL 0u
+#define LF_NOFAIL 0x1u
+#define LF_NORETRY 0x2u
+#define LF_NOWAIT 0x4u
+void *lf_malloc(size_t size, unsigned flags);
+void *lf_calloc(size_t count, size_t size, unsigned flags);
+void *lf_realloc(void *block, size_t size, unsigned flags);
 void lf_free(void *block);
+
+/* A reclaim callback frees what it can (caches, pools) and returns the bytes it released; it is
+   called, on the allocating thread, when an lf_ allocation fails for real. At most 16. Returns 0,
+   or -1 when the table is full. Register at start-up: registration is not thread-safe against
+   concurrent failures. */
+typedef size_t (*lf_reclaim_fn)(size_t wanted, void *data);
+int lf_reclaim_register(lf_reclaim_fn reclaim, void *data);
+
+/* Per-thread scope, like the kernel's memalloc_noreclaim_save(): the flags given are added to
+   every lf_ allocation on this thread until the matching restore. A scope can only restrict how
+   hard to try (LF_NORETRY, LF_NOWAIT); it never makes a NOFAIL allocation failable. Scopes nest:
+   restore with the value the save returned. */
+unsigned lf_scope_save(unsigned flags);
+void lf_scope_restore(unsigned saved);
+/* The calling thread's current scope flags. */
+unsigned lf_scope_get(void);
+
+/* A named failpoint: a site campaigns fail like an allocation site (same signatures, plans and
+   reports), for faults that are not allocations. True when this call should fail:
+       if (LF_FAILPOINT("wal-fsync")) return -EIO; */
+int lf_failpoint(const char *name);
+#define LF_FAILPOINT(name) lf_failpoint(name)
 
 #ifdef __cplusplus
 }
