@@ -27,7 +27,7 @@ HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.de
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom)
+                test_symbolise test_oom test_policy)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
@@ -97,6 +97,11 @@ $(BUILD)/tests/test_oom: tests/unit/test_oom.c libfail/include/libfail/cmocka.h 
 	$(CC) $(ALL_CFLAGS) -g -O1 -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so \
 	    -lcmocka -ldl -lpthread
 
+$(BUILD)/tests/test_policy: tests/unit/test_policy.c $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -g -O1 -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so \
+	    -lcmocka -ldl -lpthread
+
 # The kvstore example's unit tests under the OOM loop: they find its planted bugs, so they fail;
 # tests/integration/test_oom.sh checks that they fail in exactly the expected ways.
 $(BUILD)/examples/test_kv: examples/kvstore/test_kv.c examples/kvstore/kv.c examples/kvstore/kv.h \
@@ -130,6 +135,12 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
+
+# Uses the policy API, so it links libfail.so (the preload's copy serves it under failrun).
+$(BUILD)/tests/programs/policy: tests/programs/policy.c $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -Ilibfail/include -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' \
+	    -l:libfail.so
 
 unit: $(UNIT_TESTS)
 	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status
