@@ -182,9 +182,28 @@ $(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_r
 fuzz: $(BUILD)/fuzz/fuzz_records $(BUILD)/fuzz/fuzz_plan $(BUILD)/fuzz/fuzz_cli
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# The campaign benchmark's target: BENCH_SITES generated allocation sites, each called
+# BENCH_ROUNDS times (see tests/bench/gen_sites.sh).
+BENCH_SITES := 600
+BENCH_ROUNDS := 8
+$(BUILD)/tests/bench/sites.c: tests/bench/gen_sites.sh Makefile
+	@mkdir -p $(dir $@)
+	sh tests/bench/gen_sites.sh $(BENCH_SITES) $(BENCH_ROUNDS) >$@
+
+$(BUILD)/tests/bench/sites: $(BUILD)/tests/bench/sites.c
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
+                                      $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS))
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FAILRUN_LIBS)
+
+$(BUILD)/tests/bench/timed: tests/bench/timed.c
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).
-bench: all $(BUILD)/tests/bench/alloc_loop
-	@sh tests/bench/run.sh
+BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites symbolise_sites timed)
+bench: all $(BENCH_PROGRAMS)
+	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
 
 demo:
 	@sh tools/deps.sh

@@ -155,6 +155,10 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
 
 /* ---- the interposers, generated from the table ---- */
 
+/* An idle shim (no campaign, no in-process use) costs one load of runtime_hooks per call. Once
+   runtime_before_alloc has looked at a call, errno is as the program left it; the real function
+   sets it; tracking never touches it. The real function is never tail-called while the runtime
+   watches: if glibc aborts inside it (heap corruption), our frame must be on the crash stack. */
 #define INTERPOSE(name, id, type, params, args, pass_through, size_expr, may_fail, result_block,    \
                   released, fail_value, fail_errno, bootstrap)                                     \
     LF_TEXT LF_EXPORT type name params                                                             \
@@ -166,31 +170,35 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         }                                                                                          \
         if (LF_UNLIKELY(allocation_probe))                                                         \
             allocation_probe = 2;                                                                  \
-        if (runtime_guard || inactive_copy || (pass_through))                                      \
+        unsigned hooks = atomic_load_explicit(&runtime_hooks, memory_order_relaxed);               \
+        if (LF_LIKELY(hooks == RUNTIME_READY) || runtime_guard || inactive_copy || (pass_through)) \
             return real_##name args;                                                               \
-        runtime_guard = 1;                                                                               \
-        int saved_errno = errno;                                                                   \
-        runtime_init();                                                                            \
-        struct call call = {.static_index = UINT32_MAX};                                             \
+        runtime_guard = 1;                                                                         \
+        if (LF_UNLIKELY(!(hooks & RUNTIME_READY)))                                                 \
+            runtime_init();                                                                        \
+        struct call call;                                                                          \
+        call.fail = false;                                                                         \
+        call.static_index = UINT32_MAX;                                                            \
         size_t request = (size_expr);                                                              \
         if (may_fail)                                                                              \
             runtime_before_alloc(&call, id, request, (uintptr_t)__builtin_return_address(0));      \
-        if (call.fail) {                                                                           \
-            errno = (fail_errno) ? (fail_errno) : saved_errno;                                     \
-            runtime_guard = 0;                                                                           \
+        if (LF_UNLIKELY(call.fail)) {                                                              \
+            if (fail_errno)                                                                        \
+                errno = (fail_errno);                                                              \
+            runtime_guard = 0;                                                                     \
             return fail_value;                                                                     \
         }                                                                                          \
         void *released_block = (released);                                                         \
-        runtime_untrack(released_block);                                                           \
-        errno = saved_errno;                                                                       \
+        if (released_block)                                                                        \
+            runtime_untrack(released_block);                                                       \
         type result = real_##name args;                                                            \
-        saved_errno = errno;                                                                       \
         void *new_block = (result_block);                                                          \
-        runtime_track(&call, new_block, request);                                                  \
-        if (!new_block && released_block && (may_fail)) /* failed for real: still the caller's */  \
-            runtime_track(&call, released_block, 0);                                               \
-        errno = saved_errno;                                                                       \
-        runtime_guard = 0;                                                                               \
+        if (call.static_index != UINT32_MAX) {                                                     \
+            runtime_track(&call, new_block, request);                                              \
+            if (!new_block && released_block && (may_fail)) /* failed for real: still ours */     \
+                runtime_track(&call, released_block, 0);                                           \
+        }                                                                                          \
+        runtime_guard = 0;                                                                         \
         return result;                                                                             \
     }
 #include "interpose.def"
@@ -215,13 +223,10 @@ LF_TEXT LF_EXPORT void free(void *block)
         if (!real_free)
             return; /* only dlsym's own early allocations can get here: leaking them is harmless */
     }
-    if (!runtime_guard && !inactive_copy) {
-        runtime_guard = 1;
-        int saved_errno = errno;
+    /* runtime_untrack calls nothing (no allocation, errno untouched): no guard needed. */
+    if ((atomic_load_explicit(&runtime_hooks, memory_order_relaxed) & RUNTIME_TRACKING) &&
+        !runtime_guard && !inactive_copy)
         runtime_untrack(block);
-        errno = saved_errno;
-        runtime_guard = 0;
-    }
     real_free(block);
     /* Not a tail call: if glibc aborts inside free (a double free), this frame stays on the
        crash stack, which is how failrun tells heap corruption from a deliberate abort. */

@@ -21,6 +21,9 @@
 #define LF_TEXT __attribute__((section("libfail_text"), noinline))
 #define LF_HIDDEN __attribute__((visibility("hidden")))
 #define LF_EXPORT __attribute__((visibility("default")))
+/* Hot helpers: inlined into their LF_TEXT caller, so their code lives in its section (a stack
+   walk never sees a frame of theirs) and a call costs nothing. */
+#define LF_INLINE static inline __attribute__((always_inline))
 #define LF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -97,6 +100,11 @@ void module_table_set_listener(void (*listener)(const struct module_info *)) LF_
 /* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
    pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */
 extern __thread int runtime_guard LF_HIDDEN;
+/* What the interposers must do, read on every call so an idle shim costs one load: */
+#define RUNTIME_READY 1u    /* runtime_init has finished */
+#define RUNTIME_DECIDE 2u   /* calls go to runtime_before_alloc: records, a plan or fail-nth */
+#define RUNTIME_TRACKING 4u /* blocks are counted: runtime_track and runtime_untrack */
+extern _Atomic unsigned runtime_hooks LF_HIDDEN;
 struct call {
     struct record_frame frames[RECORD_MAX_FRAMES];
     int frame_count;
@@ -118,10 +126,12 @@ extern __thread struct runtime_request runtime_request LF_HIDDEN;
 /* Initialise from the environment; idempotent, safe to call from any allocation. */
 void runtime_init(void) LF_HIDDEN;
 /* Before an allocation request: record the site and decide whether to fail it. `caller` is the
-   interposer's return address (frame 0 of the site), known without unwinding. */
+   interposer's return address (frame 0 of the site), known without unwinding. Leaves errno as
+   it found it. The caller sets call->fail = false and call->static_index = UINT32_MAX. */
 void runtime_before_alloc(struct call *call, uint32_t function, size_t size,
                           uintptr_t caller) LF_HIDDEN;
-/* After a successful allocation: start tracking the block (for leak accounting). */
+/* After a successful allocation: start tracking the block (for leak accounting). Neither this
+   nor runtime_untrack calls anything: no errno change, no allocation. */
 void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
 /* Before a block is released or moved. */
 void runtime_untrack(void *block) LF_HIDDEN;

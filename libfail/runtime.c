@@ -27,6 +27,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#endif
 
 #define SITE_CAPACITY (1u << 18)
 #define SITE_PROBES 1024 /* a nearly full table must not turn every call into a long scan */
@@ -93,6 +96,12 @@ static struct {
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
 __thread struct runtime_request runtime_request __attribute__((tls_model("initial-exec")));
+_Atomic unsigned runtime_hooks;
+/* lf_fail_nth_set was called in this process: every call must be looked at. */
+static _Atomic bool fail_nth_used;
+/* lf_live_mark was called: tracked blocks get serial numbers (see live_insert). */
+static _Atomic bool live_marked;
+static void publish_hooks(void);
 /* The calls left before the failure, per thread like the kernel's current->fail_nth: armed by
    PLAN_NTH for the thread that initialises libfail, or by lf_fail_nth_set(); new threads and
    fork children start at 0. */
@@ -292,6 +301,48 @@ static bool LF_TEXT decide_scope(void)
 
 /* ---- tables ---- */
 
+/* The table updates below are atomic read-modify-writes (a locked instruction each, most of the
+   cost of a tracked call) only while the process has more than one thread: glibc's malloc makes
+   the same choice (SINGLE_THREAD_P), and the flag turns false before a second thread starts. */
+LF_INLINE bool single_threaded(void)
+{
+#if __has_include(<sys/single_threaded.h>)
+    return __libc_single_threaded;
+#else
+    return false;
+#endif
+}
+
+LF_INLINE void counter_add(_Atomic int64_t *counter, int64_t value)
+{
+    if (single_threaded())
+        atomic_store_explicit(counter,
+                              atomic_load_explicit(counter, memory_order_relaxed) + value,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add(counter, value);
+}
+
+LF_INLINE uint64_t counter_next(_Atomic uint64_t *counter)
+{
+    if (single_threaded()) {
+        uint64_t value = atomic_load_explicit(counter, memory_order_relaxed) + 1;
+        atomic_store_explicit(counter, value, memory_order_relaxed);
+        return value;
+    }
+    return atomic_fetch_add(counter, 1) + 1;
+}
+
+/* Claim `slot` (holding `current`) for `fresh`; false when another thread took it first. */
+LF_INLINE bool slot_claim(_Atomic uintptr_t *slot, uintptr_t current, uintptr_t fresh)
+{
+    if (single_threaded()) {
+        atomic_store_explicit(slot, fresh, memory_order_relaxed);
+        return true;
+    }
+    return atomic_compare_exchange_strong(slot, &current, fresh);
+}
+
 static void *LF_TEXT map_table(size_t bytes)
 {
     void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -344,12 +395,12 @@ static bool LF_TEXT raise_size_class(uint32_t slot, size_t size)
     return false;
 }
 
-static uint32_t LF_TEXT live_hash(uintptr_t block)
+LF_INLINE uint32_t live_hash(uintptr_t block)
 {
     return (uint32_t)(((uint64_t)block >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (LIVE_CAPACITY - 1);
 }
 
-static void LF_TEXT live_insert(uintptr_t block, uint32_t site, size_t size)
+LF_INLINE void live_insert(uintptr_t block, uint32_t site, size_t size)
 {
     uint32_t slot = live_hash(block);
     for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
@@ -359,20 +410,23 @@ static void LF_TEXT live_insert(uintptr_t block, uint32_t site, size_t size)
             continue;
         /* Claim the slot first, fill it in, then publish the block: two threads racing for one
            slot must not mix their fields. */
-        if (!atomic_compare_exchange_strong(&entry->block, &current, LIVE_CLAIMED))
+        if (!slot_claim(&entry->block, current, LIVE_CLAIMED))
             continue;
         entry->site = site;
         entry->size = size;
-        entry->serial = atomic_fetch_add_explicit(&state.serial, 1, memory_order_relaxed) + 1;
+        /* Serials matter only to lf_live_since: 0 (before any mark) until lf_live_mark. */
+        entry->serial = atomic_load_explicit(&live_marked, memory_order_relaxed)
+                            ? counter_next(&state.serial)
+                            : 0;
         atomic_store_explicit(&entry->block, block, memory_order_release);
-        atomic_fetch_add(&state.sites[site].live_blocks, 1);
-        atomic_fetch_add(&state.sites[site].live_bytes, (int64_t)size);
+        counter_add(&state.sites[site].live_blocks, 1);
+        counter_add(&state.sites[site].live_bytes, (int64_t)size);
         return;
     }
     atomic_store(&state.live_overflow, true);
 }
 
-static void LF_TEXT live_remove(uintptr_t block)
+LF_INLINE void live_remove(uintptr_t block)
 {
     uint32_t slot = live_hash(block);
     for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
@@ -384,9 +438,9 @@ static void LF_TEXT live_remove(uintptr_t block)
             continue;
         uint32_t site = entry->site;
         int64_t size = (int64_t)entry->size;
-        if (atomic_compare_exchange_strong(&entry->block, &current, LIVE_TOMBSTONE)) {
-            atomic_fetch_sub(&state.sites[site].live_blocks, 1);
-            atomic_fetch_sub(&state.sites[site].live_bytes, size);
+        if (slot_claim(&entry->block, current, LIVE_TOMBSTONE)) {
+            counter_add(&state.sites[site].live_blocks, -1);
+            counter_add(&state.sites[site].live_bytes, -size);
         }
         return;
     }
@@ -572,6 +626,7 @@ void LF_TEXT runtime_init(void)
             initialise();
             errno = saved_errno;
             atomic_store_explicit(&state.phase, 2, memory_order_release);
+            publish_hooks();
             return;
         }
         sched_yield(); /* another thread is initialising; it never allocates through us */
@@ -659,27 +714,43 @@ static bool LF_TEXT planned_failure(uint64_t signature, uint64_t occurrence, boo
     }
 }
 
-/* The caller's entry: found by its raw return address, normalised once per process. */
-static uint32_t LF_TEXT caller_slot(uintptr_t caller)
+/* A caller entry's first sighting: claim its slot and normalise its address (errno kept: the
+   module table may be rebuilt). */
+static uint32_t LF_TEXT caller_slot_fill(uintptr_t caller, uint64_t key)
 {
-    uint64_t word = caller;
-    uint64_t key = hash_words(5, &word, 1);
     bool fresh;
-    uint32_t slot = site_slot(key ? key : 2, &fresh);
+    uint32_t slot = site_slot(key, &fresh);
     if (slot == UINT32_MAX)
         return slot;
     struct site_entry *entry = &state.sites[slot];
     if (!atomic_load_explicit(&entry->top_ready, memory_order_acquire)) {
+        int saved_errno = errno;
         entry->caller = caller;
         stack_normalise(&caller, 1, &entry->top); /* racing threads write the same value */
         atomic_store_explicit(&entry->top_ready, true, memory_order_release);
+        errno = saved_errno;
     }
     return slot;
 }
 
+/* The caller's entry: found by its raw return address, normalised once per process. The key is
+   a bijective mix of the address (never 0, the empty slot), so a caller seen before is found on
+   the first probe, inline, on every call. */
+LF_INLINE uint32_t caller_slot(uintptr_t caller)
+{
+    uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
+    key = (key ^ (key >> 29)) | 2;
+    uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_CAPACITY - 1);
+    struct site_entry *entry = &state.sites[slot];
+    if (LF_LIKELY(atomic_load_explicit(&entry->signature, memory_order_relaxed) == key &&
+                  atomic_load_explicit(&entry->top_ready, memory_order_acquire)))
+        return slot;
+    return caller_slot_fill(caller, key);
+}
+
 /* The fast path of a targeted run: until a fault fired, a call whose first frame is no planned
    site's first frame cannot be a planned site, so it needs no unwind and no record. */
-static bool LF_TEXT may_be_planned(const struct record_frame *top)
+LF_INLINE bool may_be_planned(const struct record_frame *top)
 {
     if (!state.fast || atomic_load_explicit(&state.fault_seen, memory_order_relaxed))
         return true;
@@ -690,12 +761,53 @@ static bool LF_TEXT may_be_planned(const struct record_frame *top)
     return false;
 }
 
+/* The part of runtime_before_alloc that unwinds, records and decides: errno is saved around it
+   by the caller, since libunwind, the module table and the record file make system calls.
+   Inlined: stack_capture skips a fixed number of our frames. */
+LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr_t caller,
+                      bool nth_armed, bool nofail)
+{
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    int count = stack_capture(pcs, (int)state.plan.depth);
+    if (count == 0 || !module_filter_allows(pcs, count))
+        return; /* not a candidate: it does not count towards fail-nth either */
+    /* Decide before anything that can be full or fail (the site table), so a counted call is
+       always a failed one when its turn comes. */
+    bool nth_fired = nth_armed && fail_nth_tick(&fail_nth);
+    stack_normalise(pcs, count, call->frames);
+    call->frame_count = count;
+    call->signature = stack_signature(call->frames, count);
+    bool fresh;
+    uint32_t slot = site_slot(call->signature, &fresh);
+    uint64_t occurrence = 1;
+    if (slot != UINT32_MAX) {
+        call->fresh = fresh;
+        if (raise_size_class(slot, size) || fresh)
+            emit_frames(RECORD_SITE, nofail ? RECORD_FLAG_NOFAIL : 0, function, call->signature,
+                        size, 0, call->frames, count);
+        occurrence = counter_next(&state.sites[slot].occurrences);
+    } else {
+        atomic_store(&state.sites_overflow, true);
+    }
+    bool report = true;
+    call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
+                               planned_failure(call->signature, occurrence, &report));
+    if (nth_fired) {
+        last_failure_caller = caller;
+        last_failure_size = size;
+    }
+    if (call->fail) {
+        atomic_store(&state.fault_seen, true);
+        runtime_request.injected = true;
+    }
+    if (call->fail && report)
+        emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
+}
+
 void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size,
                                   uintptr_t caller)
 {
-    call->fail = false;
     call->fresh = false;
-    call->static_index = UINT32_MAX;
     call->frame_count = 0;
     /* A request from the policy API: its site starts at the lf_ function's caller, and a NOFAIL
        request is never failed and, as the kernel skips __GFP_NOFAIL, never counts for fail-nth. */
@@ -722,41 +834,9 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     if (!nth_armed && call->static_index != UINT32_MAX &&
         !may_be_planned(&state.sites[call->static_index].top))
         return;
-    uintptr_t pcs[RECORD_MAX_FRAMES];
-    int count = stack_capture(pcs, (int)state.plan.depth);
-    if (count == 0 || !module_filter_allows(pcs, count))
-        return; /* not a candidate: it does not count towards fail-nth either */
-    /* Decide before anything that can be full or fail (the site table), so a counted call is
-       always a failed one when its turn comes. */
-    bool nth_fired = nth_armed && fail_nth_tick(&fail_nth);
-    stack_normalise(pcs, count, call->frames);
-    call->frame_count = count;
-    call->signature = stack_signature(call->frames, count);
-    bool fresh;
-    uint32_t slot = site_slot(call->signature, &fresh);
-    uint64_t occurrence = 1;
-    if (slot != UINT32_MAX) {
-        call->fresh = fresh;
-        if (raise_size_class(slot, size) || fresh)
-            emit_frames(RECORD_SITE, nofail ? RECORD_FLAG_NOFAIL : 0, function, call->signature,
-                        size, 0, call->frames, count);
-        occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
-    } else {
-        atomic_store(&state.sites_overflow, true);
-    }
-    bool report = true;
-    call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
-                               planned_failure(call->signature, occurrence, &report));
-    if (nth_fired) {
-        last_failure_caller = caller;
-        last_failure_size = size;
-    }
-    if (call->fail) {
-        atomic_store(&state.fault_seen, true);
-        runtime_request.injected = true;
-    }
-    if (call->fail && report)
-        emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
+    int saved_errno = errno;
+    decide(call, function, size, caller, nth_armed, nofail);
+    errno = saved_errno;
 }
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
@@ -769,6 +849,17 @@ void LF_TEXT runtime_untrack(void *block)
 {
     if (block && atomic_load_explicit(&state.tracking, memory_order_relaxed))
         live_remove((uintptr_t)block ^ LIVE_MASK);
+}
+
+/* Tell the interposers what to do from now on (see runtime_hooks in internal.h). */
+static void LF_TEXT publish_hooks(void)
+{
+    unsigned hooks = atomic_load(&state.phase) == 2 ? RUNTIME_READY : 0;
+    if (state.active || atomic_load(&fail_nth_used) || atomic_load(&state.tracking))
+        hooks |= RUNTIME_DECIDE;
+    if (atomic_load(&state.tracking))
+        hooks |= RUNTIME_TRACKING;
+    atomic_store(&runtime_hooks, hooks);
 }
 
 void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
@@ -803,6 +894,8 @@ void LF_TEXT runtime_fini(void)
 void LF_TEXT runtime_fail_nth_set(uint64_t n)
 {
     fail_nth = n;
+    if (n && !atomic_exchange(&fail_nth_used, true))
+        publish_hooks();
 }
 
 uint64_t LF_TEXT runtime_fail_nth_get(void)
@@ -818,7 +911,11 @@ bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)
     int saved_errno = errno;
     runtime_init();
     struct call call;
-    runtime_before_alloc(&call, FUNCTION_FAILPOINT, 0, caller);
+    call.fail = false;
+    call.static_index = UINT32_MAX;
+    call.frame_count = 0;
+    if (atomic_load_explicit(&runtime_hooks, memory_order_relaxed) & RUNTIME_DECIDE)
+        runtime_before_alloc(&call, FUNCTION_FAILPOINT, 0, caller);
     if (call.fresh && call.frame_count)
         emit_text(RECORD_NAME, 0, call.signature, 0, name ? name : "", NULL, 0);
     errno = saved_errno;
@@ -841,10 +938,12 @@ uint64_t LF_TEXT runtime_live_mark(void)
     runtime_guard = 1; /* initialising may allocate (pthread_atfork, on_exit) */
     runtime_init();
     runtime_guard = saved_guard;
+    atomic_store(&live_marked, true);
     if (!atomic_load(&state.tracking)) {
         if (!map_tables())
             return 0;
         atomic_store(&state.tracking, true);
+        publish_hooks();
     }
     return atomic_load(&state.serial);
 }

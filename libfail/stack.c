@@ -34,7 +34,7 @@ static void (*module_listener)(const struct module_info *);
 extern char __start_libfail_text[] LF_HIDDEN;
 extern char __stop_libfail_text[] LF_HIDDEN;
 
-static bool LF_TEXT is_own_frame(uintptr_t pc)
+LF_INLINE bool is_own_frame(uintptr_t pc)
 {
     /* A return address points just past the call; pc - 1 is inside the calling function. */
     return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
@@ -194,7 +194,7 @@ static struct module_table *LF_TEXT refresh_table(struct module_table *old)
     return fresh;
 }
 
-static const struct module_info *LF_TEXT table_find(const struct module_table *table, uintptr_t pc)
+LF_INLINE const struct module_info *table_find(const struct module_table *table, uintptr_t pc)
 {
     if (!table)
         return NULL;
@@ -204,18 +204,27 @@ static const struct module_info *LF_TEXT table_find(const struct module_table *t
     return NULL;
 }
 
-static const struct module_info *LF_TEXT module_lookup(uintptr_t pc)
+static const struct module_info *LF_TEXT module_lookup_slow(struct module_table *table, uintptr_t pc)
 {
-    struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
     const struct module_info *module = table_find(table, pc);
     if (module)
         return module;
     return table_find(refresh_table(table), pc);
 }
 
+/* `hint`, when not NULL, is the module of a neighbouring frame: most frames of a stack lie in
+   the module of the frame before them, so it is tried before the table. */
+LF_INLINE const struct module_info *module_lookup(uintptr_t pc, const struct module_info *hint)
+{
+    if (hint && pc >= hint->start && pc < hint->end)
+        return hint;
+    struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
+    return module_lookup_slow(table, pc);
+}
+
 bool LF_TEXT module_find(uintptr_t pc, struct module_info *out)
 {
-    const struct module_info *module = module_lookup(pc);
+    const struct module_info *module = module_lookup(pc, NULL);
     if (!module)
         return false;
     *out = *module;
@@ -224,8 +233,9 @@ bool LF_TEXT module_find(uintptr_t pc, struct module_info *out)
 
 void LF_TEXT stack_normalise(const uintptr_t *pcs, int count, struct record_frame *frames)
 {
+    const struct module_info *module = NULL;
     for (int i = 0; i < count; i++) {
-        const struct module_info *module = module_lookup(pcs[i]);
+        module = module_lookup(pcs[i], module);
         frames[i].module = module ? module->id : 0;
         frames[i].offset = module ? pcs[i] - module->bias : pcs[i];
     }

@@ -1,15 +1,29 @@
 #!/bin/sh
-# run.sh — `make bench`: the preload's cost per malloc/free pair, side by side in one run.
-# Each configuration runs ROUNDS times, interleaved so machine noise hits all alike; the median
-# nanoseconds per pair are printed with their ratio to the bare pair (no preload).
+# run.sh — `make bench`: what libfail costs, as ratios measured side by side in one run.
+#  1. per call: a malloc/free pair under the preload (idle, record mode, a fault run away from
+#     its planned site) against the bare pair; ROUNDS interleaved runs, medians;
+#  2. per campaign: wall and CPU time (user+sys, children included) of whole campaigns on a
+#     generated program with SITES allocation sites, against one uninstrumented run;
+#  3. per site: symbolisation; per run: coverage ingestion (when failrun has it).
+# Timings are noisy on a shared machine: compare ratios from one run, not across runs.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 loop="$root/build/tests/bench/alloc_loop"
 preload="$root/build/libfail-preload.so"
+failrun="$root/build/failrun"
+sites_program="$root/build/tests/bench/sites"
+symbolise="$root/build/tests/bench/symbolise_sites"
+timer="$root/build/tests/bench/timed"
 pairs=${PAIRS:-2000000}
 rounds=${ROUNDS:-7}
+sweep_runs=${SWEEP_RUNS:-100}   # the nth sweep is cut after this many runs, then extrapolated
+calls=${BENCH_CALLS:?BENCH_CALLS: allocation calls of one run of the generated program}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# ---- 1. per call ----
 
 run() { # configuration name, then environment assignments
     name=$1
@@ -26,11 +40,10 @@ for round in $(seq "$rounds"); do
         LIBFAIL_PLAN="mode=site;sites=0000000000000001:1@1+1"
 done
 
-median() { sort -n "$dir/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-base=$(median bare)
+base=$(median "$dir/bare")
 echo "per malloc/free pair, median of $rounds runs of $pairs pairs:"
 for name in bare inactive record fault; do
-    value=$(median "$name")
+    value=$(median "$dir/$name")
     case $name in
     bare) what="no preload" ;;
     inactive) what="preload loaded, no campaign" ;;
@@ -39,3 +52,75 @@ for name in bare inactive record fault; do
     esac
     awk -v n="$value" -v b="$base" -v w="$what" 'BEGIN { printf "  %-40s %8.1f ns  %6.1fx\n", w, n, n / b }'
 done
+
+# ---- 2. per campaign ----
+
+# Runs a command; appends "wall cpu" in seconds to file $1 (see timed.c).
+timed() {
+    out=$1
+    shift
+    "$timer" "$@" >>"$out"
+}
+
+for i in 1 2 3 4 5; do
+    timed "$dir/plain" "$sites_program"
+done
+plain_wall=$(awk '{ print $1 }' "$dir/plain" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }')
+plain_cpu=$(awk '{ print $2 }' "$dir/plain" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }')
+
+campaign() { # name, then failrun run options
+    name=$1
+    shift
+    timed "$dir/$name" "$failrun" run --quiet --db "$dir/$name.db" "$@" -- "$sites_program"
+}
+campaign rerun1 -j1
+campaign rerun2 -j2
+campaign sweep -j1 --nth-sweep --max-runs "$sweep_runs"
+if "$failrun" run --help 2>&1 | grep -q -- '--fork'; then
+    campaign fork1 --fork -j1
+fi
+
+symbolised=$("$symbolise" "$dir/rerun1.db") # "SITES FRAMES MICROSECONDS"
+site_count=${symbolised%% *}
+runs_of() { "$symbolise" --runs "$dir/$1.db"; }
+
+row() { # what, wall, cpu, runs
+    awk -v w="$1" -v wall="$2" -v cpu="$3" -v runs="$4" -v pw="$plain_wall" -v pc="$plain_cpu" \
+        'BEGIN { printf "  %-44s %6s %9.3f s %7.1fx %9.3f s %7.1fx\n", w, runs, wall, wall / pw, cpu, cpu / pc }'
+}
+echo
+echo "campaign on a generated program, $site_count sites, $calls allocation calls per run:"
+printf '  %-44s %6s %11s %8s %11s %8s\n' "" runs wall ratio cpu ratio
+row "one uninstrumented run (median of 5)" "$plain_wall" "$plain_cpu" -
+row "re-run mode, -j1 (one run per site)" $(cat "$dir/rerun1") "$(runs_of rerun1)"
+row "re-run mode, -j2" $(cat "$dir/rerun2") "$(runs_of rerun2)"
+row "nth sweep -j1, first $sweep_runs runs" $(cat "$dir/sweep") "$(runs_of sweep)"
+# The whole sweep is one run per call plus the run where the N-th call never comes.
+sweep_runs_done=$(runs_of sweep)
+row "nth sweep -j1, all calls (extrapolated)" \
+    $(awk -v r="$sweep_runs_done" -v n="$calls" '{ f = (n + 2) / r; printf "%.2f %.2f", $1 * f, $2 * f }' \
+      "$dir/sweep") "$((calls + 2))"
+if [ -f "$dir/fork1" ]; then
+    row "fork mode, -j1" $(cat "$dir/fork1") "$(runs_of fork1)"
+else
+    echo "  fork mode: not available in this build"
+fi
+
+# ---- 3. per site and per run ----
+
+echo
+set -- $symbolised
+awk -v s="$1" -v f="$2" -v us="$3" \
+    'BEGIN { printf "  symbolisation: %.0f us per site (%d sites, %d frames, %.0f ms)\n", us / s, s, f, us / 1000 }'
+timed "$dir/report" "$failrun" report --db "$dir/rerun1.db"
+awk -v s="$site_count" '{ printf "  failrun report: %.0f ms wall, %.0f us per site (it symbolises findings only)\n", $1 * 1000, $1 * 1e6 / s }' \
+    "$dir/report"
+
+# HOOK: coverage ingestion time per run. When `failrun cov` exists, time its ingestion of one
+# run's gcov data here (a campaign built with --coverage) and print "coverage ingestion: X ms
+# per run"; until then the line below says it is missing.
+if "$failrun" help cov >/dev/null 2>&1; then
+    echo "  coverage ingestion: failrun cov exists; add its measurement at the HOOK in tests/bench/run.sh"
+else
+    echo "  coverage ingestion: not available"
+fi
