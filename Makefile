@@ -136,8 +136,9 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
 
-# Uses the policy API, so it links libfail.so (the preload's copy serves it under failrun).
-$(BUILD)/tests/programs/policy: tests/programs/policy.c $(BUILD)/libfail.so
+# These use libfail.h, so they link libfail.so (the preload's copy serves them under failrun).
+$(BUILD)/tests/programs/policy $(BUILD)/tests/programs/failnth: \
+$(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/libfail.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -Ilibfail/include -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' \
 	    -l:libfail.so

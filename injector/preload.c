@@ -17,9 +17,11 @@
 #include <malloc.h>
 #include <sched.h>
 #include <stdalign.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -265,6 +267,133 @@ LF_TEXT LF_EXPORT void _Exit(int status)
         real__Exit(status);
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
+}
+
+/* ---- exec: a thread's fail-nth counter survives it, as the kernel's does ----
+ * The counter travels in LIBFAIL_FAIL_NTH (see runtime_exec_environment). glibc's execl* and
+ * execv* call execve internally, not through the PLT, so each is wrapped. Without an armed
+ * counter every call goes straight to the real function. */
+
+static struct {
+    void *execve, *execvpe, *fexecve, *execveat;
+} real_execs;
+
+static void LF_TEXT find_exec(void **slot, const char *name)
+{
+    if (!*slot)
+        *slot = dlsym(RTLD_NEXT, name);
+}
+
+#define REAL_EXEC(name, type) (find_exec((void **)&real_execs.name, #name), (type)real_execs.name)
+
+/* Runs `exec` with the environment envp, carrying the counter; returns only on failure. */
+#define EXEC_WITH(envp, call)                                                                      \
+    do {                                                                                           \
+        void *mapping;                                                                             \
+        size_t mapping_size;                                                                       \
+        char *const *environment = runtime_exec_environment((envp), &mapping, &mapping_size);      \
+        int result = (call);                                                                       \
+        int saved_errno = errno;                                                                   \
+        if (mapping)                                                                               \
+            munmap(mapping, mapping_size);                                                         \
+        errno = saved_errno;                                                                       \
+        return result;                                                                             \
+    } while (0)
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+LF_TEXT LF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    EXEC_WITH(envp, REAL_EXEC(execve, execve_fn)(path, argv, environment));
+}
+
+LF_TEXT LF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    EXEC_WITH(envp, REAL_EXEC(execvpe, execve_fn)(file, argv, environment));
+}
+
+LF_TEXT LF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    EXEC_WITH(envp, REAL_EXEC(fexecve, fexecve_fn)(fd, argv, environment));
+}
+
+LF_TEXT LF_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+                               char *const envp[], int flags)
+{
+    EXEC_WITH(envp, REAL_EXEC(execveat, execveat_fn)(dirfd, path, argv, environment, flags));
+}
+
+LF_TEXT LF_EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+LF_TEXT LF_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+/* execl, execlp, execle: the argument list into an array in anonymous memory (no malloc). */
+static char **LF_TEXT collect_arguments(const char *first, va_list list, size_t *bytes)
+{
+    va_list counting;
+    va_copy(counting, list);
+    size_t count = first ? 1 : 0;
+    while (first && va_arg(counting, const char *))
+        count++;
+    va_end(counting);
+    *bytes = (count + 1) * sizeof(char *);
+    void *memory = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+        return NULL;
+    char **argv = memory;
+    argv[0] = (char *)first;
+    for (size_t i = 1; first && i <= count; i++)
+        argv[i] = va_arg(list, char *); /* the last one read is the terminating NULL */
+    return argv;
+}
+
+#define EXEC_LIST(first, list_start, call)                                                         \
+    do {                                                                                           \
+        va_list list;                                                                              \
+        va_start(list, list_start);                                                                \
+        size_t bytes;                                                                              \
+        char **argv = collect_arguments((first), list, &bytes);                                    \
+        if (!argv) {                                                                               \
+            va_end(list);                                                                          \
+            errno = ENOMEM;                                                                        \
+            return -1;                                                                             \
+        }                                                                                          \
+        int result = (call);                                                                       \
+        int saved_errno = errno;                                                                   \
+        va_end(list);                                                                              \
+        munmap(argv, bytes);                                                                       \
+        errno = saved_errno;                                                                       \
+        return result;                                                                             \
+    } while (0)
+
+LF_TEXT LF_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    EXEC_LIST(arg, arg, execve(path, argv, environ));
+}
+
+LF_TEXT LF_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    EXEC_LIST(arg, arg, execvpe(file, argv, environ));
+}
+
+LF_TEXT LF_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    /* The environment follows the list's terminating NULL. */
+    va_list scan;
+    va_start(scan, arg);
+    while (va_arg(scan, const char *))
+        ;
+    char *const *envp = va_arg(scan, char *const *);
+    va_end(scan);
+    EXEC_LIST(arg, arg, execve(path, argv, envp));
 }
 
 __attribute__((constructor)) static void LF_TEXT preload_start(void)

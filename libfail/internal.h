@@ -141,6 +141,8 @@ void runtime_after_fork_child(void) LF_HIDDEN;
 /* The in-process API behind libfail.h (see api.c). */
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
+char *const *runtime_exec_environment(char *const *envp, void **mapping,
+                                      size_t *mapping_size) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */
 bool runtime_failpoint(const char *name, uintptr_t caller) LF_HIDDEN;

@@ -561,9 +561,29 @@ static void LF_TEXT decide_fast_path(void)
     }
 }
 
+/* LIBFAIL_FAIL_NTH=N arms the initial thread's counter, like writing N to the kernel's
+   /proc/thread-self/fail-nth; the exec wrappers (preload.c) pass a thread's counter to the image
+   it executes this way, since the kernel's survives exec. It is removed from the environment at
+   once: a process this one starts (posix_spawn, system) is a new task and starts at 0. */
+static void LF_TEXT arm_from_environment(void)
+{
+    const char *text = getenv("LIBFAIL_FAIL_NTH");
+    uint64_t n;
+    if (!text)
+        return;
+    if (parse_decimal(text, strlen(text), &n) && n) {
+        fail_nth = n;
+        atomic_store(&fail_nth_used, true);
+    }
+    unsetenv("LIBFAIL_FAIL_NTH"); /* shifts environ's pointers in place: no allocation */
+}
+
 static void LF_TEXT initialise(void)
 {
     state.pid = getpid();
+    arm_from_environment();
+    /* Always: a fork child starts with its counters at 0, campaign or not. */
+    pthread_atfork(NULL, NULL, runtime_after_fork_child);
     const char *dir = getenv("LIBFAIL_DIR");
     const char *plan = getenv("LIBFAIL_PLAN");
     if (!dir || !*dir || strlen(dir) > PATH_MAX - 64 || plan_parse(plan, &state.plan) != NULL)
@@ -585,7 +605,7 @@ static void LF_TEXT initialise(void)
     state.exe[n > 0 ? n : 0] = '\0';
     state.in_scope = decide_scope();
     state.command_line = command_line_hash();
-    if (state.plan.mode == PLAN_NTH)
+    if (state.plan.mode == PLAN_NTH && !fail_nth)
         fail_nth = state.plan.nth;
     decide_fast_path();
     random_state = state.plan.seed;
@@ -604,7 +624,6 @@ static void LF_TEXT initialise(void)
         gcov_dump = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_dump");
         install_signal_handlers();
     }
-    pthread_atfork(NULL, NULL, runtime_after_fork_child);
     on_exit(on_process_exit, NULL);
 }
 
@@ -635,10 +654,10 @@ void LF_TEXT runtime_init(void)
 
 void LF_TEXT runtime_after_fork_child(void)
 {
+    fail_nth = 0; /* the kernel's rule: a new task starts disarmed */
     if (!state.active)
         return;
     state.pid = getpid();
-    fail_nth = 0;
     atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
     if (fd >= 0)
@@ -901,6 +920,40 @@ void LF_TEXT runtime_fail_nth_set(uint64_t n)
 uint64_t LF_TEXT runtime_fail_nth_get(void)
 {
     return fail_nth;
+}
+
+/* The environment to exec with: `envp` itself while this thread's counter is 0, else a copy in
+   fresh anonymous memory with LIBFAIL_FAIL_NTH set to the counter (the kernel's fail-nth
+   survives exec); *mapping and *mapping_size tell the caller what to unmap if exec fails. */
+char *const *LF_TEXT runtime_exec_environment(char *const *envp, void **mapping,
+                                              size_t *mapping_size)
+{
+    *mapping = NULL;
+    *mapping_size = 0;
+    if (!fail_nth)
+        return envp;
+    static const char name[] = "LIBFAIL_FAIL_NTH=";
+    size_t count = 0;
+    while (envp && envp[count])
+        count++;
+    size_t array_bytes = (count + 2) * sizeof(char *);
+    size_t bytes = array_bytes + sizeof name + 24;
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+        return envp;
+    char **copy = memory;
+    char *entry = (char *)memory + array_bytes;
+    memcpy(entry, name, sizeof name - 1);
+    entry[sizeof name - 1 + format_decimal(entry + sizeof name - 1, fail_nth)] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!starts_with(envp[i], name))
+            copy[used++] = envp[i];
+    copy[used++] = entry;
+    copy[used] = NULL;
+    *mapping = memory;
+    *mapping_size = bytes;
+    return copy;
 }
 
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)
