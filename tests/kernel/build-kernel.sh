@@ -33,8 +33,9 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 key=$( (echo "linux-source-6.1 $version"; cat "$fragment") | sha256sum | cut -c1-16)
 dir="$cache/$key"
 
-mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] ||
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
     fail "cannot write the kernel cache $cache; set LIBFAIL_KERNEL_CACHE to a writable folder"
+fi
 
 # One builder at a time: whoever waits here finds the finished bzImage afterwards.
 exec 9>"$cache/.lock"

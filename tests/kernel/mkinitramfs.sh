@@ -36,8 +36,9 @@ done
 [ -n "$output" ] || fail "no -o OUTPUT given"
 [ -n "$script" ] || fail "no --script TEST_SCRIPT given"
 [ -r "$script" ] || fail "cannot read the test script $script"
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx sh ||
+if ! /bin/busybox --list 2>/dev/null | grep -qx sh; then
     fail "/bin/busybox is missing; run: sh tools/deps-kernel.sh (as root)"
+fi
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/libfail-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT

@@ -15,7 +15,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root TMPDIR=/tmp LIBFAIL_VM=1
 cd /
-read -r uptime idle </proc/uptime
+read -r uptime _ </proc/uptime
 # A line of its own: the firmware's screen-control sequences may still be on the current one.
 echo
 echo "libfail-vm: running /test.sh (guest uptime ${uptime} s)"
