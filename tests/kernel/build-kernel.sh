@@ -33,19 +33,24 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 key=$( (echo "linux-source-6.1 $version"; cat "$fragment") | sha256sum | cut -c1-16)
 dir="$cache/$key"
 
-if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-    fail "cannot write the kernel cache $cache; set LIBFAIL_KERNEL_CACHE to a writable folder"
-fi
+# cached_kernel: print the cached bzImage and stop, if there is one (reading needs no lock: the
+# bzImage appears by rename, complete).
+cached_kernel() {
+    if [ -s "$dir/bzImage" ]; then
+        echo "build-kernel: cached kernel $key (linux-source-6.1 $version)" >&2
+        echo "$dir/bzImage"
+        exit 0
+    fi
+}
+cached_kernel
 
-# One builder at a time: whoever waits here finds the finished bzImage afterwards.
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
+    fail "no cached kernel $key and cannot write the cache $cache; set LIBFAIL_KERNEL_CACHE to a writable folder"
+fi
+# One builder at a time: whoever waited here finds the finished bzImage.
 exec 9>"$cache/.lock"
 flock 9
-
-if [ -s "$dir/bzImage" ]; then
-    echo "build-kernel: cached kernel $key (linux-source-6.1 $version)" >&2
-    echo "$dir/bzImage"
-    exit 0
-fi
+cached_kernel
 
 start=$(date +%s)
 rm -rf "$dir"
