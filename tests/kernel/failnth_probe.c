@@ -33,7 +33,10 @@
 #include <unistd.h>
 
 #define MAX_POINTS 200
-#define SWEEPS 3
+#define SWEEPS 8
+/* Slab refills can add points to a call: a new slab page is one more point (two when its failed
+ * high-order attempt falls back to a smaller order, which SLUB absorbs). */
+#define REFILL_SLACK 2
 #define DEBUGFS "/sys/kernel/debug"
 
 static int fail_nth_fd = -1;
@@ -120,14 +123,16 @@ static void call_eventfd(struct call_result *result)
 struct probe {
     const char *name;
     void (*call)(struct call_result *);
-    int expected_min, expected_max; /* injectable points seen on the reference kernel */
+    int points;             /* injectable points of the call when no slab needs a new page */
+    const char *failures;   /* how those points fail, as describe() prints it */
 };
 
+/* Measured on this kernel (6.1, tinyconfig + tests/kernel/kernel.config). */
 static const struct probe probes[] = {
-    {"pipe", call_pipe, 6, 6},
-    {"socketpair", call_socketpair, 8, 9},
-    {"epoll_create1", call_epoll_create1, 3, 3},
-    {"eventfd", call_eventfd, 3, 3},
+    {"pipe", call_pipe, 6, "1-3 ENFILE, 4-6 ENOMEM"},
+    {"socketpair", call_socketpair, 8, "1 ENFILE, 2 ENOMEM, 3 ENFILE, 4-8 ENOMEM"},
+    {"epoll_create1", call_epoll_create1, 3, "1-3 ENOMEM"},
+    {"eventfd", call_eventfd, 3, "1-3 ENOMEM"},
 };
 
 static const char *errno_name(int error)
@@ -213,42 +218,37 @@ static void describe(const int errors[], int points, char *out, size_t size)
 }
 
 /* A fixed set of checks per call, whatever the sweeps find: the rules held in every sweep; the
- * number of points stayed in the expected range (both where the sweep ended and in the call that
- * completed it); and for a call with a fixed number, every sweep failed the same points the same
- * way. A variable number comes from slab refills: a new slab page is one more point, and SLUB
- * absorbs a failed high-order page by falling back to a smaller one. */
+ * fewest points any sweep saw is the call's own number, and refills added at most REFILL_SLACK;
+ * and at least one sweep, undisturbed by refills, failed the points exactly as expected. (A refill
+ * inside one call of a sweep shifts that call's points by one, so single sweeps may differ.) */
 static void probe_call(const struct probe *probe)
 {
-    struct sweep_result first, result;
-    char first_summary[512], summary[512];
-    int smallest = MAX_POINTS, largest = -1, violations = 0, absorbed = 0;
-    bool same_outcomes = true;
+    int smallest = MAX_POINTS, largest = -1, violations = 0, absorbed = 0, as_expected = 0;
     for (int round = 0; round < SWEEPS; round++) {
-        struct sweep_result *current = round == 0 ? &first : &result;
-        char *text = round == 0 ? first_summary : summary;
-        sweep(probe, current, round != 0);
-        describe(current->errors, current->points, text, sizeof summary);
+        struct sweep_result result;
+        char summary[512];
+        sweep(probe, &result, round != 0);
+        describe(result.errors, result.points, summary, sizeof summary);
         printf("# %s sweep %d: %d injectable points (the completing call passed %d): %s\n", probe->name,
-               round + 1, current->points, current->completed_points, text[0] ? text : "none");
-        int low = current->points < current->completed_points ? current->points : current->completed_points;
-        int high = current->points > current->completed_points ? current->points : current->completed_points;
+               round + 1, result.points, result.completed_points, summary[0] ? summary : "none");
+        int low = result.points < result.completed_points ? result.points : result.completed_points;
+        int high = result.points > result.completed_points ? result.points : result.completed_points;
         smallest = low < smallest ? low : smallest;
         largest = high > largest ? high : largest;
-        violations += current->violations;
-        absorbed += current->absorbed;
-        if (round > 0)
-            same_outcomes &= strcmp(text, first_summary) == 0;
+        violations += result.violations;
+        absorbed += result.absorbed;
+        as_expected += result.points == probe->points && result.completed_points == probe->points &&
+                       strcmp(summary, probe->failures) == 0;
     }
-    printf("# %s: %d-%d injectable points over %d sweeps, %d absorbed failure(s)\n", probe->name,
-           smallest, largest, SWEEPS, absorbed);
+    printf("# %s: %d-%d injectable points over %d sweeps, %d absorbed failure(s), %d sweep(s) as "
+           "expected\n", probe->name, smallest, largest, SWEEPS, absorbed, as_expected);
     check(violations == 0, "%s: fails only when its count ran out (read-back 0), with ENOMEM/ENFILE/"
           "EMFILE", probe->name);
-    check(smallest >= probe->expected_min && largest <= probe->expected_max,
-          "%s: %d-%d injectable points (expected %d-%d)", probe->name, smallest, largest,
-          probe->expected_min, probe->expected_max);
-    if (probe->expected_min == probe->expected_max)
-        check(same_outcomes, "%s: every sweep fails the same points the same way (%s)", probe->name,
-              first_summary);
+    check(smallest == probe->points && largest <= probe->points + REFILL_SLACK,
+          "%s: %d injectable points, up to %d more with slab refills (saw %d-%d)", probe->name,
+          probe->points, REFILL_SLACK, smallest, largest);
+    check(as_expected > 0, "%s: a sweep without refills fails its points as %s (%d of %d sweeps)",
+          probe->name, probe->failures, as_expected, SWEEPS);
 }
 
 /* fail-nth is one-shot: after the injected failure the count is 0 and the next call succeeds. */

@@ -64,6 +64,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/libfail-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 sh "$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --script "$script" "$@" || exit 2
 [ -n "$log" ] || log="$work/console.log"
+mkdir -p "$(dirname "$log")"
 : >"$log"
 
 carriage_return=$(printf '\r')
