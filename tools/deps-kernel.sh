@@ -1,11 +1,13 @@
 #!/bin/sh
 # deps-kernel.sh — the Debian packages `make check-kernel` needs: the kernel source and what it
-# takes to build a tiny bzImage from it, qemu to boot it, busybox and cpio for the initramfs.
+# takes to build a tiny bzImage from it (bc, flex and bison for Kconfig and the build, libelf-dev
+# for objtool, xz for the compressed kernel), qemu to boot it, busybox and cpio for the initramfs,
+# libc6-dev for the static helper.
 # As root: installs what is missing (apt-get). Otherwise: names the missing packages and fails.
 # Quick when everything is there: only dpkg-query runs.
 set -eu
 packages="linux-source-6.1 xz-utils gcc make libc6-dev bc flex bison libelf-dev
-qemu-system-x86 busybox-static cpio gzip"
+qemu-system-x86 busybox-static cpio"
 missing=""
 for package in $packages; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
