@@ -31,7 +31,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check unit integration demo bench clean install uninstall fuzz
+.PHONY: all deps check check-kernel unit integration demo bench clean install uninstall fuzz
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -154,6 +154,17 @@ check:
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(TARGET_VARIANTS)
 	@sh tests/run-all.sh $(UNIT_TESTS)
+
+# The kernel's fail-nth rules, checked in a qemu VM booting a fault-injection kernel built from
+# Debian's linux-source-6.1 (tests/kernel/; cached, the first run builds it). Installs nothing:
+# tools/deps-kernel.sh names the packages.
+$(BUILD)/tests/kernel/failnth_probe: tests/kernel/failnth_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
+
+check-kernel:
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe
+	@sh tests/kernel/check.sh
 
 $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 	@mkdir -p $(dir $@)
