@@ -24,7 +24,8 @@ FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
-LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
+LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
+             $(BUILD)/libfail-kernel.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy)
@@ -57,6 +58,11 @@ $(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libfail-preload.so: $(LIBFAIL_OBJECTS)
+	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+# For `failrun kernel`: the preload plus wrappers of system calls (injector/kernel.c), kept out
+# of libfail-preload.so so that ordinary campaigns never touch read, write or open.
+$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
 $(BUILD)/failrun: $(FAILRUN_OBJECTS)

@@ -46,7 +46,7 @@ uint64_t hash_words(uint64_t seed, const uint64_t *words, size_t count) LF_HIDDE
 uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
 
 /* ---- plan.c: what this run fails ---- */
-enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM };
+enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL };
 #define PLAN_MAX_FAULTS 8
 struct plan_fault {
     uint64_t site;       /* signature */
@@ -59,7 +59,8 @@ struct plan {
     struct plan_fault faults[PLAN_MAX_FAULTS]; /* PLAN_SITE: a chain; the last is the target */
     int fault_count;
     bool persistent;      /* PLAN_SITE: the target fails at every occurrence from K on */
-    uint64_t nth;         /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules) */
+    uint64_t nth;         /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules);
+                             PLAN_KERNEL: the N written to the kernel's fail-nth at the site */
     uint64_t probability; /* PLAN_RANDOM: chance per call, as a fraction of 2^32 */
     uint64_t seed;        /* PLAN_RANDOM */
     unsigned depth;       /* frames in a signature */
@@ -112,6 +113,7 @@ struct call {
     uint32_t static_index; /* the table slot of the caller's return address; UINT32_MAX: none */
     bool fail;
     bool fresh; /* the first call at this site in this process */
+    uint64_t occurrence; /* of this call at its site (set by runtime_kernel_before) */
 };
 /* What the policy API (api.c) tells the interposer about the request it is about to make, on
    this thread: its flags (REQUEST_NOFAIL: never fail it), the caller of the lf_ function (the
@@ -144,6 +146,14 @@ uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
 char *const *runtime_exec_environment(char *const *envp, void **mapping,
                                       size_t *mapping_size) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
+/* failrun kernel (injector/kernel.c): at a system-call wrapper, with runtime_guard set. Records
+   the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */
+uint64_t runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
+/* After an armed call: what happened (see RECORD_FLAG_KERNEL_FIRED). */
+void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
+                          uint64_t occurrence, bool fired, bool failed, int error) LF_HIDDEN;
+/* True when this process runs a kernel plan (set before any wrapper can see it on). */
+bool runtime_kernel_mode(void) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */
 bool runtime_failpoint(const char *name, uintptr_t caller) LF_HIDDEN;
 uint64_t runtime_live_mark(void) LF_HIDDEN;

@@ -10,6 +10,9 @@
  *                                          the run's target, persistent=1 fails it from K on
  *   mode=nth;nth=N                         fail the N-th call (the kernel's fail-nth rules)
  *   mode=random;probability=P;seed=S       fail each call with probability P (0 < P <= 1)
+ *   mode=kernel                            record system-call sites (failrun kernel), fail nothing
+ *   mode=kernel;sites=S:K;nth=N            write N to /proc/thread-self/fail-nth just before the
+ *                                          K-th call at system-call site S (one site)
  * plus depth=D (frames in a signature, default 8). In site mode each site may carry its first
  * frame, S:K@MODULE+OFFSET (hex): a call whose own first frame differs cannot be that site, so it
  * is not unwound at all until a fault has fired (the fast path of a targeted run).
@@ -104,8 +107,10 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
             plan->mode = PLAN_NTH;
         else if (key_is(value, value_length, "random"))
             plan->mode = PLAN_RANDOM;
+        else if (key_is(value, value_length, "kernel"))
+            plan->mode = PLAN_KERNEL;
         else
-            return "mode must be record, site, nth or random";
+            return "mode must be record, site, nth, random or kernel";
     } else if (key_is(key, key_length, "sites")) {
         return parse_sites(plan, value, value_length);
     } else if (key_is(key, key_length, "persistent")) {
@@ -159,6 +164,10 @@ const char *LF_TEXT plan_parse(const char *text, struct plan *out)
         return "mode=nth needs nth=";
     if (plan.mode == PLAN_RANDOM && plan.probability == 0)
         return "mode=random needs probability=";
+    if (plan.mode == PLAN_KERNEL && plan.fault_count > 1)
+        return "mode=kernel fails one site at a time";
+    if (plan.mode == PLAN_KERNEL && (plan.fault_count == 0) != (plan.nth == 0))
+        return "mode=kernel needs both sites= and nth=, or neither";
     *out = plan;
     return NULL;
 }

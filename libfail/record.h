@@ -47,6 +47,19 @@ enum record_function {
     FUNCTION_STRDUP,
     FUNCTION_STRNDUP,
     FUNCTION_FAILPOINT, /* LF_FAILPOINT("name"): not an allocation; value (size) is 0 */
+    /* System calls (failrun kernel): the libc wrapper a kernel fail-nth was armed around. */
+    FUNCTION_SYS_OPEN,
+    FUNCTION_SYS_OPENAT,
+    FUNCTION_SYS_READ,
+    FUNCTION_SYS_WRITE,
+    FUNCTION_SYS_PIPE,
+    FUNCTION_SYS_PIPE2,
+    FUNCTION_SYS_SOCKET,
+    FUNCTION_SYS_SOCKETPAIR,
+    FUNCTION_SYS_EPOLL_CREATE1,
+    FUNCTION_SYS_EVENTFD,
+    FUNCTION_SYS_MMAP,
+    FUNCTION_SYS_FORK,
     FUNCTION_LIMIT
 };
 
@@ -57,6 +70,13 @@ enum record_function {
 #define RECORD_FLAG_FORKED 0x8u        /* START: a fork child (same program as its parent) */
 #define RECORD_FLAG_SITES_OVERFLOW 0x10u /* EXIT: the site table was full; some sites unrecorded */
 #define RECORD_FLAG_NOFAIL 0x20u       /* SITE: requested with LF_NOFAIL: the injector never fails it */
+/* FAULT of a system call (failrun kernel): value = the N written to fail-nth, value2 = the
+   call's occurrence. FIRED: the read-back after the call was 0, so the kernel's N-th fault point
+   was reached and failed (the call may still have succeeded: the kernel absorbed it); CALL_FAILED:
+   the call returned an error, whose errno is in bits 16..31 of flags. */
+#define RECORD_FLAG_KERNEL_FIRED 0x40u
+#define RECORD_FLAG_CALL_FAILED 0x80u
+#define RECORD_FLAG_ERRNO_SHIFT 16
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };

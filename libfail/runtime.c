@@ -847,7 +847,8 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         }
         return;
     }
-    if (!state.in_scope)
+    /* failrun kernel fails system calls, not allocations: these are only counted (leaks). */
+    if (!state.in_scope || (state.plan.mode == PLAN_KERNEL && !fail_nth))
         return;
     bool nth_armed = fail_nth != 0 && !nofail; /* by PLAN_NTH, or by lf_fail_nth_set */
     if (!nth_armed && call->static_index != UINT32_MAX &&
@@ -954,6 +955,58 @@ char *const *LF_TEXT runtime_exec_environment(char *const *envp, void **mapping,
     *mapping = memory;
     *mapping_size = bytes;
     return copy;
+}
+
+/* ---- failrun kernel: system-call sites ---- */
+
+bool LF_TEXT runtime_kernel_mode(void)
+{
+    return atomic_load_explicit(&state.phase, memory_order_acquire) == 2 && state.active &&
+           state.in_scope && state.plan.mode == PLAN_KERNEL;
+}
+
+uint64_t LF_TEXT runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller)
+{
+    (void)caller;
+    call->frame_count = 0;
+    call->occurrence = 0;
+    if (!runtime_kernel_mode())
+        return 0;
+    int saved_errno = errno;
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    int count = stack_capture(pcs, (int)state.plan.depth);
+    uint64_t nth = 0;
+    if (count > 0 && module_filter_allows(pcs, count)) {
+        stack_normalise(pcs, count, call->frames);
+        call->frame_count = count;
+        call->signature = stack_signature(call->frames, count);
+        bool fresh;
+        uint32_t slot = site_slot(call->signature, &fresh);
+        if (slot != UINT32_MAX) {
+            if (fresh)
+                emit_frames(RECORD_SITE, 0, function, call->signature, 0, 0, call->frames, count);
+            call->occurrence = counter_next(&state.sites[slot].occurrences);
+            const struct plan_fault *fault = &state.plan.faults[0];
+            if (state.plan.fault_count == 1 && fault->site == call->signature &&
+                fault->occurrence == call->occurrence && claim_fault(0))
+                nth = state.plan.nth;
+        } else {
+            atomic_store(&state.sites_overflow, true);
+        }
+    }
+    errno = saved_errno;
+    return nth;
+}
+
+void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
+                                  uint64_t occurrence, bool fired, bool failed, int error)
+{
+    uint32_t flags = (fired ? RECORD_FLAG_KERNEL_FIRED : 0) | (failed ? RECORD_FLAG_CALL_FAILED : 0) |
+                     ((uint32_t)(error & 0xffff) << RECORD_FLAG_ERRNO_SHIFT);
+    if (fired)
+        atomic_store(&state.fault_seen, true);
+    emit_frames(RECORD_FAULT, flags, function, call->signature, nth, occurrence, call->frames,
+                call->frame_count);
 }
 
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)

@@ -1,0 +1,205 @@
+/*
+ * kernel.c — the system-call wrappers of libfail-kernel.so, for `failrun kernel`: the kernel's
+ * own fault injection (CONFIG_FAULT_INJECTION, /proc/thread-self/fail-nth) driven site by site.
+ *
+ * A run's plan names one system-call site S (the stack of a libc wrapper call), its occurrence K
+ * and a count N. At the K-th call at S the wrapper writes N to this thread's fail-nth, calls the
+ * real function at once — nothing else in between, so the N-th fault point the kernel passes is
+ * inside that system call — then reads the counter back (0: the N-th point was reached and
+ * failed), writes 0 so nothing later is hit, and records what happened with the errno the
+ * program saw. failrun sweeps N = 1, 2, ... until a read-back is not 0: the call had fewer than
+ * N fault points.
+ *
+ * Only this library carries the wrappers: ordinary campaigns' preload never touches read/write.
+ * Runs inside the target: the rules of libfail/internal.h apply. Our own system calls (the
+ * record file, the fail-nth file) are made with runtime_guard set, and pass straight through.
+ */
+#include "../libfail/internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define FAILNTH_FD_FLOOR 950
+
+/* This thread's /proc/thread-self/fail-nth, opened by this process (an fd inherited over fork
+   still names the parent's thread). */
+static __thread int failnth_fd __attribute__((tls_model("initial-exec"))) = -1;
+static __thread pid_t failnth_pid __attribute__((tls_model("initial-exec")));
+
+static int LF_TEXT open_failnth(void)
+{
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    if (failnth_fd >= 0 && failnth_pid == pid && fcntl(failnth_fd, F_GETFD) >= 0)
+        return failnth_fd;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, FAILNTH_FD_FLOOR); /* away from the program's fds */
+    if (high >= 0) {
+        syscall(SYS_close, fd);
+        fd = high;
+    }
+    failnth_fd = fd;
+    failnth_pid = pid;
+    return fd;
+}
+
+static bool LF_TEXT read_back(int fd, uint64_t *value)
+{
+    char text[24];
+    ssize_t length = pread(fd, text, sizeof text, 0);
+    size_t digits = 0;
+    while (length > 0 && digits < (size_t)length && text[digits] >= '0' && text[digits] <= '9')
+        digits++;
+    return digits > 0 && parse_decimal(text, digits, value);
+}
+
+/* Before the call: record the site; when it is the planned one, arm fail-nth and return N. */
+static uint64_t LF_TEXT arm(struct call *call, uint32_t function, uintptr_t caller, int *fd)
+{
+    int saved_errno = errno;
+    runtime_guard = 1;
+    uint64_t nth = runtime_kernel_before(call, function, caller);
+    *fd = nth ? open_failnth() : -1;
+    runtime_guard = 0;
+    errno = saved_errno;
+    if (!nth || *fd < 0)
+        return 0;
+    char text[24];
+    size_t length = format_decimal(text, nth);
+    if (pwrite(*fd, text, length, 0) != (ssize_t)length) {
+        errno = saved_errno;
+        return 0;
+    }
+    errno = saved_errno;
+    return nth; /* the caller makes the system call next */
+}
+
+/* After the armed call: read back, disarm, record. Leaves errno as the call set it. */
+static void LF_TEXT disarm(const struct call *call, uint32_t function, uint64_t nth, int fd,
+                           bool failed)
+{
+    int error = errno;
+    uint64_t left = 1;
+    bool read = read_back(fd, &left);
+    pwrite(fd, "0", 1, 0);
+    runtime_guard = 1;
+    runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
+                         failed ? error : 0);
+    runtime_guard = 0;
+    errno = error;
+}
+
+static void *LF_TEXT find_real(void **slot, const char *name)
+{
+    void *real = atomic_load_explicit((_Atomic(void *) *)slot, memory_order_acquire);
+    if (!real) {
+        int saved_guard = runtime_guard;
+        runtime_guard = 1; /* dlsym may allocate */
+        real = dlsym(RTLD_NEXT, name);
+        runtime_guard = saved_guard;
+        atomic_store_explicit((_Atomic(void *) *)slot, real, memory_order_release);
+    }
+    return real;
+}
+
+/* One wrapper: `call` is the real call, `failed` tells from `result` whether it failed. */
+#define KERNEL_WRAPPER(type, name, id, params, args, failed)                                       \
+    static void *real_##name;                                                                      \
+    LF_TEXT LF_EXPORT type name params                                                             \
+    {                                                                                              \
+        type(*real) params = (type(*) params)find_real(&real_##name, #name);                       \
+        if (runtime_guard || !runtime_kernel_mode())                                               \
+            return real args;                                                                      \
+        struct call call;                                                                          \
+        int failnth;                                                                               \
+        uint64_t nth = arm(&call, id, (uintptr_t)__builtin_return_address(0), &failnth);           \
+        type result = real args;                                                                   \
+        if (nth && !(id == FUNCTION_SYS_FORK && (intptr_t)result == 0)) /* not in the child */     \
+            disarm(&call, id, nth, failnth, (failed));                                             \
+        return result;                                                                             \
+    }
+
+KERNEL_WRAPPER(ssize_t, read, FUNCTION_SYS_READ, (int fd, void *buffer, size_t count),
+               (fd, buffer, count), result < 0)
+KERNEL_WRAPPER(ssize_t, write, FUNCTION_SYS_WRITE, (int fd, const void *buffer, size_t count),
+               (fd, buffer, count), result < 0)
+KERNEL_WRAPPER(int, pipe, FUNCTION_SYS_PIPE, (int fds[2]), (fds), result < 0)
+KERNEL_WRAPPER(int, pipe2, FUNCTION_SYS_PIPE2, (int fds[2], int flags), (fds, flags), result < 0)
+KERNEL_WRAPPER(int, socket, FUNCTION_SYS_SOCKET, (int domain, int type_, int protocol),
+               (domain, type_, protocol), result < 0)
+KERNEL_WRAPPER(int, socketpair, FUNCTION_SYS_SOCKETPAIR,
+               (int domain, int type_, int protocol, int fds[2]), (domain, type_, protocol, fds),
+               result < 0)
+KERNEL_WRAPPER(int, epoll_create1, FUNCTION_SYS_EPOLL_CREATE1, (int flags), (flags), result < 0)
+KERNEL_WRAPPER(int, eventfd, FUNCTION_SYS_EVENTFD, (unsigned int value, int flags),
+               (value, flags), result < 0)
+KERNEL_WRAPPER(void *, mmap, FUNCTION_SYS_MMAP,
+               (void *address, size_t length, int protection, int flags, int fd, off_t offset),
+               (address, length, protection, flags, fd, offset), result == MAP_FAILED)
+KERNEL_WRAPPER(pid_t, fork, FUNCTION_SYS_FORK, (void), (), result < 0)
+
+/* open and openat take a mode only with O_CREAT or O_TMPFILE. */
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+
+static mode_t LF_TEXT open_mode(int flags, va_list list)
+{
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(list, int) : 0;
+}
+
+LF_TEXT LF_EXPORT int open(const char *path, int flags, ...)
+{
+    va_list list;
+    va_start(list, flags);
+    mode_t mode = open_mode(flags, list);
+    va_end(list);
+    int (*real)(const char *, int, ...) =
+        (int (*)(const char *, int, ...))find_real((void **)&real_open, "open");
+    if (runtime_guard || !runtime_kernel_mode())
+        return real(path, flags, mode);
+    struct call call;
+    int fd;
+    uint64_t nth = arm(&call, FUNCTION_SYS_OPEN, (uintptr_t)__builtin_return_address(0), &fd);
+    int result = real(path, flags, mode);
+    if (nth)
+        disarm(&call, FUNCTION_SYS_OPEN, nth, fd, result < 0);
+    return result;
+}
+
+LF_TEXT LF_EXPORT int openat(int directory, const char *path, int flags, ...)
+{
+    va_list list;
+    va_start(list, flags);
+    mode_t mode = open_mode(flags, list);
+    va_end(list);
+    int (*real)(int, const char *, int, ...) =
+        (int (*)(int, const char *, int, ...))find_real((void **)&real_openat, "openat");
+    if (runtime_guard || !runtime_kernel_mode())
+        return real(directory, path, flags, mode);
+    struct call call;
+    int fd;
+    uint64_t nth = arm(&call, FUNCTION_SYS_OPENAT, (uintptr_t)__builtin_return_address(0), &fd);
+    int result = real(directory, path, flags, mode);
+    if (nth)
+        disarm(&call, FUNCTION_SYS_OPENAT, nth, fd, result < 0);
+    return result;
+}
+
+/* Lock the program's memory when we may (root): its own page faults must not use up the count
+   between the write to fail-nth and the system call. Failure only makes counts less exact. */
+__attribute__((constructor)) static void LF_TEXT kernel_start(void)
+{
+    runtime_guard = 1;
+    runtime_init();
+    runtime_guard = 0;
+    if (runtime_kernel_mode() && geteuid() == 0)
+        mlockall(MCL_CURRENT | MCL_FUTURE);
+}
