@@ -19,7 +19,8 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
-                   libfail/plan.c injector/sanitizer.c injector/export.c
+                   libfail/plan.c injector/sanitizer.c injector/export.c \
+                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
