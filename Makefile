@@ -71,6 +71,24 @@ $(BUILD)/examples/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c exa
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
 
+# wordfreq, written twice (classic error legs / LF_NOFAIL), built with --coverage for
+# `failrun cov`. --export-dynamic-symbol lets the preload find __gcov_dump, so runs that crash
+# keep their coverage. The .gcno files land beside the binaries.
+COV_CFLAGS := $(EXAMPLE_CFLAGS) --coverage -Wl,--export-dynamic-symbol=__gcov_dump
+COV_EXAMPLES := $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail
+$(BUILD)/examples/cov/wordfreq-classic: examples/wordfreq/classic/wordfreq.c \
+                                        examples/wordfreq/classic/main.c \
+                                        examples/wordfreq/classic/wordfreq.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/wordfreq/classic/wordfreq.c examples/wordfreq/classic/main.c
+
+$(BUILD)/examples/cov/wordfreq-nofail: examples/wordfreq/nofail/wordfreq.c \
+                                       examples/wordfreq/nofail/main.c \
+                                       examples/wordfreq/nofail/wordfreq.h $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -Ilibfail/include -o $@ examples/wordfreq/nofail/wordfreq.c \
+	    examples/wordfreq/nofail/main.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' -l:libfail.so
+
 # ---- tests ----
 
 $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \

@@ -9,6 +9,8 @@
 
 #include "campaign.h"
 
+#include <sqlite3.h>
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,5 +27,11 @@ bool site_nofail_eligible(bool nofail, const char *function, uint64_t max_size,
 /* An SQL condition over the `sites` table: the sites this campaign may plan failures at. Never
    the NOFAIL ones (they cannot fail); under --policy nofail, not the eligible ones either. */
 char *failable_sites_condition(const struct campaign_settings *settings);
+
+/* Is this site (an id of the sites table) an allocation of gcov's own runtime (libgcov, linked
+   into a target built with --coverage, allocates while it writes the .gcda files at exit)?
+   Failing it tests the instrumentation, not the program, and loses the run's coverage: such
+   sites are never planned. Callers hold the campaign's lock (one symboliser, cached here). */
+bool site_is_instrumentation(sqlite3 *db, const char *site);
 
 #endif

@@ -110,6 +110,8 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
 {
     if (fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
+    if (site && site_is_instrumentation(context->db, site))
+        return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
     insert_run(context->db, "fault", site, chain, plan);
