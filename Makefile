@@ -26,9 +26,10 @@ FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
-EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv
+EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
+            $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom)
+                test_symbolise test_oom test_coverage)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
@@ -75,7 +76,6 @@ $(BUILD)/examples/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c exa
 # `failrun cov`. --export-dynamic-symbol lets the preload find __gcov_dump, so runs that crash
 # keep their coverage. The .gcno files land beside the binaries.
 COV_CFLAGS := $(EXAMPLE_CFLAGS) --coverage -Wl,--export-dynamic-symbol=__gcov_dump
-COV_EXAMPLES := $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail
 $(BUILD)/examples/cov/wordfreq-classic: examples/wordfreq/classic/wordfreq.c \
                                         examples/wordfreq/classic/main.c \
                                         examples/wordfreq/classic/wordfreq.h
@@ -105,6 +105,13 @@ $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/inges
                             $(BUILD)/obj/libfail/text.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/covanalysis.o \
+                              $(BUILD)/obj/injector/policy.o $(FAILRUN_OBJECTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/injector/covanalysis.o $(BUILD)/obj/injector/policy.o \
+	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/injector/covanalysis.o \
+	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
