@@ -33,7 +33,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check unit integration demo bench clean install uninstall fuzz
+.PHONY: all deps check unit integration demo demo-cov bench clean install uninstall fuzz
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -205,6 +205,12 @@ demo:
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@sh tools/demo.sh
+
+# The coverage demo: wordfreq's campaigns, failrun cov's summary, build/demo-cov/wordfreq.html.
+demo-cov:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo-cov.sh
 
 # ---- install: make install PREFIX=/usr/local DESTDIR= ----
 PREFIX ?= /usr/local

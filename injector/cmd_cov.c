@@ -495,7 +495,8 @@ static void print_summary_line(FILE *out, const char *what, json_t *summary)
 static void print_text(json_t *report, FILE *out)
 {
     json_t *runs = json_object_get(report, "runs");
-    fprintf(out, "coverage of %lld run(s): %lld baseline, %lld fault; read in %.2f s (%.1f ms per run)\n",
+    fprintf(out, "coverage of %lld run(s): %lld baseline, %lld fault; failrun cov took %.2f s"
+                 " (%.1f ms per run)\n",
             json_integer_value(json_object_get(runs, "baseline")) +
                 json_integer_value(json_object_get(runs, "fault")),
             json_integer_value(json_object_get(runs, "baseline")),
@@ -506,12 +507,16 @@ static void print_text(json_t *report, FILE *out)
     print_summary_line(out, "error-leg branches", json_object_get(report, "branches"));
     fprintf(out, "NOFAIL-eligible: LF_NOFAIL sites and sites requesting at most %lld bytes\n",
             json_integer_value(json_object_get(report, "nofail_below")));
-    fprintf(out, "per file (lines):          tested deletable  kept untested\n");
     size_t index;
     json_t *file;
+    int width = 16;
+    json_array_foreach(json_object_get(report, "files"), index, file)
+        if ((int)strlen(json_string_value(json_object_get(file, "display"))) > width)
+            width = (int)strlen(json_string_value(json_object_get(file, "display")));
+    fprintf(out, "per file (lines):\n  %-*s  tested deletable  kept untested\n", width, "");
     json_array_foreach(json_object_get(report, "files"), index, file) {
         json_t *s = json_object_get(file, "lines_summary");
-        fprintf(out, "  %-24s %7lld %9lld %5lld %8lld\n",
+        fprintf(out, "  %-*s %7lld %9lld %5lld %8lld\n", width,
                 json_string_value(json_object_get(file, "display")),
                 json_integer_value(json_object_get(s, "tested")),
                 json_integer_value(json_object_get(s, "deletable")),

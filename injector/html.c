@@ -47,7 +47,7 @@ static const char style[] =
     "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}tr.untested{background:#f6cfcf}"
     "span.key{display:inline-block;width:1em;height:1em;vertical-align:middle;margin-right:4px}"
     ".deletable-key{background:#f0a060}.kept-key{background:#60b060}.untested-key{background:#e07070}"
-    "td.sites{font-family:system-ui,sans-serif;color:#555;white-space:normal}"
+    "table.source td.sites{font-family:system-ui,sans-serif;color:#555;white-space:normal;min-width:24em}"
     "details{margin:0.6em 0}summary{cursor:pointer;font-weight:600}"
     "p.ok{color:#1a6a1a;font-weight:600}p.bad{color:#a01010;font-weight:600}";
 
