@@ -112,8 +112,7 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " ON CONFLICT(key) DO UPDATE SET runs = runs + excluded.runs,"
                       "  site = iif(excluded.first_run < first_run, excluded.site, site),"
                       "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
-                      "  first_run = min(first_run, excluded.first_run),"
-                      "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name)");
+                      "  first_run = min(first_run, excluded.first_run)");
     database_exec(db, "UPDATE main.runs SET finding = (SELECT m.id FROM main.findings m"
                       "  JOIN src.findings s ON s.key = m.key WHERE s.id = main.runs.finding)"
                       " WHERE finding IS NOT NULL AND id IN (SELECT new FROM temp.copied)");

@@ -52,6 +52,17 @@ check "the summary line counts what the JSON counts" \
         echo summary.txt
     )"
 
+# A database of schema 1 (before NOFAIL and coverage) is migrated when opened, not refused.
+cp all.db old.db
+sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN name;
+            ALTER TABLE campaign DROP COLUMN policy; ALTER TABLE campaign DROP COLUMN nofail_below;
+            DROP TABLE cov_runs; PRAGMA user_version = 1;"
+"$FAILRUN" report --db old.db >/dev/null
+check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
+check_equal "schema 1: migrated to 2, coverage tables added" "2 1" \
+    "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
+                          (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
+
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
 check_equal "--policy nofail: fault runs only at sites that are not eligible" \
