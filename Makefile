@@ -27,7 +27,8 @@ HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.de
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
-            $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail
+            $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
+            $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_coverage)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
@@ -88,6 +89,14 @@ $(BUILD)/examples/cov/wordfreq-nofail: examples/wordfreq/nofail/wordfreq.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -Ilibfail/include -o $@ examples/wordfreq/nofail/wordfreq.c \
 	    examples/wordfreq/nofail/main.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' -l:libfail.so
+
+$(BUILD)/examples/cov/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/kvstore/kv.c examples/kvstore/kvtest.c
+
+$(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
 
 # ---- tests ----
 

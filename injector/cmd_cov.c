@@ -417,8 +417,13 @@ static json_t *build(sqlite3 *db, const struct cov_options *options)
     int baseline = 0;
     for (size_t i = 0; i < data.run_count; i++)
         baseline += data.runs[i].baseline;
-    json_object_set_new(report, "runs", json_pack("{s:i,s:i}", "baseline", baseline,
-                                                  "fault", (int)data.run_count - baseline));
+    sqlite3_stmt *empty = database_prepare(
+        db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run WHERE c.data_files = 0");
+    json_int_t without = sqlite3_step(empty) == SQLITE_ROW ? sqlite3_column_int64(empty, 0) : 0;
+    sqlite3_finalize(empty);
+    json_object_set_new(report, "runs", json_pack("{s:i,s:i,s:I}", "baseline", baseline,
+                                                  "fault", (int)data.run_count - baseline,
+                                                  "without_data", without));
     coverage_items_free(lines, line_count);
     coverage_items_free(branches, branch_count);
     free(lines);
@@ -507,6 +512,9 @@ static void print_text(json_t *report, FILE *out)
             json_integer_value(json_object_get(runs, "fault")),
             json_real_value(json_object_get(report, "seconds")),
             json_real_value(json_object_get(report, "ms_per_run")));
+    if (json_integer_value(json_object_get(runs, "without_data")))
+        fprintf(out, "%lld run(s) left no coverage data (a crash, with __gcov_dump not exported?)\n",
+                json_integer_value(json_object_get(runs, "without_data")));
     print_summary_line(out, "error-leg lines", json_object_get(report, "lines"));
     print_summary_line(out, "error-leg branches", json_object_get(report, "branches"));
     fprintf(out, "NOFAIL-eligible: LF_NOFAIL sites and sites requesting at most %lld bytes\n",

@@ -143,3 +143,16 @@ check "browser: both charts are in the page" \
     sh -c 'grep -q "id=\"share-chart\"" dom.html && grep -q "id=\"outcome-chart\"" dom.html'
 check "browser: the escaped comment stays text (no script element came from the source)" \
     sh -c '! grep -q "<script" dom.html && grep -q "&lt;script&gt;alert" dom.html'
+
+# Crashing runs keep their coverage: the preload calls __gcov_dump (exported by the link flag)
+# from its fatal-signal handler. kvtest has two planted crashes.
+"$FAILRUN" run -q --db kv.db -- "$EXAMPLES/cov/kvtest" >/dev/null
+check "kvtest: the campaign has crashing runs" \
+    test "$(sql kv.db "SELECT count(*) FROM runs WHERE outcome = 'crash'")" -gt 0
+"$FAILRUN" cov --db kv.db --json >kv.json
+check_equal "kvtest: every crashing run left coverage data" 0 \
+    "$(sql kv.db "SELECT count(*) FROM runs r WHERE r.outcome = 'crash' AND NOT EXISTS
+                  (SELECT 1 FROM cov_line_hits h WHERE h.run = r.id)")"
+check_equal "kvtest: cov counts the runs without data" \
+    "$(sql kv.db "SELECT count(*) FROM cov_runs WHERE data_files = 0")" \
+    "$(jq '.runs.without_data' kv.json)"
