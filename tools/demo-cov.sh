@@ -20,5 +20,15 @@ echo "==== failrun run --policy nofail -- $program ... ===="
 echo "==== failrun cov ===="
 "$failrun" cov --db "$state/all.db" --nofail-db "$state/nofail.db" \
     --html "$state/wordfreq.html" --lcov "$state/wordfreq.info" || exit $?
+for example in kvtest csvstat; do
+    echo
+    echo "==== failrun run -- build/examples/cov/$example; failrun cov ===="
+    input=/dev/null
+    [ "$example" = csvstat ] && input=examples/csvstat/sample.csv
+    "$failrun" run -q --db "$state/$example.db" -- "build/examples/cov/$example" <"$input" |
+        tail -1
+    "$failrun" cov --db "$state/$example.db" --html "$state/$example.html" || exit $?
+done
 echo
-echo "HTML report: $state/wordfreq.html (lcov tracefile: $state/wordfreq.info)"
+echo "HTML report: $state/wordfreq.html (lcov tracefile: $state/wordfreq.info);"
+echo "also $state/kvtest.html and $state/csvstat.html"
