@@ -318,14 +318,14 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
     json_t *files = json_array();
     sqlite3_stmt *file_rows = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
     sqlite3_stmt *line_rows = database_prepare(
-        db, "SELECT i.rowid - 1, i.line, (SELECT coalesce(sum(count), 0) FROM cov_line_hits h"
-            "  WHERE h.file = i.file AND h.line = i.line)"
-            " FROM temp.line_items i WHERE i.file = ? ORDER BY i.line");
+        db, "SELECT i.rowid - 1, i.line, coalesce(t.count, 0) FROM temp.line_items i"
+            " LEFT JOIN temp.line_totals t ON t.file = i.file AND t.line = i.line"
+            " WHERE i.file = ? ORDER BY i.line");
     sqlite3_stmt *branch_rows = database_prepare(
-        db, "SELECT i.rowid - 1, i.line, i.branch, (SELECT coalesce(sum(count), 0)"
-            "  FROM cov_branch_hits h WHERE h.file = i.file AND h.line = i.line"
-            "  AND h.branch = i.branch)"
-            " FROM temp.branch_items i WHERE i.file = ? ORDER BY i.line, i.branch");
+        db, "SELECT i.rowid - 1, i.line, i.branch, coalesce(t.count, 0) FROM temp.branch_items i"
+            " LEFT JOIN temp.branch_totals t ON t.file = i.file AND t.line = i.line"
+            "  AND t.branch = i.branch"
+            " WHERE i.file = ? ORDER BY i.line, i.branch");
     while (sqlite3_step(file_rows) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(file_rows, 0);
         const char *path = (const char *)sqlite3_column_text(file_rows, 1);
@@ -388,7 +388,16 @@ static json_t *build(sqlite3 *db, const struct cov_options *options)
                       "CREATE INDEX temp.line_items_key ON line_items(file, line);"
                       "CREATE TEMP TABLE branch_items AS SELECT file, line, branch FROM cov_branches"
                       " ORDER BY file, line, branch;"
-                      "CREATE INDEX temp.branch_items_key ON branch_items(file, line, branch);");
+                      "CREATE INDEX temp.branch_items_key ON branch_items(file, line, branch);"
+                      /* Counts summed over runs once: the hits tables are keyed by run first. */
+                      "DROP TABLE IF EXISTS temp.line_totals; DROP TABLE IF EXISTS temp.branch_totals;"
+                      "CREATE TEMP TABLE line_totals(file, line, count, PRIMARY KEY(file, line));"
+                      "INSERT INTO line_totals SELECT file, line, sum(count) FROM cov_line_hits"
+                      " GROUP BY file, line;"
+                      "CREATE TEMP TABLE branch_totals(file, line, branch, count,"
+                      " PRIMARY KEY(file, line, branch));"
+                      "INSERT INTO branch_totals SELECT file, line, branch, sum(count)"
+                      " FROM cov_branch_hits GROUP BY file, line, branch;");
     struct campaign_data data = {0};
     load_sites(db, &data, options->nofail_below);
     load_runs(db, &data);
