@@ -10,7 +10,10 @@
 #include <cmocka.h>
 
 #include "coverage.h"
+#include "database.h"
 #include "policy.h"
+
+#include <string.h>
 
 /* Items 0..5. Sites: 0 eligible (small), 1 not eligible (big), 2 eligible. */
 static const bool eligible[] = {true, false, true};
@@ -80,12 +83,46 @@ static void test_eligibility(void **state)
     assert_true(site_nofail_eligible(true, "failpoint", 0, 32768));
 }
 
+/* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
+   in two documents add up, relative names are resolved against the compile directory, and a
+   branch taken is stored apart from one not taken. Garbage is refused, not half-read. */
+static void test_gcov_json(void **state)
+{
+    (void)state;
+    sqlite3 *db = database_open(":memory:", true);
+    const char *text =
+        "{\"files\": [{\"file\": \"a.c\", \"lines\": [{\"line_number\": 3, \"count\": 2,"
+        " \"branches\": [{\"count\": 0}, {\"count\": 2}]}, {\"line_number\": 4, \"count\": 0,"
+        " \"branches\": []}]}], \"current_working_directory\": \"/nonexistent/src\"}\n"
+        "{\"files\": [{\"file\": \"/nonexistent/src/a.c\", \"lines\": [{\"line_number\": 3,"
+        " \"count\": 5, \"branches\": []}]}], \"current_working_directory\": \"/x\"}\n";
+    assert_int_equal(coverage_store_gcov_json(db, 7, text, strlen(text)), 2);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM cov_files), (SELECT path FROM cov_files),"
+            " (SELECT count(*) FROM cov_lines), (SELECT count FROM cov_line_hits WHERE line = 3),"
+            " (SELECT count(*) FROM cov_line_hits), (SELECT count(*) FROM cov_branches),"
+            " (SELECT group_concat(branch) FROM cov_branch_hits WHERE run = 7)");
+    assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(statement, 0), 1);
+    assert_string_equal((const char *)sqlite3_column_text(statement, 1), "/nonexistent/src/a.c");
+    assert_int_equal(sqlite3_column_int(statement, 2), 2);
+    assert_int_equal(sqlite3_column_int(statement, 3), 7);
+    assert_int_equal(sqlite3_column_int(statement, 4), 1);
+    assert_int_equal(sqlite3_column_int(statement, 5), 2);
+    assert_string_equal((const char *)sqlite3_column_text(statement, 6), "1");
+    sqlite3_finalize(statement);
+    warnings_quiet = true;
+    assert_int_equal(coverage_store_gcov_json(db, 8, "{\"files\": [", 12), -1);
+    database_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_and_attribution),
         cmocka_unit_test(test_chains_and_unfired_runs),
         cmocka_unit_test(test_eligibility),
+        cmocka_unit_test(test_gcov_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
