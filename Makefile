@@ -30,7 +30,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_coverage)
+                test_symbolise test_oom test_policy test_coverage)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
@@ -132,6 +132,11 @@ $(BUILD)/tests/test_oom: tests/unit/test_oom.c libfail/include/libfail/cmocka.h 
 	$(CC) $(ALL_CFLAGS) -g -O1 -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so \
 	    -lcmocka -ldl -lpthread
 
+$(BUILD)/tests/test_policy: tests/unit/test_policy.c $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -g -O1 -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so \
+	    -lcmocka -ldl -lpthread
+
 # The kvstore example's unit tests under the OOM loop: they find its planted bugs, so they fail;
 # tests/integration/test_oom.sh checks that they fail in exactly the expected ways.
 $(BUILD)/examples/test_kv: examples/kvstore/test_kv.c examples/kvstore/kv.c examples/kvstore/kv.h \
@@ -165,6 +170,12 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
+
+# Uses the policy API, so it links libfail.so (the preload's copy serves it under failrun).
+$(BUILD)/tests/programs/policy: tests/programs/policy.c $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -Ilibfail/include -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' \
+	    -l:libfail.so
 
 unit: $(UNIT_TESTS)
 	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status

@@ -103,7 +103,18 @@ struct call {
     uint64_t signature;
     uint32_t static_index; /* the table slot of the caller's return address; UINT32_MAX: none */
     bool fail;
+    bool fresh; /* the first call at this site in this process */
 };
+/* What the policy API (api.c) tells the interposer about the request it is about to make, on
+   this thread: its flags (REQUEST_NOFAIL: never fail it), the caller of the lf_ function (the
+   site's real first frame), and back from the interposer whether a failure was injected. */
+#define REQUEST_NOFAIL 0x1u /* = LF_NOFAIL */
+struct runtime_request {
+    unsigned flags;
+    uintptr_t caller;
+    bool injected;
+};
+extern __thread struct runtime_request runtime_request LF_HIDDEN;
 /* Initialise from the environment; idempotent, safe to call from any allocation. */
 void runtime_init(void) LF_HIDDEN;
 /* Before an allocation request: record the site and decide whether to fail it. `caller` is the
@@ -121,6 +132,8 @@ void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
+/* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */
+bool runtime_failpoint(const char *name, uintptr_t caller) LF_HIDDEN;
 uint64_t runtime_live_mark(void) LF_HIDDEN;
 size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintptr_t *callers,
                           size_t max) LF_HIDDEN;

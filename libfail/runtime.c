@@ -13,6 +13,7 @@
 
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -91,6 +92,7 @@ static struct {
 } state = {.record_fd = -1};
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
+__thread struct runtime_request runtime_request __attribute__((tls_model("initial-exec")));
 /* The calls left before the failure, per thread like the kernel's current->fail_nth: armed by
    PLAN_NTH for the thread that initialises libfail, or by lf_fail_nth_set(); new threads and
    fork children start at 0. */
@@ -105,6 +107,9 @@ static __thread uint64_t random_state __attribute__((tls_model("initial-exec")))
 static _Atomic bool persistent_reported;
 
 static struct sigaction previous_actions[NSIG];
+/* gcov's dump function when the program exports it (linked with --coverage and
+   -Wl,--export-dynamic-symbol=__gcov_dump): a crashing run then keeps its coverage. */
+static void (*gcov_dump)(void);
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP};
 
 /* ---- record file ---- */
@@ -414,6 +419,11 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     stack_normalise(pcs, count, frames);
     emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
                 count);
+    if (gcov_dump) {
+        void (*dump)(void) = gcov_dump;
+        gcov_dump = NULL; /* once: a fault inside the dump must not recurse */
+        dump();
+    }
     /* Hand the signal to whoever had it before us (usually the default action: die). A fault
        the kernel raised recurs when the instruction runs again, with its genuine siginfo (a
        sanitizer's handler reads si_addr); a sent signal is raised again, pending until we
@@ -537,6 +547,7 @@ static void LF_TEXT initialise(void)
         module_table_set_listener(announce_module);
         uintptr_t warm_up[2]; /* let libunwind set itself up now, not in the middle of a fork */
         stack_capture(warm_up, 2);
+        gcov_dump = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_dump");
         install_signal_handlers();
     }
     pthread_atfork(NULL, NULL, runtime_after_fork_child);
@@ -683,16 +694,23 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
                                   uintptr_t caller)
 {
     call->fail = false;
+    call->fresh = false;
     call->static_index = UINT32_MAX;
     call->frame_count = 0;
+    /* A request from the policy API: its site starts at the lf_ function's caller, and a NOFAIL
+       request is never failed and, as the kernel skips __GFP_NOFAIL, never counts for fail-nth. */
+    bool nofail = LF_UNLIKELY(runtime_request.caller) && (runtime_request.flags & REQUEST_NOFAIL);
+    if (LF_UNLIKELY(runtime_request.caller))
+        caller = runtime_request.caller;
     /* No getpid() here (a system call per allocation): a vfork child that allocates writes
        nothing anyway, emit() checks the real pid before every record. */
     if (atomic_load_explicit(&state.tracking, memory_order_relaxed))
         call->static_index = caller_slot(caller);
     if (!state.active) {
         /* In-process use (lf_fail_nth_set without failrun): fail, remember where, no records. */
-        if (fail_nth && fail_nth_tick(&fail_nth)) {
+        if (fail_nth && !nofail && fail_nth_tick(&fail_nth)) {
             call->fail = true;
+            runtime_request.injected = true;
             last_failure_caller = caller;
             last_failure_size = size;
         }
@@ -700,7 +718,7 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     }
     if (!state.in_scope)
         return;
-    bool nth_armed = fail_nth != 0; /* by PLAN_NTH, or by lf_fail_nth_set in the program */
+    bool nth_armed = fail_nth != 0 && !nofail; /* by PLAN_NTH, or by lf_fail_nth_set */
     if (!nth_armed && call->static_index != UINT32_MAX &&
         !may_be_planned(&state.sites[call->static_index].top))
         return;
@@ -718,21 +736,25 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
     uint32_t slot = site_slot(call->signature, &fresh);
     uint64_t occurrence = 1;
     if (slot != UINT32_MAX) {
+        call->fresh = fresh;
         if (raise_size_class(slot, size) || fresh)
-            emit_frames(RECORD_SITE, 0, function, call->signature, size, 0, call->frames, count);
+            emit_frames(RECORD_SITE, nofail ? RECORD_FLAG_NOFAIL : 0, function, call->signature,
+                        size, 0, call->frames, count);
         occurrence = atomic_fetch_add(&state.sites[slot].occurrences, 1) + 1;
     } else {
         atomic_store(&state.sites_overflow, true);
     }
     bool report = true;
-    call->fail = nth_fired ||
-                 (slot != UINT32_MAX && planned_failure(call->signature, occurrence, &report));
+    call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
+                               planned_failure(call->signature, occurrence, &report));
     if (nth_fired) {
         last_failure_caller = caller;
         last_failure_size = size;
     }
-    if (call->fail)
+    if (call->fail) {
         atomic_store(&state.fault_seen, true);
+        runtime_request.injected = true;
+    }
     if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
 }
@@ -786,6 +808,22 @@ void LF_TEXT runtime_fail_nth_set(uint64_t n)
 uint64_t LF_TEXT runtime_fail_nth_get(void)
 {
     return fail_nth;
+}
+
+bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)
+{
+    if (runtime_guard)
+        return false;
+    runtime_guard = 1;
+    int saved_errno = errno;
+    runtime_init();
+    struct call call;
+    runtime_before_alloc(&call, FUNCTION_FAILPOINT, 0, caller);
+    if (call.fresh && call.frame_count)
+        emit_text(RECORD_NAME, 0, call.signature, 0, name ? name : "", NULL, 0);
+    errno = saved_errno;
+    runtime_guard = 0;
+    return call.fail;
 }
 
 uintptr_t LF_TEXT runtime_last_failure(size_t *size)

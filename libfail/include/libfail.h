@@ -60,8 +60,9 @@ size_t lf_live_since(unsigned long long mark, struct lf_block *blocks, size_t ma
      caller needs no error leg.
    - LF_NORETRY: one attempt; on failure return NULL at once, no reclaim.
    - LF_NOWAIT: never sleep: no back-off and no reclaim callbacks (they may block).
-   A NOFAIL request that also says NORETRY or NOWAIT still never fails: it retries without
-   sleeping (NOWAIT) and keeps calling reclaim (NORETRY is ignored). */
+   A MAYFAIL request that fails for real is retried three times.
+   A NOFAIL request that also says NORETRY or NOWAIT still never fails: NORETRY is ignored, and
+   with NOWAIT it never sleeps but still calls the reclaim callbacks, its only way to progress. */
 #define LF_MAYFAIL 0u
 #define LF_NOFAIL 0x1u
 #define LF_NORETRY 0x2u

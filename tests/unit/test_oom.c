@@ -143,9 +143,9 @@ static void with_lf_malloc(void **state)
 {
     (void)state;
     lf_passes++;
-    char *a = lf_malloc(10);
-    char *b = lf_calloc(2, 10);
-    char *c = a ? lf_realloc(a, 40) : NULL;
+    char *a = lf_malloc(10, LF_MAYFAIL);
+    char *b = lf_calloc(2, 10, LF_MAYFAIL);
+    char *c = a ? lf_realloc(a, 40, LF_MAYFAIL) : NULL;
     if (c)
         a = c;
     lf_free(a);
