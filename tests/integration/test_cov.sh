@@ -156,3 +156,12 @@ check_equal "kvtest: every crashing run left coverage data" 0 \
 check_equal "kvtest: cov counts the runs without data" \
     "$(sql kv.db "SELECT count(*) FROM cov_runs WHERE data_files = 0")" \
     "$(jq '.runs.without_data' kv.json)"
+
+# The policy records as stored: failpoint names (as written in the source) and NOFAIL sites.
+"$FAILRUN" run -q --json --db policy.db -- "$PROGRAMS/policy" >policy.json 2>/dev/null
+check_equal "failpoints: the site is stored under the name the source gives it" \
+    "$(sed -n 's/.*LF_FAILPOINT("\([^"]*\)").*/\1/p' "$ROOT/tests/programs/policy.c")" \
+    "$(sql policy.db "SELECT name FROM sites WHERE function = 'failpoint'")"
+check_equal "LF_NOFAIL sites are flagged, and only they" \
+    "$(grep -c 'LF_NOFAIL)' "$ROOT/tests/programs/policy.c")" \
+    "$(sql policy.db "SELECT count(*) FROM sites WHERE nofail")"
