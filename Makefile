@@ -19,20 +19,23 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
-                   libfail/plan.c injector/sanitizer.c injector/export.c
+                   libfail/plan.c injector/sanitizer.c injector/export.c \
+                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-kernel.so
-EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv
+EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
+            $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
+            $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_policy)
+                test_symbolise test_oom test_policy test_coverage)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
 
-.PHONY: all deps check check-kernel unit integration demo bench clean install uninstall fuzz
+.PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -76,6 +79,32 @@ $(BUILD)/examples/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c exa
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
 
+# wordfreq, written twice (classic error legs / LF_NOFAIL), built with --coverage for
+# `failrun cov`. The preload calls __gcov_dump from its fatal-signal handler, so runs that crash
+# keep their coverage: --undefined pulls it out of libgcov.a (nothing else refers to it) and
+# --export-dynamic-symbol lets dlsym find it. The .gcno files land beside the binaries.
+COV_CFLAGS := $(EXAMPLE_CFLAGS) --coverage -Wl,--undefined=__gcov_dump,--export-dynamic-symbol=__gcov_dump
+$(BUILD)/examples/cov/wordfreq-classic: examples/wordfreq/classic/wordfreq.c \
+                                        examples/wordfreq/classic/main.c \
+                                        examples/wordfreq/classic/wordfreq.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/wordfreq/classic/wordfreq.c examples/wordfreq/classic/main.c
+
+$(BUILD)/examples/cov/wordfreq-nofail: examples/wordfreq/nofail/wordfreq.c \
+                                       examples/wordfreq/nofail/main.c \
+                                       examples/wordfreq/nofail/wordfreq.h $(BUILD)/libfail.so
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -Ilibfail/include -o $@ examples/wordfreq/nofail/wordfreq.c \
+	    examples/wordfreq/nofail/main.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/../..' -l:libfail.so
+
+$(BUILD)/examples/cov/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/kvstore/kv.c examples/kvstore/kvtest.c
+
+$(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
+
 # ---- tests ----
 
 $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
@@ -92,6 +121,13 @@ $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/inges
                             $(BUILD)/obj/libfail/text.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/covanalysis.o \
+                              $(BUILD)/obj/injector/policy.o $(FAILRUN_OBJECTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/injector/covanalysis.o $(BUILD)/obj/injector/policy.o \
+	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/injector/covanalysis.o \
+	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
@@ -227,6 +263,12 @@ demo:
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@sh tools/demo.sh
+
+# The coverage demo: wordfreq's campaigns, failrun cov's summary, build/demo-cov/wordfreq.html.
+demo-cov:
+	@sh tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo-cov.sh
 
 # ---- install: make install PREFIX=/usr/local DESTDIR= ----
 PREFIX ?= /usr/local

@@ -54,12 +54,17 @@ char *plan_record(const struct campaign_settings *settings)
     return xasprintf("mode=record;depth=%d", settings->depth);
 }
 
+char *coverage_directory(const char *run_dir)
+{
+    return xasprintf("%s.gcov", run_dir);
+}
+
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan)
 {
     char *preload = preload_path();
     const char *existing = getenv("LD_PRELOAD");
-    char **environment = xcalloc(10, sizeof *environment);
+    char **environment = xcalloc(12, sizeof *environment);
     size_t n = 0;
     /* Ours first, so it sits above any allocator the user preloads. */
     environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
@@ -76,6 +81,12 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     environment[n++] = xasprintf("UBSAN_OPTIONS=%s", ubsan);
     free(asan);
     free(ubsan);
+    /* For targets built with --coverage: each run's .gcda files under its own prefix, at their
+       full build path (strip nothing), so failrun cov finds each .gcno by dropping the prefix. */
+    char *coverage = coverage_directory(run_dir);
+    environment[n++] = xasprintf("GCOV_PREFIX=%s", coverage);
+    environment[n++] = xstrdup("GCOV_PREFIX_STRIP=0");
+    free(coverage);
     environment[n] = NULL;
     free(preload);
     return environment;
@@ -157,6 +168,11 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     database_step_done(statement);
     sqlite3_finalize(statement);
     free(command);
+    statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?");
+    sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
 }
 
 bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
@@ -189,6 +205,12 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->shards = (unsigned)sqlite3_column_int(statement, 17);
     }
     sqlite3_finalize(statement);
+    statement = database_prepare(db, "SELECT policy = 'nofail', nofail_below FROM campaign");
+    if (found && sqlite3_step(statement) == SQLITE_ROW) {
+        settings->policy_nofail = sqlite3_column_int(statement, 0);
+        settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
+    }
+    sqlite3_finalize(statement);
     return found;
 }
 
@@ -200,6 +222,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->occurrence == b->occurrence && a->persistent == b->persistent &&
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
+                a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);

@@ -33,7 +33,13 @@ struct campaign_settings {
     uint64_t seed;       /* random mode: the first run's seed, then seed+1, ... */
     int64_t max_runs;    /* bound on fault runs, exploration included */
     unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
+    bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
+    uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
 };
+
+/* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
+   outlives the folders of runs that found no bug. */
+char *coverage_directory(const char *run_dir);
 
 /* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
 char *preload_path(void);

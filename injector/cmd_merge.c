@@ -85,12 +85,14 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
                       " r.dir, r.finding FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
-    database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run)"
+    database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
+                      " nofail, name)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
-                      " coalesce(c.new, s.first_run) FROM src.sites s"
+                      " coalesce(c.new, s.first_run), s.nofail, s.name FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
-                      "  first_run = min(first_run, excluded.first_run)");
+                      "  first_run = min(first_run, excluded.first_run),"
+                      "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name)");
     database_exec(db, "INSERT INTO main.live SELECT c.new, l.site, l.blocks, l.bytes"
                       " FROM src.live l JOIN temp.copied c ON c.old = l.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"

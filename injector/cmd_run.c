@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "database.h"
 #include "internal.h"
+#include "policy.h"
 #include "report.h"
 #include "util.h"
 
@@ -44,6 +45,9 @@ const char run_usage[] =
     "  --nth-sweep       runs failing call 1, 2, 3, ... until the N-th call never comes\n"
     "  --probability P   runs failing each call with probability P (0 < P <= 1),\n"
     "  --seed S          ... the first run with seed S, then S+1, ... (default 1)\n"
+    "  --policy nofail   never fail NOFAIL-eligible sites: LF_NOFAIL requests and sites whose\n"
+    "                    every request is at most --nofail-below bytes (default 32768);\n"
+    "                    `failrun cov --nofail-db` checks such a campaign (see failrun cov)\n"
     "  --max-runs N      at most N fault runs (default 10000; 100 with --probability).\n"
     "                    Sites first seen on an error path join the queue, with the\n"
     "                    failures that led there, until none is new or N is reached.\n"
@@ -88,6 +92,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
+        {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -95,6 +100,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->depth = 8;
     settings->occurrence = 1;
     settings->seed = 1;
+    settings->nofail_below = NOFAIL_BELOW_DEFAULT;
     settings->exe_globs = xstrdup("");
     settings->module_globs = xstrdup("");
     int c;
@@ -177,6 +183,14 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             settings->module_globs = joined;
             break;
         }
+        case 'Y':
+            if (strcmp(optarg, "nofail") && strcmp(optarg, "all"))
+                fatal("--policy %s: give nofail (eligible sites never fail) or all", optarg);
+            settings->policy_nofail = !strcmp(optarg, "nofail");
+            break;
+        case 'B':
+            settings->nofail_below = parse_count(optarg, "--nofail-below");
+            break;
         case 'O':
             options->json = true;
             break;
@@ -205,6 +219,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
                 (settings->occurrence != 1 || settings->persistent);
     if (modes > 1)
         fatal("choose one of --occurrence/--persistent, --nth/--nth-sweep and --probability");
+    if (settings->policy_nofail && modes && !(settings->occurrence != 1 || settings->persistent))
+        fatal("--policy nofail plans runs per site: it cannot be combined with --nth, "
+              "--nth-sweep or --probability");
     if (settings->nth && settings->nth_sweep)
         fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
     if (!settings->max_runs)

@@ -9,10 +9,12 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_cov(int argc, char **argv);
 
 extern const char run_usage[];
 extern const char report_usage[];
 extern const char replay_usage[];
 extern const char merge_usage[];
+extern const char cov_usage[];
 
 #endif

@@ -11,7 +11,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 1;"
+    "PRAGMA user_version = 2;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -33,7 +33,9 @@ static const char schema[] =
     "  baseline_signal INTEGER,"
     "  baseline_stdout INTEGER,"        /* content hashes */
     "  baseline_stderr INTEGER,"
-    "  baseline_wall_ms INTEGER);"
+    "  baseline_wall_ms INTEGER,"
+    "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
+    "  nofail_below INTEGER NOT NULL DEFAULT 32768);"
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("
@@ -42,7 +44,9 @@ static const char schema[] =
     "  max_size INTEGER NOT NULL,"
     "  exe TEXT NOT NULL,"              /* the executable that first reached it */
     "  frames TEXT NOT NULL,"
-    "  first_run INTEGER NOT NULL);"
+    "  first_run INTEGER NOT NULL,"
+    "  nofail INTEGER NOT NULL DEFAULT 0,"  /* requested with LF_NOFAIL: never failed */
+    "  name TEXT);"                     /* a failpoint's name (LF_FAILPOINT) */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -71,9 +75,32 @@ static const char schema[] =
     "  detail TEXT,"                    /* the sanitizer's headline */
     "  first_run INTEGER NOT NULL,"
     "  runs INTEGER NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);";
+    "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
+    /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
+       Lines and branches hold every instrumented one (hit or not); hits only non-zero counts. */
+    "CREATE TABLE IF NOT EXISTS cov_files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS cov_lines(file INTEGER NOT NULL, line INTEGER NOT NULL,"
+    "  PRIMARY KEY(file, line)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_line_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,"
+    "  line INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY(run, file, line)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_branches(file INTEGER NOT NULL, line INTEGER NOT NULL,"
+    "  branch INTEGER NOT NULL, PRIMARY KEY(file, line, branch)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_branch_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,"
+    "  line INTEGER NOT NULL, branch INTEGER NOT NULL, count INTEGER NOT NULL,"
+    "  PRIMARY KEY(run, file, line, branch)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_runs(run INTEGER PRIMARY KEY,"  /* runs already read */
+    "  data_files INTEGER NOT NULL, read_ms INTEGER NOT NULL);";
 
-static void check_identity(sqlite3 *db, const char *path)
+/* Version 1 lacked the policy columns; everything else version 2 added is a new table. */
+static const char migrate_1_to_2[] =
+    "ALTER TABLE sites ADD COLUMN nofail INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sites ADD COLUMN name TEXT;"
+    "ALTER TABLE campaign ADD COLUMN policy TEXT NOT NULL DEFAULT 'all';"
+    "ALTER TABLE campaign ADD COLUMN nofail_below INTEGER NOT NULL DEFAULT 32768;"
+    "PRAGMA user_version = 2;";
+
+/* Returns the schema version found: 0 for a new file. */
+static int check_identity(sqlite3 *db, const char *path)
 {
     sqlite3_stmt *statement = NULL;
     int application_id = -1, version = -1;
@@ -96,14 +123,15 @@ static void check_identity(sqlite3 *db, const char *path)
         if (tables > 0)
             fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
                   path);
-        return;
+        return 0;
     }
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION)
+    if (version != DATABASE_SCHEMA_VERSION && version != 1)
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
+    return version;
 }
 
 sqlite3 *database_open(const char *path, bool create)
@@ -116,10 +144,11 @@ sqlite3 *database_open(const char *path, bool create)
         fatal("cannot open %s: %s; check the path and its permissions", path,
               db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_busy_timeout(db, 10000);
-    check_identity(db, path);
+    int version = check_identity(db, path);
     char *error = NULL;
     if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL,
                      &error) != SQLITE_OK ||
+        (version == 1 && sqlite3_exec(db, migrate_1_to_2, NULL, NULL, &error) != SQLITE_OK) ||
         sqlite3_exec(db, schema, NULL, NULL, &error) != SQLITE_OK)
         fatal("%s is damaged or not a failrun database (%s); remove it and run again", path,
               error ? error : "?");
@@ -161,7 +190,9 @@ void database_reset(sqlite3 *db)
 {
     database_exec(db, "DELETE FROM campaign; DELETE FROM modules; DELETE FROM sites;"
                       "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;"
-                      "DELETE FROM processes;");
+                      "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
+                      "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
+                      "DELETE FROM cov_branch_hits; DELETE FROM cov_runs;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
@@ -232,9 +263,10 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
     }
     sqlite3_finalize(module);
     sqlite3_stmt *site = database_prepare(
-        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe)"
-            " VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size)");
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
+            "  nofail = max(nofail, excluded.nofail)");
     for (size_t i = 0; i < records->sites.count; i++) {
         const struct ingest_site *s = &records->sites.items[i];
         char id[17];
@@ -246,10 +278,20 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_text(site, 4, frames, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(site, 5, run_id);
         sqlite3_bind_text(site, 6, s->exe ? s->exe : "?", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(site, 7, s->nofail);
         database_step_done(site);
         free(frames);
     }
     sqlite3_finalize(site);
+    sqlite3_stmt *name = database_prepare(db, "UPDATE sites SET name = ? WHERE id = ?");
+    for (size_t i = 0; i < records->names.count; i++) {
+        char id[17];
+        hex16(id, records->names.items[i].signature);
+        sqlite3_bind_text(name, 1, records->names.items[i].name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(name, 2, id, -1, SQLITE_TRANSIENT);
+        database_step_done(name);
+    }
+    sqlite3_finalize(name);
     sqlite3_stmt *live = database_prepare(
         db, "INSERT INTO live(run, site, blocks, bytes) VALUES (?, ?, ?, ?)");
     for (size_t i = 0; i < records->live.count; i++) {

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 1
+#define DATABASE_SCHEMA_VERSION 2 /* 2: NOFAIL sites, failpoint names, policy, coverage */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */

@@ -19,6 +19,7 @@ static const char usage[] =
     "  report              print the stored campaign's report again (--json for JSON)\n"
     "  replay SITE -- CMD  run CMD once with SITE failing, to reproduce a finding\n"
     "  merge A.db B.db -o all.db   join the shards of a campaign (run --shard K/N)\n"
+    "  cov                 error-leg coverage (targets built with --coverage): summary, lcov, HTML\n"
     "  help [COMMAND]      show help for a command\n"
     "  --version           print the version\n"
     "\n"
@@ -35,6 +36,7 @@ static const struct command commands[] = {
     {"report", cmd_report, report_usage},
     {"replay", cmd_replay, replay_usage},
     {"merge", cmd_merge, merge_usage},
+    {"cov", cmd_cov, cov_usage},
 };
 
 static const struct command *find_command(const char *name)
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
         if (argc > 2) {
             const struct command *command = find_command(argv[2]);
             if (!command)
-                fatal("no command '%s'; the commands are run, report, replay, merge", argv[2]);
+                fatal("no command '%s'; the commands are run, report, replay, merge, cov", argv[2]);
             fputs(command->usage, stdout);
         } else {
             fputs(usage, stdout);

@@ -61,12 +61,13 @@ static void take_site(struct run_records *out, const struct record *r, const cha
         if (site->signature == r->signature) {
             if (r->value > site->max_size)
                 site->max_size = r->value;
+            site->nofail |= (r->flags & RECORD_FLAG_NOFAIL) != 0;
             return;
         }
     }
     struct ingest_site site = {
         .signature = r->signature, .exe = xstrdup(exe), .function = r->function,
-        .max_size = r->value};
+        .max_size = r->value, .nofail = (r->flags & RECORD_FLAG_NOFAIL) != 0};
     copy_frames(&site.stack, r);
     VECTOR_PUSH(out->sites, site);
 }
@@ -84,6 +85,19 @@ static void take_live(struct run_records *out, const struct record *r)
     if (r->frame_count > 0)
         live.top = r->body.frames[0];
     VECTOR_PUSH(out->live, live);
+}
+
+/* The name arrives from the target: keep at most what fits the record, NUL or not. */
+static void take_name(struct run_records *out, const struct record *r)
+{
+    for (size_t i = 0; i < out->names.count; i++)
+        if (out->names.items[i].signature == r->signature)
+            return;
+    size_t length = strnlen(r->body.text.path, sizeof r->body.text.path);
+    struct ingest_name name = {.signature = r->signature, .name = xmalloc(length + 1)};
+    memcpy(name.name, r->body.text.path, length);
+    name.name[length] = '\0';
+    VECTOR_PUSH(out->names, name);
 }
 
 static void take_record(struct run_records *out, const struct record *r, size_t *current)
@@ -134,6 +148,9 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         break;
     case RECORD_LIVE:
         take_live(out, r);
+        break;
+    case RECORD_NAME:
+        take_name(out, r);
         break;
     default:
         break;
@@ -231,5 +248,8 @@ void run_records_free(struct run_records *records)
     free(records->sites.items);
     free(records->live.items);
     free(records->faults.items);
+    for (size_t i = 0; i < records->names.count; i++)
+        free(records->names.items[i].name);
+    free(records->names.items);
     memset(records, 0, sizeof *records);
 }

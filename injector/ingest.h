@@ -28,7 +28,14 @@ struct ingest_site {
     char *exe; /* of the process that first recorded it */
     uint32_t function;
     uint64_t max_size;
+    bool nofail; /* requested with LF_NOFAIL (RECORD_FLAG_NOFAIL): never failed */
     struct frame_list stack;
+};
+
+/* A named failpoint (LF_FAILPOINT): its site and its name. */
+struct ingest_name {
+    uint64_t signature;
+    char *name;
 };
 
 struct ingest_process {
@@ -70,6 +77,7 @@ struct run_records {
     VECTOR(struct ingest_site) sites;
     VECTOR(struct ingest_live) live; /* summed over processes, one entry per site */
     VECTOR(struct ingest_fault) faults; /* every injected failure, in record order */
+    VECTOR(struct ingest_name) names;   /* failpoint names, one entry per site */
     int problems; /* malformed records or files */
 };
 

@@ -153,6 +153,12 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
         json_object_set_new(finding, "function", function);
         json_object_set_new(finding, "size", max_size);
+        sqlite3_stmt *named = database_prepare(db, "SELECT name FROM sites WHERE id = ?");
+        sqlite3_bind_text(named, 1, site, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(named) == SQLITE_ROW && sqlite3_column_text(named, 0))
+            json_object_set_new(finding, "failpoint",
+                                json_string((const char *)sqlite3_column_text(named, 0)));
+        sqlite3_finalize(named);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
@@ -292,10 +298,12 @@ static void print_finding(FILE *out, json_t *finding)
     else
         fprintf(out, "%s", string_of(location, "module"));
     fprintf(out, " in %s\n", string_of(location, "function"));
-    fprintf(out, "  injected: %s(%lld) failing at site %s, seen in %lld run(s)\n",
-            string_of(finding, "function"),
-            (long long)json_integer_value(json_object_get(finding, "size")),
-            string_of(finding, "site"),
+    if (json_object_get(finding, "failpoint"))
+        fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
+    else
+        fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
+                (long long)json_integer_value(json_object_get(finding, "size")));
+    fprintf(out, " failing at site %s, seen in %lld run(s)\n", string_of(finding, "site"),
             (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
     if (json_object_get(finding, "crash_stack"))

@@ -6,6 +6,7 @@
 #include "campaign_run.h"
 #include "database.h"
 #include "internal.h"
+#include "policy.h"
 #include "util.h"
 
 #include <errno.h>
@@ -109,6 +110,8 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
 {
     if (fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
+    if (site && site_is_instrumentation(context->db, site))
+        return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
     insert_run(context->db, "fault", site, chain, plan);
@@ -135,7 +138,11 @@ static void plan_first_runs(struct campaign_context *context)
                 plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
         return;
     }
-    sqlite3_stmt *sites = database_prepare(context->db, "SELECT id FROM sites ORDER BY rowid");
+    char *failable = failable_sites_condition(settings);
+    char *query = xasprintf("SELECT id FROM sites WHERE %s ORDER BY rowid", failable);
+    sqlite3_stmt *sites = database_prepare(context->db, query);
+    free(query);
+    free(failable);
     while (sqlite3_step(sites) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(sites, 0);
         uint64_t signature = 0;
@@ -335,8 +342,12 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job)
         length += *c == ',';
     if (!job->chain || length >= PLAN_MAX_FAULTS)
         return; /* random runs are not extended; a chain of 8 is long enough */
-    sqlite3_stmt *fresh = database_prepare(
-        context->db, "SELECT id FROM sites WHERE first_run = ? ORDER BY rowid");
+    char *failable = failable_sites_condition(settings);
+    char *query = xasprintf("SELECT id FROM sites WHERE first_run = ? AND %s ORDER BY rowid",
+                            failable);
+    sqlite3_stmt *fresh = database_prepare(context->db, query);
+    free(query);
+    free(failable);
     sqlite3_bind_int64(fresh, 1, job->run_id);
     while (sqlite3_step(fresh) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(fresh, 0);

@@ -5,7 +5,7 @@ set -eu
 packages="gcc make libc6-dev pkg-config libunwind-dev libdw-dev libelf-dev libsqlite3-dev
 libcmocka-dev libjansson-dev lcov jq sqlite3 yajl-tools cmark python3 python3-sarif-python-om cmake
 man-db binutils clang libclang-rt-14-dev libjemalloc-dev
-libxml2-utils"
+libxml2-utils chromium"
 missing=""
 for package in $packages; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -79,6 +79,41 @@ static void test_valid_stream(void **state)
     run_records_free(&out);
 }
 
+/* The policy contract: a SITE record with RECORD_FLAG_NOFAIL marks its site NOFAIL (in any of
+   its records: the flag travels with the request), and a NAME record names a failpoint site, its
+   text cut at the record's end when the target forgot the NUL. */
+static void test_nofail_flag_and_failpoint_names(void **state)
+{
+    (void)state;
+    struct record records[6] = {start_record(10, "/bin/x"), site_record(10, 0xabc, 16),
+                                site_record(10, 0xabc, 64), site_record(10, 0xdef, 8),
+                                make(RECORD_NAME, 10), make(RECORD_NAME, 10)};
+    records[2].flags = RECORD_FLAG_NOFAIL;
+    seal(&records[2]);
+    records[3].function = FUNCTION_FAILPOINT;
+    records[3].value = 0;
+    seal(&records[3]);
+    records[4].signature = 0xdef;
+    strcpy(records[4].body.text.path, "wal-fsync");
+    seal(&records[4]);
+    records[5].signature = 0x123;
+    memset(records[5].body.text.path, 'n', sizeof records[5].body.text.path);
+    seal(&records[5]);
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)records, sizeof records, "t", &out);
+    assert_int_equal(out.sites.count, 2);
+    assert_true(out.sites.items[0].nofail);
+    assert_int_equal(out.sites.items[0].max_size, 64);
+    assert_false(out.sites.items[1].nofail);
+    assert_int_equal(out.sites.items[1].function, FUNCTION_FAILPOINT);
+    assert_true(out.names.count >= 1 && out.names.count + (size_t)out.problems == 2);
+    assert_int_equal(out.names.items[0].signature, 0xdef);
+    assert_string_equal(out.names.items[0].name, "wal-fsync");
+    if (out.names.count == 2) /* unless record_check refuses unterminated names */
+        assert_int_equal(strlen(out.names.items[1].name), sizeof records[5].body.text.path);
+    run_records_free(&out);
+}
+
 static void test_garbled_records_are_skipped(void **state)
 {
     (void)state;
@@ -139,6 +174,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
+        cmocka_unit_test(test_nofail_flag_and_failpoint_names),
         cmocka_unit_test(test_garbled_records_are_skipped),
         cmocka_unit_test(test_truncated_file),
         cmocka_unit_test(test_random_garbage),

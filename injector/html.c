@@ -1,0 +1,289 @@
+/*
+ * html.c — the coverage report as one self-contained HTML page (see html.h): a summary, two
+ * inline SVG charts (outcomes of the fault runs; the deletable share of the error legs), the
+ * sites, and every file's source annotated line by line. No script at all, nothing fetched:
+ * the page opens the same from a mail attachment as from a CI artifact.
+ */
+#include "html.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void html_escape(FILE *out, const char *text)
+{
+    for (const char *c = text ? text : ""; *c; c++) {
+        switch (*c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc(*c, out); break;
+        }
+    }
+}
+
+static long long integer(json_t *object, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(object, key));
+}
+
+static const char *string(json_t *object, const char *key)
+{
+    const char *text = json_string_value(json_object_get(object, key));
+    return text ? text : "";
+}
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+    "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}"
+    "table.summary td.n,table.sites td.n{text-align:right}"
+    "table.source{font:12px/1.35 monospace;width:100%}"
+    "table.source td{padding:0 6px;white-space:pre;vertical-align:top}"
+    "table.source td.no,table.source td.count{color:#777;text-align:right}"
+    "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}tr.untested{background:#f6cfcf}"
+    "span.key{display:inline-block;width:1em;height:1em;vertical-align:middle;margin-right:4px}"
+    ".deletable-key{background:#f0a060}.kept-key{background:#60b060}.untested-key{background:#e07070}"
+    "table.source td.sites{font-family:system-ui,sans-serif;color:#555;white-space:normal;min-width:24em}"
+    "details{margin:0.6em 0}summary{cursor:pointer;font-weight:600}"
+    "p.ok{color:#1a6a1a;font-weight:600}p.bad{color:#a01010;font-weight:600}";
+
+static void summary_table(FILE *out, json_t *report)
+{
+    json_t *lines = json_object_get(report, "lines"), *branches = json_object_get(report, "branches");
+    fputs("<table class=\"summary\"><tr><th></th><th>lines</th><th>branches</th></tr>", out);
+    const char *rows[][2] = {{"tested", "error legs tested"},
+                             {"deletable", "deletable under NOFAIL"},
+                             {"kept", "kept"},
+                             {"untested", "untested (no run)"},
+                             {"baseline", "run without a fault"},
+                             {"total", "instrumented"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(out, "<tr><td>%s</td><td class=\"n\" id=\"lines-%s\">%lld</td>"
+                     "<td class=\"n\" id=\"branches-%s\">%lld</td></tr>",
+                rows[i][1], rows[i][0], integer(lines, rows[i][0]), rows[i][0],
+                integer(branches, rows[i][0]));
+    fputs("</table>", out);
+}
+
+/* Horizontal bars, one per outcome of the fault runs. */
+static void outcome_chart(FILE *out, json_t *outcomes)
+{
+    long long largest = 1;
+    const char *name;
+    json_t *value;
+    size_t count = json_object_size(outcomes);
+    json_object_foreach(outcomes, name, value)
+        if (json_integer_value(value) > largest)
+            largest = json_integer_value(value);
+    fprintf(out, "<svg id=\"outcome-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"460\""
+                 " height=\"%zu\" role=\"img\"><title>Outcomes of the fault runs</title>",
+            count * 24 + 8);
+    size_t row = 0;
+    json_object_foreach(outcomes, name, value) {
+        long long n = json_integer_value(value);
+        double width = 300.0 * (double)n / (double)largest;
+        fprintf(out, "<text x=\"0\" y=\"%zu\" font-size=\"12\">", row * 24 + 20);
+        html_escape(out, name);
+        fprintf(out, "</text><rect x=\"100\" y=\"%zu\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>"
+                     "<text x=\"%.1f\" y=\"%zu\" font-size=\"12\">%lld</text>",
+                row * 24 + 8, width,
+                strcmp(name, "handled") && strcmp(name, "absorbed") &&
+                        strcmp(name, "oom-abort") && strcmp(name, "not-reached") ? "#d05050"
+                                                                                 : "#5080c0",
+                104 + width, row * 24 + 20, n);
+        row++;
+    }
+    fputs("</svg>", out);
+}
+
+/* One stacked bar: deletable, kept and untested lines, with the deletable share of the tested
+   error legs written out. */
+static void share_chart(FILE *out, json_t *lines)
+{
+    long long deletable = integer(lines, "deletable"), kept = integer(lines, "kept"),
+              untested = integer(lines, "untested");
+    long long all = deletable + kept + untested;
+    double scale = all ? 440.0 / (double)all : 0;
+    long long tested = deletable + kept;
+    fprintf(out, "<svg id=\"share-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"460\""
+                 " height=\"64\" role=\"img\"><title>Deletable share of the error legs</title>"
+                 "<rect x=\"0\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#f0a060\"/>"
+                 "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#60b060\"/>"
+                 "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#e07070\"/>"
+                 "<text x=\"0\" y=\"48\" font-size=\"12\">deletable %lld of %lld tested"
+                 " error-leg lines (%.0f%%); kept %lld; untested %lld</text></svg>",
+            scale * (double)deletable, scale * (double)deletable, scale * (double)kept,
+            scale * (double)(deletable + kept), scale * (double)untested, deletable, tested,
+            tested ? 100.0 * (double)deletable / (double)tested : 0.0, kept, untested);
+}
+
+static void site_label(FILE *out, json_t *site, long long index)
+{
+    json_t *location = json_object_get(site, "location");
+    fprintf(out, "#%lld ", index);
+    if (json_object_get(site, "name")) {
+        fputs("failpoint &quot;", out);
+        html_escape(out, string(site, "name"));
+        fputs("&quot;", out);
+    } else {
+        html_escape(out, string(site, "function"));
+        fprintf(out, "(%lld)", integer(site, "size"));
+    }
+    if (location) {
+        fputs(" in ", out);
+        html_escape(out, string(location, "function"));
+        const char *file = strrchr(string(location, "file"), '/');
+        fputs(" at ", out);
+        html_escape(out, file ? file + 1 : string(location, "file"));
+        fprintf(out, ":%lld", integer(location, "line"));
+    }
+}
+
+static void site_table(FILE *out, json_t *sites)
+{
+    fputs("<table class=\"sites\" id=\"sites\"><tr><th>#</th><th>site</th><th>request</th>"
+          "<th>location</th><th>fault runs</th><th>NOFAIL</th></tr>", out);
+    size_t index;
+    json_t *site;
+    json_array_foreach(sites, index, site) {
+        json_t *location = json_object_get(site, "location");
+        fprintf(out, "<tr><td class=\"n\">%zu</td><td><code>", index);
+        html_escape(out, string(site, "id"));
+        fputs("</code></td><td>", out);
+        if (json_object_get(site, "name")) {
+            fputs("failpoint &quot;", out);
+            html_escape(out, string(site, "name"));
+            fputs("&quot;", out);
+        } else {
+            html_escape(out, string(site, "function"));
+            fprintf(out, "(%lld)", integer(site, "size"));
+        }
+        fputs("</td><td>", out);
+        if (location) {
+            html_escape(out, string(location, "function"));
+            fputs(" at ", out);
+            html_escape(out, string(location, "file"));
+            fprintf(out, ":%lld", integer(location, "line"));
+        }
+        fprintf(out, "</td><td class=\"n\">%lld</td><td>%s</td></tr>", integer(site, "runs"),
+                json_is_true(json_object_get(site, "instrumentation")) ? "gcov runtime: never failed"
+                : json_is_true(json_object_get(site, "nofail"))   ? "LF_NOFAIL"
+                : json_is_true(json_object_get(site, "eligible")) ? "eligible (size)"
+                                                                  : "no");
+    }
+    fputs("</table>", out);
+}
+
+/* The source with each instrumented line's class, count and the sites that reached it. */
+static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t number)
+{
+    json_t *summary = json_object_get(file, "lines_summary");
+    fprintf(out, "<details id=\"file-%zu\"%s><summary>", number,
+            integer(summary, "tested") ? " open" : "");
+    html_escape(out, string(file, "display"));
+    fprintf(out, " — tested %lld, deletable %lld, kept %lld, untested %lld</summary>",
+            integer(summary, "tested"), integer(summary, "deletable"), integer(summary, "kept"),
+            integer(summary, "untested"));
+    char *text = read_whole_file(string(file, "path"), NULL);
+    if (!text) {
+        fputs("<p>source not found: ", out);
+        html_escape(out, string(file, "path"));
+        fputs("</p></details>", out);
+        return;
+    }
+    json_t *lines = json_object_get(file, "lines");
+    size_t next = 0, count = json_array_size(lines);
+    fputs("<table class=\"source\">", out);
+    char *cursor = text;
+    for (long long line = 1; *cursor; line++) {
+        char *end = strchr(cursor, '\n');
+        if (end)
+            *end = '\0';
+        json_t *entry = NULL;
+        while (next < count && integer(json_array_get(lines, next), "line") < line)
+            next++;
+        if (next < count && integer(json_array_get(lines, next), "line") == line)
+            entry = json_array_get(lines, next);
+        const char *class = entry ? string(entry, "class") : "";
+        fprintf(out, "<tr class=\"%s\"><td class=\"no\">%lld</td><td class=\"count\">", class, line);
+        if (entry)
+            fprintf(out, "%lld", integer(entry, "count"));
+        fputs("</td><td>", out);
+        html_escape(out, cursor);
+        fputs("</td><td class=\"sites\">", out);
+        size_t at;
+        json_t *site;
+        json_array_foreach(json_object_get(entry, "sites"), at, site) {
+            if (at)
+                fputs("; ", out);
+            site_label(out, json_array_get(sites, (size_t)json_integer_value(site)),
+                       json_integer_value(site));
+        }
+        fputs("</td></tr>\n", out);
+        if (!end)
+            break;
+        cursor = end + 1;
+    }
+    fputs("</table></details>", out);
+    free(text);
+}
+
+static void nofail_section(FILE *out, json_t *check)
+{
+    if (!check)
+        return;
+    fputs("<h2>NOFAIL check</h2>", out);
+    bool ok = json_is_true(json_object_get(check, "ok"));
+    fprintf(out, "<p id=\"nofail-check\" class=\"%s\">", ok ? "ok" : "bad");
+    fprintf(out, "The campaign in ");
+    html_escape(out, string(check, "database"));
+    fprintf(out, " (policy %s, %lld fault runs) ", strcmp(string(check, "policy"), "nofail") ? "all" : "nofail",
+            integer(check, "fault_runs"));
+    if (ok)
+        fputs("reached none of the deletable lines.", out);
+    else
+        fprintf(out, "reached %zu deletable line(s).",
+                json_array_size(json_object_get(check, "deletable_reached")));
+    fputs("</p>", out);
+}
+
+void html_write_report(json_t *report, const char *path)
+{
+    FILE *out = fopen(path, "w");
+    if (!out)
+        fatal("cannot write %s: %s; check the path", path, strerror(errno));
+    fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
+          " style-src 'unsafe-inline'\"><title>failrun coverage</title><style>", out);
+    fputs(style, out);
+    fputs("</style></head><body><h1>Error-leg coverage</h1><p>Campaign ", out);
+    html_escape(out, string(report, "database"));
+    json_t *runs = json_object_get(report, "runs");
+    fprintf(out, ": <span id=\"fault-runs\">%lld</span> fault run(s), %lld baseline. NOFAIL-eligible:"
+                 " LF_NOFAIL sites and sites whose every request is at most %lld bytes.</p>",
+            integer(runs, "fault"), integer(runs, "baseline"), integer(report, "nofail_below"));
+    fputs("<p><span class=\"key deletable-key\"></span>deletable (reached only through"
+          " NOFAIL-eligible failures) <span class=\"key kept-key\"></span>kept"
+          " <span class=\"key untested-key\"></span>untested (no run executed it)</p>", out);
+    summary_table(out, report);
+    nofail_section(out, json_object_get(report, "nofail_check"));
+    fputs("<h2>Deletable share</h2>", out);
+    share_chart(out, json_object_get(report, "lines"));
+    fputs("<h2>Outcomes of the fault runs</h2>", out);
+    outcome_chart(out, json_object_get(report, "outcomes"));
+    fputs("<h2>Sites</h2>", out);
+    json_t *sites = json_object_get(report, "sites");
+    site_table(out, sites);
+    fputs("<h2>Files</h2>", out);
+    size_t index;
+    json_t *file;
+    json_array_foreach(json_object_get(report, "files"), index, file)
+        annotated_source(out, file, sites, index);
+    fputs("</body></html>\n", out);
+    if (fclose(out) != 0)
+        fatal("cannot write %s: %s; is the disk full?", path, strerror(errno));
+}

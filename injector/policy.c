@@ -1,0 +1,49 @@
+/*
+ * policy.c — the NOFAIL eligibility rule (see policy.h).
+ */
+#include "policy.h"
+#include "database.h"
+#include "symbolise.h"
+#include "util.h"
+
+#include <string.h>
+
+bool site_nofail_eligible(bool nofail, const char *function, uint64_t max_size,
+                          uint64_t threshold)
+{
+    if (nofail)
+        return true;
+    return function && strcmp(function, "failpoint") != 0 && max_size <= threshold;
+}
+
+char *failable_sites_condition(const struct campaign_settings *settings)
+{
+    if (!settings->policy_nofail)
+        return xstrdup("NOT nofail");
+    return xasprintf("NOT nofail AND (function = 'failpoint' OR max_size > %llu)",
+                     (unsigned long long)settings->nofail_below);
+}
+
+bool site_is_instrumentation(sqlite3 *db, const char *site)
+{
+    static struct symboliser *symboliser;
+    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    struct frame_list frames = {0};
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
+    sqlite3_finalize(statement);
+    struct module_map map;
+    module_map_load(db, &map);
+    int own = first_own_frame(&map, &frames);
+    const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
+    if (path && !symboliser)
+        symboliser = symboliser_new();
+    struct symbol_frame symbol[4];
+    int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
+                                                   true, symbol, 4) : 0;
+    module_map_free(&map);
+    /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
+    return n > 0 && (!strncmp(symbol[n - 1].function, "__gcov_", 7) ||
+                     !strncmp(symbol[n - 1].function, "gcov_", 5));
+}

@@ -1,0 +1,167 @@
+#!/bin/sh
+# test_cov.sh — failrun cov on wordfreq, the example written twice: the classic version's error
+# legs are classified exactly as the LEG(...) markers in its source say (deletable: the legs the
+# LF_NOFAIL version removed; kept; untested), a --policy nofail campaign reaches none of the
+# deletable lines, and the lcov and HTML outputs hold the same figures.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+CLASSIC="$EXAMPLES/cov/wordfreq-classic"
+NOFAIL="$EXAMPLES/cov/wordfreq-nofail"
+TEXT="$ROOT/examples/wordfreq/sample.txt"
+
+# "file:line class" for every line marked /* LEG(class) */ in the given sources, sorted.
+markers() {
+    for file in "$@"; do
+        grep -n -o '/\* LEG([a-z]*) \*/' "$ROOT/examples/wordfreq/$file" |
+            sed "s|^\([0-9]*\):/\* LEG(\([a-z]*\)) \*/|$file:\1 \2|"
+    done | sort
+}
+# The same from failrun cov --json: every line it classified deletable, kept or untested.
+classified() {
+    jq -r '.files[] | (.path | sub(".*/examples/wordfreq/"; "")) as $f | .lines[]
+           | select(.class != "baseline") | "\($f):\(.line) \(.class)"' "$1" | sort
+}
+
+"$FAILRUN" run -q --db all.db -- "$CLASSIC" the code absent <"$TEXT" >run.txt
+check_equal "classic: the campaign finds no bug (its legs are correct)" 0 $?
+start=$(date +%s%N)
+"$FAILRUN" cov --db all.db --json --lcov all.info --html all.html >all.json
+check_equal "cov: exits 0" 0 $?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_equal "classic: exactly the marked lines are deletable, kept and untested" \
+    "$(markers classic/wordfreq.c classic/main.c)" "$(classified all.json)"
+runs=$(sql all.db "SELECT count(*) FROM runs")
+echo "# wordfreq-classic: $(jq -r '.lines | "error-leg lines tested \(.tested), deletable \(.deletable), kept \(.kept), untested \(.untested)"' all.json); failrun cov ${elapsed_ms} ms for $runs runs"
+check "every deletable line names the sites that reached it, each NOFAIL-eligible" \
+    test "$(jq '[.sites as $s | .files[].lines[] | select(.class == "deletable")
+                 | (.sites | length > 0) and all(.sites[]; $s[.].eligible)] | all' all.json)" = true
+check "every kept line was reached by a site the policy still fails" \
+    test "$(jq '[.sites as $s | .files[].lines[] | select(.class == "kept")
+                 | any(.sites[]; $s[.].eligible | not)] | all' all.json)" = true
+check_equal "the 64 KiB buffer is the one site too big to be eligible" \
+    "malloc 65536" "$(jq -r '.sites[] | select(.eligible | not) | select(.function == "malloc")
+                              | "\(.function) \(.size)"' all.json)"
+check_equal "gcov's own allocations at exit are never failed" 0 \
+    "$(sql all.db "SELECT count(*) FROM runs r JOIN findings f ON f.id = r.finding")"
+check "the summary line counts what the JSON counts" \
+    grep -q "error-leg lines: $(jq '.lines.tested' all.json) tested (deletable $(jq '.lines.deletable' all.json), kept $(jq '.lines.kept' all.json)); untested $(jq '.lines.untested' all.json)" \
+    "$(
+        "$FAILRUN" cov --db all.db >summary.txt
+        echo summary.txt
+    )"
+
+# A database of schema 1 (before NOFAIL and coverage) is migrated when opened, not refused.
+cp all.db old.db
+sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN name;
+            ALTER TABLE campaign DROP COLUMN policy; ALTER TABLE campaign DROP COLUMN nofail_below;
+            DROP TABLE cov_runs; PRAGMA user_version = 1;"
+"$FAILRUN" report --db old.db >/dev/null
+check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
+check_equal "schema 1: migrated to 2, coverage tables added" "2|1" \
+    "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
+                          (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
+
+# A campaign that never fails eligible sites: one fault run per remaining site.
+"$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
+check_equal "--policy nofail: fault runs only at sites that are not eligible" \
+    "$(jq '[.sites[] | select(.eligible | not) | select(.runs > 0)] | length' all.json)" \
+    "$(sql nofail.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
+"$FAILRUN" cov --db all.db --nofail-db nofail.db --json >check.json
+check_equal "cov --nofail-db: passes (exit 0)" 0 $?
+check_equal "the NOFAIL campaign reached none of the deletable lines" "true 0" \
+    "$(jq -r '.nofail_check | "\(.ok) \(.deletable_reached | length)"' check.json)"
+"$FAILRUN" cov --db all.db --nofail-db nofail.db >check.txt
+check "the text report says so" grep -q "reached none of the deletable lines" check.txt
+# The check can fail: a "NOFAIL" campaign whose threshold is too low to exempt the small sites
+# reaches every deletable line of the analysis at the default threshold.
+"$FAILRUN" run -q --policy nofail --nofail-below 1 --db loose.db -- "$CLASSIC" the code absent \
+    <"$TEXT" >/dev/null
+"$FAILRUN" cov --db all.db --nofail-db loose.db --json >loose.json
+check_equal "cov --nofail-db: exit 1 when the campaign reached deletable lines" 1 $?
+check_equal "... and it lists each deletable line it reached" "$(jq '.lines.deletable' all.json)" \
+    "$(jq '.nofail_check.deletable_reached | length' loose.json)"
+
+# lcov tracefile: genhtml renders it; its line counts are the JSON's.
+genhtml -q -o lcov-html all.info >/dev/null 2>genhtml.err
+check_equal "genhtml renders the lcov tracefile" 0 $?
+check "genhtml wrote its index" test -s lcov-html/index.html
+check_equal "lcov: one DA line per instrumented line" "$(jq '.lines.total' all.json)" \
+    "$(grep -c '^DA:' all.info)"
+
+# HTML: self-contained, escaped, with the same counts.
+check "html: the summary counts deletable lines as the JSON does" \
+    grep -q "id=\"lines-deletable\">$(jq '.lines.deletable' all.json)<" all.html
+check "html: no script, no external resource" \
+    sh -c '! grep -q -i -E "<script|src=|href=\"?http|@import|url\(" all.html'
+check "html: source text is escaped (the <script> and & of main.c's comment)" \
+    grep -q 'The HTML coverage report must show this comment escaped: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co.' all.html
+check "html: deletable lines name their sites, symbolised" \
+    grep -q 'class="deletable".*malloc([0-9]*) in wf_add at wordfreq.c:' all.html
+
+# The LF_NOFAIL version: its NOFAIL sites are recorded as such and never failed; no line of it
+# is deletable, and its remaining legs are exactly those marked kept or untested.
+if [ -x "$NOFAIL" ]; then
+    "$FAILRUN" run -q --db lf.db -- "$NOFAIL" the code absent <"$TEXT" >/dev/null
+    check_equal "nofail version: the campaign finds no bug" 0 $?
+    nofail_calls=$(grep -c 'LF_NOFAIL)' "$ROOT/examples/wordfreq/nofail/wordfreq.c")
+    check_equal "nofail version: each LF_NOFAIL call is a site flagged nofail" "$nofail_calls" \
+        "$(sql lf.db "SELECT count(*) FROM sites WHERE nofail")"
+    check_equal "nofail version: no run fails a NOFAIL site" 0 \
+        "$(sql lf.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site WHERE s.nofail")"
+    "$FAILRUN" cov --db lf.db --json >lf.json
+    check_equal "nofail version: exactly the marked lines are kept and untested, none deletable" \
+        "$(markers nofail/wordfreq.c nofail/main.c)" "$(classified lf.json)"
+else
+    check "the LF_NOFAIL version was built (make all)" false
+fi
+
+# The page in a real browser (headless Chromium): it loads, shows the counts failrun computed,
+# and logs nothing to the console. A page that does log is caught, so the check can fail.
+browse() { # FILE: the DOM on stdout, Chromium's log in browse.log
+    profile=$(mktemp -d "$work/chromium.XXXXXX")
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --enable-logging=stderr --v=0 --dump-dom "file://$1" \
+        2>browse.log
+}
+console_messages() { grep -c ':CONSOLE' browse.log; }
+printf '<!DOCTYPE html><title>x</title><script>console.error("control")</script>\n' >control.html
+browse "$work/control.html" >/dev/null
+check_equal "browser: a page that logs to the console is caught (control)" 1 "$(console_messages)"
+browse "$work/all.html" >dom.html
+check_equal "browser: the report loads" 0 $?
+check_equal "browser: no console message" 0 "$(console_messages)"
+for class in tested deletable kept untested; do
+    check_equal "browser: shows the $class line count" "$(jq ".lines.$class" all.json)" \
+        "$(sed -n "s/.*id=\"lines-$class\">\([0-9]*\)<.*/\1/p" dom.html)"
+done
+check_equal "browser: one annotated row per deletable line" "$(jq '.lines.deletable' all.json)" \
+    "$(grep -o '<tr class="deletable">' dom.html | wc -l)"
+check "browser: both charts are in the page" \
+    sh -c 'grep -q "id=\"share-chart\"" dom.html && grep -q "id=\"outcome-chart\"" dom.html'
+check "browser: the escaped comment stays text (no script element came from the source)" \
+    sh -c '! grep -q "<script" dom.html && grep -q "&lt;script&gt;alert" dom.html'
+
+# Crashing runs keep their coverage: the preload calls __gcov_dump (exported by the link flag)
+# from its fatal-signal handler. kvtest has two planted crashes.
+"$FAILRUN" run -q --db kv.db -- "$EXAMPLES/cov/kvtest" >/dev/null
+check "kvtest: the campaign has crashing runs" \
+    test "$(sql kv.db "SELECT count(*) FROM runs WHERE outcome = 'crash'")" -gt 0
+"$FAILRUN" cov --db kv.db --json >kv.json
+check_equal "kvtest: every crashing run left coverage data" 0 \
+    "$(sql kv.db "SELECT count(*) FROM runs r WHERE r.outcome = 'crash' AND NOT EXISTS
+                  (SELECT 1 FROM cov_line_hits h WHERE h.run = r.id)")"
+check_equal "kvtest: cov counts the runs without data" \
+    "$(sql kv.db "SELECT count(*) FROM cov_runs WHERE data_files = 0")" \
+    "$(jq '.runs.without_data' kv.json)"
+
+# The policy records as stored: failpoint names (as written in the source) and NOFAIL sites.
+"$FAILRUN" run -q --json --db policy.db -- "$PROGRAMS/policy" >policy.json 2>/dev/null
+check_equal "failpoints: the site is stored under the name the source gives it" \
+    "$(sed -n 's/.*LF_FAILPOINT("\([^"]*\)").*/\1/p' "$ROOT/tests/programs/policy.c")" \
+    "$(sql policy.db "SELECT name FROM sites WHERE function = 'failpoint'")"
+check_equal "LF_NOFAIL sites are flagged, and only they" \
+    "$(grep -c 'LF_NOFAIL)' "$ROOT/tests/programs/policy.c")" \
+    "$(sql policy.db "SELECT count(*) FROM sites WHERE nofail")"
