@@ -20,7 +20,8 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
                    libfail/plan.c injector/sanitizer.c injector/export.c \
-                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c
+                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c \
+                   injector/cmd_kernel.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
@@ -28,6 +29,7 @@ HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.de
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-kernel.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
+            $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
@@ -104,6 +106,10 @@ $(BUILD)/examples/cov/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c ex
 $(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
+
+$(BUILD)/examples/relay: examples/relay/relay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $<
 
 # ---- tests ----
 

@@ -13,15 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-char *preload_path(void)
+char *preload_path(bool kernel)
 {
-    const char *override = getenv("LIBFAIL_PRELOAD");
+    const char *override = getenv(kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
     if (override && *override)
         return xstrdup(override);
+    const char *name = kernel ? "libfail-kernel.so" : "libfail-preload.so";
     char *directory = self_directory();
     char *candidates[] = {
-        xasprintf("%s/libfail-preload.so", directory),
-        xasprintf("%s/../lib/libfail/libfail-preload.so", directory),
+        xasprintf("%s/%s", directory, name),
+        xasprintf("%s/../lib/libfail/%s", directory, name),
     };
     char *found = NULL;
     for (size_t i = 0; i < 2; i++) {
@@ -31,13 +32,18 @@ char *preload_path(void)
     }
     free(directory);
     if (!found)
-        fatal("cannot find libfail-preload.so next to failrun; set LIBFAIL_PRELOAD to its path");
+        fatal("cannot find %s next to failrun; set %s to its path", name,
+              kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
     return found;
 }
 
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
                 uint64_t seed)
 {
+    if (settings->kernel)
+        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d", chain,
+                                        (unsigned long long)nth, settings->depth)
+                            : plan_record(settings);
     if (chain)
         return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d", chain,
                          settings->persistent, settings->depth);
@@ -51,6 +57,8 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
 
 char *plan_record(const struct campaign_settings *settings)
 {
+    if (settings->kernel)
+        return xasprintf("mode=kernel;depth=%d", settings->depth);
     return xasprintf("mode=record;depth=%d", settings->depth);
 }
 
@@ -62,7 +70,7 @@ char *coverage_directory(const char *run_dir)
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan)
 {
-    char *preload = preload_path();
+    char *preload = preload_path(settings->kernel);
     const char *existing = getenv("LD_PRELOAD");
     char **environment = xcalloc(12, sizeof *environment);
     size_t n = 0;
@@ -168,9 +176,10 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     database_step_done(statement);
     sqlite3_finalize(statement);
     free(command);
-    statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?");
+    statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
+    sqlite3_bind_int(statement, 3, settings->kernel);
     database_step_done(statement);
     sqlite3_finalize(statement);
 }
@@ -205,10 +214,12 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->shards = (unsigned)sqlite3_column_int(statement, 17);
     }
     sqlite3_finalize(statement);
-    statement = database_prepare(db, "SELECT policy = 'nofail', nofail_below FROM campaign");
+    statement =
+        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
+        settings->kernel = sqlite3_column_int(statement, 2);
     }
     sqlite3_finalize(statement);
     return found;
@@ -223,6 +234,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
+                a->kernel == b->kernel &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);

@@ -33,6 +33,7 @@ struct campaign_settings {
     uint64_t seed;       /* random mode: the first run's seed, then seed+1, ... */
     int64_t max_runs;    /* bound on fault runs, exploration included */
     unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
+    bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
 };
@@ -41,8 +42,9 @@ struct campaign_settings {
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
 
-/* Where libfail-preload.so is: $LIBFAIL_PRELOAD, next to failrun, or ../lib/libfail/. */
-char *preload_path(void);
+/* Where libfail-preload.so (or for kernel campaigns libfail-kernel.so) is: $LIBFAIL_PRELOAD
+   ($LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
+char *preload_path(bool kernel);
 /* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);

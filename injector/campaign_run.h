@@ -51,6 +51,10 @@ struct job {
     struct run_records records;
 };
 
+/* failrun kernel stops a site's sweep here even if every fault point so far was reached: a
+   call that takes more (fork: about 75) is better swept with a targeted --occurrence. */
+#define KERNEL_MAX_NTH 200
+
 /* scheduler.c */
 void run_baseline(struct campaign_context *context);
 void load_baseline(struct campaign_context *context);

@@ -317,12 +317,18 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
+    return run_campaign(argc, argv, false);
+}
+
+int run_campaign(int argc, char **argv, bool kernel)
+{
     struct run_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {
-        fputs(run_usage, stdout);
+        fputs(kernel ? kernel_usage : run_usage, stdout);
         return 0;
     }
+    options.settings.kernel = kernel;
     struct campaign_context context = {.options = &options};
     int64_t started = now_ms();
     open_campaign(&context);

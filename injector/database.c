@@ -35,7 +35,14 @@ static const char schema[] =
     "  baseline_stderr INTEGER,"
     "  baseline_wall_ms INTEGER,"
     "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
-    "  nofail_below INTEGER NOT NULL DEFAULT 32768);"
+    "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
+    "  kernel INTEGER NOT NULL DEFAULT 0);"  /* failrun kernel: system-call sites, fail-nth */
+    "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
+    "  run INTEGER PRIMARY KEY,"
+    "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
+    "  fired INTEGER NOT NULL,"         /* read back 0: the N-th fault point was reached */
+    "  call_failed INTEGER NOT NULL,"   /* the system call returned an error ... */
+    "  errno INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("
@@ -97,6 +104,7 @@ static const char migrate_1_to_2[] =
     "ALTER TABLE sites ADD COLUMN name TEXT;"
     "ALTER TABLE campaign ADD COLUMN policy TEXT NOT NULL DEFAULT 'all';"
     "ALTER TABLE campaign ADD COLUMN nofail_below INTEGER NOT NULL DEFAULT 32768;"
+    "ALTER TABLE campaign ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 2;";
 
 /* Returns the schema version found: 0 for a new file. */

@@ -20,6 +20,7 @@ static const char usage[] =
     "  replay SITE -- CMD  run CMD once with SITE failing, to reproduce a finding\n"
     "  merge A.db B.db -o all.db   join the shards of a campaign (run --shard K/N)\n"
     "  cov                 error-leg coverage (targets built with --coverage): summary, lcov, HTML\n"
+    "  kernel -- CMD       fail the kernel's allocations in CMD's system calls (fail-nth)\n"
     "  help [COMMAND]      show help for a command\n"
     "  --version           print the version\n"
     "\n"
@@ -37,6 +38,7 @@ static const struct command commands[] = {
     {"replay", cmd_replay, replay_usage},
     {"merge", cmd_merge, merge_usage},
     {"cov", cmd_cov, cov_usage},
+    {"kernel", cmd_kernel, kernel_usage},
 };
 
 static const struct command *find_command(const char *name)
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
         if (argc > 2) {
             const struct command *command = find_command(argv[2]);
             if (!command)
-                fatal("no command '%s'; the commands are run, report, replay, merge, cov", argv[2]);
+                fatal("no command '%s'; the commands are run, report, replay, merge, cov, kernel", argv[2]);
             fputs(command->usage, stdout);
         } else {
             fputs(usage, stdout);

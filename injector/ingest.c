@@ -19,6 +19,12 @@ const char *function_name(uint32_t function)
         [FUNCTION_MEMALIGN] = "memalign",   [FUNCTION_VALLOC] = "valloc",
         [FUNCTION_PVALLOC] = "pvalloc",    [FUNCTION_STRDUP] = "strdup",
         [FUNCTION_STRNDUP] = "strndup",    [FUNCTION_FAILPOINT] = "failpoint",
+        [FUNCTION_SYS_OPEN] = "open",       [FUNCTION_SYS_OPENAT] = "openat",
+        [FUNCTION_SYS_READ] = "read",       [FUNCTION_SYS_WRITE] = "write",
+        [FUNCTION_SYS_PIPE] = "pipe",       [FUNCTION_SYS_PIPE2] = "pipe2",
+        [FUNCTION_SYS_SOCKET] = "socket",   [FUNCTION_SYS_SOCKETPAIR] = "socketpair",
+        [FUNCTION_SYS_EPOLL_CREATE1] = "epoll_create1", [FUNCTION_SYS_EVENTFD] = "eventfd",
+        [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
     };
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }
@@ -56,18 +62,20 @@ static void take_module(struct run_records *out, const struct record *r)
 
 static void take_site(struct run_records *out, const struct record *r, const char *exe)
 {
+    /* A system call's FAULT carries the kernel's N in `value`, not a size. */
+    uint64_t size = r->function >= FUNCTION_SYS_OPEN ? 0 : r->value;
     for (size_t i = 0; i < out->sites.count; i++) {
         struct ingest_site *site = &out->sites.items[i];
         if (site->signature == r->signature) {
-            if (r->value > site->max_size)
-                site->max_size = r->value;
+            if (size > site->max_size)
+                site->max_size = size;
             site->nofail |= (r->flags & RECORD_FLAG_NOFAIL) != 0;
             return;
         }
     }
     struct ingest_site site = {
         .signature = r->signature, .exe = xstrdup(exe), .function = r->function,
-        .max_size = r->value, .nofail = (r->flags & RECORD_FLAG_NOFAIL) != 0};
+        .max_size = size, .nofail = (r->flags & RECORD_FLAG_NOFAIL) != 0};
     copy_frames(&site.stack, r);
     VECTOR_PUSH(out->sites, site);
 }
@@ -129,11 +137,21 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         take_site(out, r, process->exe);
         {
             struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
-                                         .function = r->function, .size = r->value};
+                                         .function = r->function, .size = r->value,
+                                         .fired = true};
+            if (r->function >= FUNCTION_SYS_OPEN) {
+                fault.kernel = true;
+                fault.size = 0;
+                fault.nth = r->value;
+                fault.fired = r->flags & RECORD_FLAG_KERNEL_FIRED;
+                fault.call_failed = r->flags & RECORD_FLAG_CALL_FAILED;
+                fault.error = (int)(r->flags >> RECORD_FLAG_ERRNO_SHIFT);
+            }
             copy_frames(&fault.stack, r);
             VECTOR_PUSH(out->faults, fault);
+            if (fault.fired)
+                process->faulted = true;
         }
-        process->faulted = true;
         break;
     case RECORD_EXIT:
         process->exited = true;

@@ -69,6 +69,12 @@ struct ingest_fault {
     uint32_t function;
     uint64_t size;
     struct frame_list stack;
+    /* A system call armed by failrun kernel (RECORD_FLAG_KERNEL_FIRED and friends): */
+    bool kernel;
+    bool fired;       /* allocations: always; kernel: the N-th fault point was reached */
+    bool call_failed; /* kernel: the call returned an error, errno below */
+    int error;
+    uint64_t nth;     /* kernel: the N written to fail-nth */
 };
 
 struct run_records {

@@ -181,7 +181,8 @@ static const struct ingest_fault *target_fault(const struct job *job)
     if (job->site && !parse_hex16(job->site, &target))
         return NULL;
     for (size_t i = 0; i < job->records.faults.count; i++)
-        if (!job->site || job->records.faults.items[i].signature == target)
+        if ((!job->site || job->records.faults.items[i].signature == target) &&
+            job->records.faults.items[i].fired) /* a kernel count not reached: no fault */
             return &job->records.faults.items[i];
     return NULL;
 }
@@ -212,6 +213,27 @@ static void compare_faulted_process(struct campaign_context *context,
         run->exit_code = image->exit_status;
     }
     sqlite3_finalize(statement);
+}
+
+/* failrun kernel: what the armed system call did, reached or not (the sweep's evidence). */
+static void store_kernel_fault(sqlite3 *db, const struct job *job)
+{
+    for (size_t i = 0; i < job->records.faults.count; i++) {
+        const struct ingest_fault *fault = &job->records.faults.items[i];
+        if (!fault->kernel)
+            continue;
+        sqlite3_stmt *statement = database_prepare(
+            db, "INSERT OR REPLACE INTO kernel_faults(run, nth, fired, call_failed, errno)"
+                " VALUES (?, ?, ?, ?, ?)");
+        sqlite3_bind_int64(statement, 1, job->run_id);
+        sqlite3_bind_int64(statement, 2, (sqlite3_int64)fault->nth);
+        sqlite3_bind_int(statement, 3, fault->fired);
+        sqlite3_bind_int(statement, 4, fault->call_failed);
+        sqlite3_bind_int(statement, 5, fault->error);
+        database_step_done(statement);
+        sqlite3_finalize(statement);
+        return;
+    }
 }
 
 /* A sanitizer report the program makes without any fault (a leak it always has) is not a
@@ -251,6 +273,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     database_exec(context->db, "BEGIN IMMEDIATE");
     set_run_directory(context->db, job->run_id, job->dir);
     database_store_records(context->db, job->run_id, records);
+    store_kernel_fault(context->db, job);
     if (target)
         plan_follow_ups(context, job); /* sites this run stored first are new */
     module_map_free(&context->modules);
@@ -282,7 +305,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     for (int i = 0; i < evidence.count; i++) {
         const char *path = module_map_path(&context->modules, evidence.frames[i].module);
         const char *base = path ? strrchr(path, '/') : NULL;
-        if (base && !strncmp(base + 1, "libfail-preload", 15))
+        if (base && !strncmp(base + 1, "libfail", 7))
             observation.in_allocator = true;
     }
     observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);

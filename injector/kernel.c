@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -33,12 +35,16 @@
 static __thread int failnth_fd __attribute__((tls_model("initial-exec"))) = -1;
 static __thread pid_t failnth_pid __attribute__((tls_model("initial-exec")));
 
+/* The file: /proc/thread-self/fail-nth, or for failrun's own tests LIBFAIL_TEST_FAILNTH (a plain
+   file, which counts nothing: every armed call then reads back N, "not reached"). */
+static char failnth_path[256] = "/proc/thread-self/fail-nth";
+
 static int LF_TEXT open_failnth(void)
 {
     pid_t pid = (pid_t)syscall(SYS_getpid);
     if (failnth_fd >= 0 && failnth_pid == pid && fcntl(failnth_fd, F_GETFD) >= 0)
         return failnth_fd;
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, failnth_path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return -1;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, FAILNTH_FD_FLOOR); /* away from the program's fds */
@@ -200,6 +206,14 @@ __attribute__((constructor)) static void LF_TEXT kernel_start(void)
     runtime_guard = 1;
     runtime_init();
     runtime_guard = 0;
-    if (runtime_kernel_mode() && geteuid() == 0)
+    const char *test_path = getenv("LIBFAIL_TEST_FAILNTH");
+    if (test_path && *test_path && strlen(test_path) < sizeof failnth_path)
+        memcpy(failnth_path, test_path, strlen(test_path) + 1);
+    if (!runtime_kernel_mode())
+        return;
+    if (geteuid() == 0)
         mlockall(MCL_CURRENT | MCL_FUTURE);
+    runtime_guard = 1;
+    open_failnth(); /* the initial thread's, opened at start */
+    runtime_guard = 0;
 }

@@ -127,6 +127,64 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
     return symbolise_stack(symboliser, map, &frames);
 }
 
+/* failrun kernel: what the armed system call of `run` did, into `into`. */
+static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT nth, fired, call_failed, errno FROM kernel_faults WHERE run = ?");
+    sqlite3_bind_int64(statement, 1, run);
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        json_object_set_new(into, "kernel_nth", json_integer(sqlite3_column_int64(statement, 0)));
+        json_object_set_new(into, "kernel_fired", json_boolean(sqlite3_column_int(statement, 1)));
+        bool failed = sqlite3_column_int(statement, 2);
+        int error = sqlite3_column_int(statement, 3);
+        const char *name = failed ? strerrorname_np(error) : NULL;
+        json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
+    }
+    sqlite3_finalize(statement);
+}
+
+/* failrun kernel: per system-call site, what each N did, in order (the sweep). */
+static json_t *kernel_sweeps(sqlite3 *db)
+{
+    struct symboliser *symboliser = symboliser_new();
+    struct module_map map;
+    module_map_load(db, &map);
+    json_t *list = json_array();
+    sqlite3_stmt *sites = database_prepare(
+        db, "SELECT DISTINCT r.site FROM runs r JOIN kernel_faults k ON k.run = r.id"
+            " ORDER BY r.id");
+    while (sqlite3_step(sites) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(sites, 0);
+        json_t *sweep = json_object(), *function, *size;
+        json_t *stack = site_stack(db, symboliser, &map, site, &function, &size);
+        json_object_set_new(sweep, "site", json_string(site));
+        json_object_set_new(sweep, "function", function);
+        json_object_set_new(sweep, "location", stack_location(stack));
+        json_decref(stack);
+        json_decref(size);
+        json_t *calls = json_array();
+        sqlite3_stmt *runs = database_prepare(
+            db, "SELECT r.id, r.outcome FROM runs r JOIN kernel_faults k ON k.run = r.id"
+                " WHERE r.site = ? ORDER BY k.nth");
+        sqlite3_bind_text(runs, 1, site, -1, SQLITE_TRANSIENT);
+        while (sqlite3_step(runs) == SQLITE_ROW) {
+            json_t *call = json_object();
+            kernel_detail(db, sqlite3_column_int64(runs, 0), call);
+            const char *outcome = (const char *)sqlite3_column_text(runs, 1);
+            json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
+            json_array_append_new(calls, call);
+        }
+        sqlite3_finalize(runs);
+        json_object_set_new(sweep, "calls", calls);
+        json_array_append_new(list, sweep);
+    }
+    sqlite3_finalize(sites);
+    module_map_free(&map);
+    symboliser_free(symboliser);
+    return list;
+}
+
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                         const char *database_path)
 {
@@ -135,8 +193,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     module_map_load(db, &map);
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail"
-            " FROM findings f LEFT JOIN runs r ON r.id = f.first_run ORDER BY f.first_run");
+        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
+            " f.first_run FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
+            " ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
         const char *outcome = (const char *)sqlite3_column_text(statement, 1);
@@ -175,6 +234,11 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         const char *plan = (const char *)sqlite3_column_text(statement, 7);
         if (chain && strchr(chain, ','))
             json_object_set_new(finding, "chain", json_string(chain));
+        if (settings->kernel) {
+            /* The exact N matters: replay the run's plan, and say what the call returned. */
+            chain = NULL;
+            kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
+        }
         char *replay = replay_command(settings, chain, plan, database_path);
         json_object_set_new(finding, "replay", json_string(replay));
         free(replay);
@@ -244,6 +308,8 @@ json_t *report_build(sqlite3 *db, const char *database_path)
     json_object_set_new(report, "findings", findings(db, &settings, database_path));
     json_object_set_new(report, "outcomes", outcome_counts(db));
     json_object_set_new(report, "runs", run_list(db));
+    if (settings.kernel)
+        json_object_set_new(report, "kernel", kernel_sweeps(db));
     campaign_settings_free(&settings);
     return report;
 }
@@ -298,7 +364,13 @@ static void print_finding(FILE *out, json_t *finding)
     else
         fprintf(out, "%s", string_of(location, "module"));
     fprintf(out, " in %s\n", string_of(location, "function"));
-    if (json_object_get(finding, "failpoint"))
+    if (json_object_get(finding, "kernel_nth"))
+        fprintf(out, "  injected: kernel fail-nth %lld in %s() -> %s",
+                (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
+                string_of(finding, "function"),
+                json_is_string(json_object_get(finding, "errno")) ? string_of(finding, "errno")
+                                                                   : "succeeded anyway");
+    else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
@@ -311,6 +383,37 @@ static void print_finding(FILE *out, json_t *finding)
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
     fprintf(out, "  replay: %s\n", string_of(finding, "replay"));
+}
+
+/* One line per system-call site: N -> errno (or "ok": the kernel absorbed it), outcome. */
+static void print_kernel_sweeps(FILE *out, json_t *sweeps)
+{
+    if (!json_array_size(sweeps))
+        return;
+    fprintf(out, "\nkernel fail-nth, per system-call site (N: what the call returned, the run's outcome):\n");
+    size_t index, n;
+    json_t *sweep, *call;
+    json_array_foreach(sweeps, index, sweep) {
+        json_t *location = json_object_get(sweep, "location");
+        const char *file = json_string_value(json_object_get(location, "file"));
+        fprintf(out, "  %s() at ", string_of(sweep, "function"));
+        if (file && *file)
+            fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
+        else
+            fprintf(out, "%s", string_of(location, "module"));
+        fprintf(out, " [%s]:", string_of(sweep, "site"));
+        json_array_foreach(json_object_get(sweep, "calls"), n, call) {
+            long long nth = (long long)json_integer_value(json_object_get(call, "kernel_nth"));
+            if (!json_is_true(json_object_get(call, "kernel_fired")))
+                fprintf(out, " %lld beyond its fault points", nth);
+            else
+                fprintf(out, " %lld %s %s,", nth,
+                        json_is_string(json_object_get(call, "errno")) ? string_of(call, "errno")
+                                                                        : "ok",
+                        string_of(call, "outcome"));
+        }
+        fputc('\n', out);
+    }
 }
 
 void report_print_text(json_t *report, FILE *out)
@@ -336,6 +439,7 @@ void report_print_text(json_t *report, FILE *out)
     fprintf(out, ", %zu finding(s)\n", json_array_size(list));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
+    print_kernel_sweeps(out, json_object_get(report, "kernel"));
     fprintf(out, "\noutcomes:");
     json_t *counts = json_object_get(report, "outcomes");
     for (int i = 0; i < OUTCOME_COUNT; i++)

@@ -149,7 +149,8 @@ static void plan_first_runs(struct campaign_context *context)
         if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
             continue; /* another shard's */
         char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
-        plan_run(context, site, chain, 0, 0);
+        /* failrun kernel: each system-call site starts its sweep at N = 1. */
+        plan_run(context, site, chain, settings->kernel ? 1 : 0, 0);
         free(chain);
     }
     sqlite3_finalize(sites);
@@ -331,6 +332,14 @@ static void perform_job(struct campaign_context *context, struct job *job)
 void plan_follow_ups(struct campaign_context *context, const struct job *job)
 {
     const struct campaign_settings *settings = &context->options->settings;
+    if (settings->kernel) {
+        /* The N-th fault point of the call was reached: try N + 1, until a read-back says the
+           call has fewer (the fault did not fire: no follow-up, see conclude_job). */
+        struct plan plan;
+        if (!plan_parse(job->plan, &plan) && plan.nth < KERNEL_MAX_NTH)
+            plan_run(context, job->site, job->chain, plan.nth + 1, 0);
+        return;
+    }
     if (settings->nth_sweep) {
         struct plan plan;
         if (!plan_parse(job->plan, &plan))

@@ -1,0 +1,147 @@
+/*
+ * cmd_kernel.c — `failrun kernel -- CMD`: the campaign of `failrun run`, over system-call sites
+ * instead of allocation sites, failing the kernel's own allocations inside each call through
+ * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION). For each site of the command's libc
+ * system-call wrappers (open, openat, read, write, pipe, pipe2, socket, socketpair,
+ * epoll_create1, eventfd, mmap, fork), runs with N = 1, 2, ... written to fail-nth just before
+ * the call, until the call has fewer than N fault points. Outcomes, findings and reports are
+ * those of `failrun run`. The preload for it is libfail-kernel.so (see injector/kernel.c).
+ *
+ * First it checks that the kernel can do it, and says what to change when it cannot.
+ */
+#include "campaign_run.h"
+#include "commands.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+const char kernel_usage[] =
+    "usage: failrun kernel [--setup-debugfs] [run options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Fail the kernel's allocations inside COMMAND's system calls, site by site: for each call\n"
+    "site of open, openat, read, write, pipe, pipe2, socket, socketpair, epoll_create1,\n"
+    "eventfd, mmap and fork in the programs under test, run COMMAND with N = 1, 2, ... written\n"
+    "to /proc/thread-self/fail-nth just before that call, until the call has fewer than N\n"
+    "fault points. Each run's outcome is classified as by `failrun run`; the report lists what\n"
+    "each armed call returned. Needs a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB,\n"
+    "FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary\n"
+    "allocations can fail:\n"
+    "\n"
+    "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
+    "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
+    "                    verbose=0 for both\n"
+    "\n"
+    "Every option of `failrun run` applies (see `failrun help run`); --db, --exe, --module,\n"
+    "--occurrence K (arm each site's K-th call), -j, --json, --junit, --sarif.\n"
+    "Exit status: 0 no bugs, 1 bugs found, 2 usage error or a kernel that cannot inject.\n";
+
+/* Test hooks: the files this checks, elsewhere than on the running kernel. */
+static const char *failnth_path(void)
+{
+    const char *path = getenv("LIBFAIL_TEST_FAILNTH");
+    return path && *path ? path : "/proc/thread-self/fail-nth";
+}
+
+static const char *debugfs_path(void)
+{
+    const char *path = getenv("LIBFAIL_TEST_DEBUGFS");
+    return path && *path ? path : "/sys/kernel/debug";
+}
+
+/* The first word of a debugfs attribute; NULL when it cannot be read. */
+static char *read_attribute(const char *name)
+{
+    char *path = xasprintf("%s/%s", debugfs_path(), name);
+    char *text = read_whole_file(path, NULL);
+    free(path);
+    if (text)
+        text[strcspn(text, " \n")] = '\0';
+    return text;
+}
+
+static bool write_attribute(const char *name, const char *value)
+{
+    char *path = xasprintf("%s/%s", debugfs_path(), name);
+    FILE *file = fopen(path, "w");
+    bool done = file && fputs(value, file) >= 0;
+    done = file && fclose(file) == 0 && done;
+    if (!done)
+        warn("cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return done;
+}
+
+static void check_kernel(bool setup)
+{
+    if (access(failnth_path(), F_OK) != 0)
+        fatal("this kernel was built without CONFIG_FAULT_INJECTION (%s does not exist); boot one "
+              "with FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS, as "
+              "`make check-kernel` does",
+              failnth_path());
+    char *probe = read_attribute("failslab/ignore-gfp-wait");
+    if (!probe && setup && !getenv("LIBFAIL_TEST_DEBUGFS") &&
+        mount("debugfs", debugfs_path(), "debugfs", 0, NULL) != 0)
+        fatal("cannot mount debugfs on %s: %s; mount it as root", debugfs_path(), strerror(errno));
+    free(probe);
+    if (setup) {
+        bool done = write_attribute("failslab/ignore-gfp-wait", "N") &&
+                    write_attribute("fail_page_alloc/ignore-gfp-wait", "N") &&
+                    write_attribute("fail_page_alloc/min-order", "0") &&
+                    write_attribute("failslab/verbose", "0") &&
+                    write_attribute("fail_page_alloc/verbose", "0");
+        if (!done)
+            fatal("--setup-debugfs could not set the fault attributes; run it as root");
+    }
+    char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
+    char *page_wait = read_attribute("fail_page_alloc/ignore-gfp-wait");
+    char *order = read_attribute("fail_page_alloc/min-order");
+    if (!slab_wait || !page_wait || !order)
+        fatal("cannot read %s/failslab and %s/fail_page_alloc: mount debugfs, or pass "
+              "--setup-debugfs (as root); the kernel also needs CONFIG_FAILSLAB, "
+              "CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS",
+              debugfs_path(), debugfs_path());
+    if (!strcmp(slab_wait, "Y") || !strcmp(page_wait, "Y"))
+        fatal("%s/ignore-gfp-wait is Y: the kernel then never fails an allocation that may "
+              "sleep (GFP_KERNEL), which is nearly every allocation of a system call; pass "
+              "--setup-debugfs (as root) to set it to N",
+              !strcmp(slab_wait, "Y") ? "failslab" : "fail_page_alloc");
+    if (strcmp(order, "0") != 0)
+        fatal("fail_page_alloc/min-order is %s: the kernel then never fails order-0 (single page) "
+              "allocations, the common ones; pass --setup-debugfs (as root) to set it to 0",
+              order);
+    free(slab_wait);
+    free(page_wait);
+    free(order);
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+    /* Our one option, before the `--`: the rest is `failrun run`'s. */
+    bool setup = false;
+    char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
+    int count = 0;
+    bool command = false;
+    for (int i = 0; i < argc; i++) {
+        if (!command && !strcmp(argv[i], "--"))
+            command = true;
+        if (!command && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+            fputs(kernel_usage, stdout);
+            free(rest);
+            return 0;
+        }
+        if (!command && !strcmp(argv[i], "--setup-debugfs"))
+            setup = true;
+        else
+            rest[count++] = argv[i];
+    }
+    check_kernel(setup);
+    int status = run_campaign(count, rest, true);
+    free(rest);
+    return status;
+}
