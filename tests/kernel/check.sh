@@ -18,9 +18,22 @@ grep -q '^ok - ' "$log" && grep '^ok - ' "$log" | sed 's/.*/pass/' >>"$RESULTS"
 grep -q '^not ok - ' "$log" && grep '^not ok - ' "$log" | sed 's/.*/fail/' >>"$RESULTS"
 check "the guest ran its checks" grep -q '^ok - ' "$log"
 
+# Second boot: failrun kernel on examples/relay, with everything at its host path.
+guest_script="$ROOT/build/tests/kernel/guest-kernel.sh"
+sed "s|@ROOT@|$ROOT|" "$ROOT/tests/kernel/guest-kernel.sh" >"$guest_script"
+kernel_log="$ROOT/build/tests/kernel/console-failrun.log"
+sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun" --add "$ROOT/build/libfail-kernel.so" \
+    --add "$ROOT/build/examples/relay" --add "$ROOT/examples/relay/relay.c" \
+    --script "$guest_script" --log "$kernel_log"
+status=$?
+check_equal "the VM ran failrun kernel and reported its exit status" 0 "$status"
+grep '^ok - ' "$kernel_log" | sed 's/.*/pass/' >>"$RESULTS"
+grep '^not ok - ' "$kernel_log" | sed 's/.*/fail/' >>"$RESULTS"
+check "the guest ran failrun kernel's checks" grep -q '^ok - failrun kernel' "$kernel_log"
+
 passed=$(grep -c '^pass$' "$RESULTS")
 failed=$(grep -c '^fail$' "$RESULTS")
 rm -f "$RESULTS"
-echo "console log: $log"
+echo "console logs: $log $kernel_log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
