@@ -56,6 +56,7 @@ check "the summary line counts what the JSON counts" \
 cp all.db old.db
 sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN name;
             ALTER TABLE campaign DROP COLUMN policy; ALTER TABLE campaign DROP COLUMN nofail_below;
+            ALTER TABLE campaign DROP COLUMN kernel; DROP TABLE kernel_faults;
             DROP TABLE cov_runs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
