@@ -51,6 +51,10 @@ const char run_usage[] =
     "  --json            print the report as JSON\n"
     "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
+    "  --fork            instead of re-running COMMAND per site, run it once more and fork\n"
+    "                    each process at each site it reaches first: the child fails the\n"
+    "                    allocation, the parent goes on (-j N children at once). Same\n"
+    "                    outcomes; sites in multi-threaded processes are re-run\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --quiet           no progress lines\n"
@@ -88,6 +92,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
+        {"fork", no_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -189,6 +194,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'k':
             options->keep_runs = true;
             break;
+        case 'F':
+            options->fork = true;
+            break;
         case 'q':
             options->quiet = true;
             break;
@@ -205,6 +213,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
                 (settings->occurrence != 1 || settings->persistent);
     if (modes > 1)
         fatal("choose one of --occurrence/--persistent, --nth/--nth-sweep and --probability");
+    if (options->fork && modes)
+        fatal("--fork fails each site's first call; it cannot be combined with --occurrence, "
+              "--persistent, --nth, --nth-sweep or --probability");
     if (settings->nth && settings->nth_sweep)
         fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
     if (!settings->max_runs)
@@ -315,6 +326,8 @@ int cmd_run(int argc, char **argv)
     module_map_load(context.db, &context.modules);
     load_baseline_sanitizer(&context);
     signal(SIGPIPE, SIG_IGN);
+    if (options.fork)
+        run_fork_phase(&context);
     run_planned(&context);
 
     sqlite3_stmt *statement = database_prepare(
