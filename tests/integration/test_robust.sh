@@ -51,7 +51,7 @@ check "chain: no fault run hangs or crashes" no_hang_or_crash chain
 # (f) a signal handler that allocates, interrupting a main loop that allocates.
 plain=$("$robust" signals 2000000)
 check "signals: the handler ran and allocated (without the preload)" \
-    test "$(echo "$plain" | awk '{ print $5 }')" -gt 0
+    test "$(echo "$plain" | awk '{ print $4 }')" -gt 0
 campaign signals "$robust" signals 2000000
 check_equal "signals: the baseline ends as without the preload" 0 \
     "$(sql signals.db "SELECT exit_code FROM runs WHERE kind = 'baseline'")"
