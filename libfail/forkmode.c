@@ -26,6 +26,10 @@
  *
  * A site is claimed once per campaign, across all processes, by creating its folder (mkdir is
  * atomic); failrun pre-creates the folders of sites it does not want forked.
+ *
+ * Every child is reaped before its parent's image ends (exit, _exit: runtime_exit); a child
+ * still running when the parent execs is never reaped and writes no `result`, so failrun re-runs
+ * its site. A child dies with its parent (PR_SET_PDEATHSIG), so a killed campaign leaves none.
  */
 #include "internal.h"
 

@@ -810,7 +810,7 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
     bool report = true;
     call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
                                planned_failure(call->signature, occurrence, &report));
-    if (LF_UNLIKELY(state.plan.mode == PLAN_FORK) && call->fresh && !nofail)
+    if (LF_UNLIKELY(state.plan.mode == PLAN_FORK) && call->fresh && !nofail && !call->fail)
         call->fail = forkmode_site(call->signature, state.pid); /* true in the child */
     if (nth_fired) {
         last_failure_caller = caller;
