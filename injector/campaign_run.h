@@ -17,6 +17,7 @@ struct run_options {
     const char *database_path;
     struct campaign_settings settings;
     bool json, keep_runs, quiet, help;
+    bool fork; /* --fork: fault runs by forking inside one run of the command (forkrun.c) */
     const char *junit, *sarif;
     int jobs;
 };
@@ -65,6 +66,9 @@ void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spaw
                 const char *outcome, const char *crash_frames, int problems, int64_t finding);
 void plan_follow_ups(struct campaign_context *context, const struct job *job);
 void keep_sites_in_scope(struct run_records *records, const char *scope);
+
+/* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */
+void run_fork_phase(struct campaign_context *context);
 
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);

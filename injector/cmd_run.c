@@ -55,6 +55,10 @@ const char run_usage[] =
     "  --json            print the report as JSON\n"
     "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
+    "  --fork            instead of re-running COMMAND per site, run it once more and fork\n"
+    "                    each process at each site it reaches first: the child fails the\n"
+    "                    allocation, the parent goes on (-j N children at once). Same\n"
+    "                    outcomes; sites in multi-threaded processes are re-run\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --quiet           no progress lines\n"
@@ -93,6 +97,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
+        {"fork", no_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -203,6 +208,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'k':
             options->keep_runs = true;
             break;
+        case 'F':
+            options->fork = true;
+            break;
         case 'q':
             options->quiet = true;
             break;
@@ -222,6 +230,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     if (settings->policy_nofail && modes && !(settings->occurrence != 1 || settings->persistent))
         fatal("--policy nofail plans runs per site: it cannot be combined with --nth, "
               "--nth-sweep or --probability");
+    if (options->fork && modes)
+        fatal("--fork fails each site's first call; it cannot be combined with --occurrence, "
+              "--persistent, --nth, --nth-sweep or --probability");
     if (settings->nth && settings->nth_sweep)
         fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
     if (!settings->max_runs)
@@ -329,6 +340,9 @@ int run_campaign(int argc, char **argv, bool kernel)
         return 0;
     }
     options.settings.kernel = kernel;
+    if (kernel && options.fork)
+        fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
+              "allocation campaigns (failrun run --fork)");
     struct campaign_context context = {.options = &options};
     int64_t started = now_ms();
     open_campaign(&context);
@@ -338,6 +352,8 @@ int run_campaign(int argc, char **argv, bool kernel)
     module_map_load(context.db, &context.modules);
     load_baseline_sanitizer(&context);
     signal(SIGPIPE, SIG_IGN);
+    if (options.fork)
+        run_fork_phase(&context);
     run_planned(&context);
 
     sqlite3_stmt *statement = database_prepare(

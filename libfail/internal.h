@@ -46,8 +46,11 @@ uint64_t hash_words(uint64_t seed, const uint64_t *words, size_t count) LF_HIDDE
 uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
 
 /* ---- plan.c: what this run fails ---- */
-enum plan_mode { PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL };
+enum plan_mode {
+    PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK
+};
 #define PLAN_MAX_FAULTS 8
+#define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
 struct plan_fault {
     uint64_t site;       /* signature */
     uint64_t occurrence; /* the K-th call at the site in a process fails (1-based) */
@@ -64,6 +67,8 @@ struct plan {
     uint64_t probability; /* PLAN_RANDOM: chance per call, as a fraction of 2^32 */
     uint64_t seed;        /* PLAN_RANDOM */
     unsigned depth;       /* frames in a signature */
+    unsigned jobs;        /* PLAN_FORK: children at once (default 1) */
+    uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
 };
 /* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
    naming the bad part; *out is then PLAN_OFF. */
@@ -161,5 +166,18 @@ size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintp
                           size_t max) LF_HIDDEN;
 /* From the last destructor: report blocks still live (leak accounting). */
 void runtime_fini(void) LF_HIDDEN;
+/* Fork mode's child (forkmode.c): from now on this process records into `dir`, as the same
+   process image (a START record like its own), in record mode. */
+void runtime_repoint(const char *dir) LF_HIDDEN;
+
+/* ---- forkmode.c: PLAN_FORK, a child per site reached for the first time ---- */
+/* At initialisation, with the guard set (it looks up __gcov_reset). */
+void forkmode_init(const struct plan *plan) LF_HIDDEN;
+/* A site this process (`pid`, the runtime's own idea of it) reaches for the first time: claim it
+   and fork. True in the child, whose allocation must fail; false in the parent and whenever the
+   site was not forked (claimed already, more than one thread, standard input a pipe). */
+bool forkmode_site(uint64_t signature, pid_t pid) LF_HIDDEN;
+/* The process image ends: wait for (and, past the timeout, kill) the children still running. */
+void forkmode_finish(void) LF_HIDDEN;
 
 #endif

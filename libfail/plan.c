@@ -13,6 +13,11 @@
  *   mode=kernel                            record system-call sites (failrun kernel), fail nothing
  *   mode=kernel;sites=S:K;nth=N            write N to /proc/thread-self/fail-nth just before the
  *                                          K-th call at system-call site S (one site)
+ *   mode=fork;jobs=N;timeout=MS            record as mode=record, and at each site reached for
+ *                                          the first time fork a child that fails it (forkmode.c;
+ *                                          LIBFAIL_FORK names the folder of the children's
+ *                                          folders): up to N children at once (default 1), each
+ *                                          killed after MS milliseconds (0 or absent: never)
  * plus depth=D (frames in a signature, default 8). In site mode each site may carry its first
  * frame, S:K@MODULE+OFFSET (hex): a call whose own first frame differs cannot be that site, so it
  * is not unwound at all until a fault has fired (the fast path of a targeted run).
@@ -109,8 +114,10 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
             plan->mode = PLAN_RANDOM;
         else if (key_is(value, value_length, "kernel"))
             plan->mode = PLAN_KERNEL;
+        else if (key_is(value, value_length, "fork"))
+            plan->mode = PLAN_FORK;
         else
-            return "mode must be record, site, nth, random or kernel";
+            return "mode must be record, site, nth, random, kernel or fork";
     } else if (key_is(key, key_length, "sites")) {
         return parse_sites(plan, value, value_length);
     } else if (key_is(key, key_length, "persistent")) {
@@ -126,6 +133,13 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
     } else if (key_is(key, key_length, "seed")) {
         if (!parse_decimal(value, value_length, &plan->seed))
             return "seed must be a whole number";
+    } else if (key_is(key, key_length, "jobs")) {
+        if (!parse_decimal(value, value_length, &number) || number == 0 || number > PLAN_MAX_JOBS)
+            return "jobs must be between 1 and 64";
+        plan->jobs = (unsigned)number;
+    } else if (key_is(key, key_length, "timeout")) {
+        if (!parse_decimal(value, value_length, &plan->timeout_ms))
+            return "timeout must be a whole number of milliseconds";
     } else if (key_is(key, key_length, "depth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0 ||
             number > RECORD_MAX_FRAMES)
@@ -139,7 +153,7 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
 
 const char *LF_TEXT plan_parse(const char *text, struct plan *out)
 {
-    static const struct plan initial = {.mode = PLAN_OFF, .depth = LF_DEFAULT_DEPTH};
+    static const struct plan initial = {.mode = PLAN_OFF, .depth = LF_DEFAULT_DEPTH, .jobs = 1};
     struct plan plan = initial;
     *out = initial;
     if (!text || !*text)

@@ -91,6 +91,7 @@ static struct {
     _Atomic bool tracking;   /* live blocks are counted: in scope of a campaign, or lf_live_mark */
     _Atomic uint64_t serial; /* allocations tracked so far */
     bool fast;               /* site mode with every site's first frame known */
+    bool forked;             /* this image began as a fork child */
     _Atomic bool exit_reported;
 } state = {.record_fd = -1};
 
@@ -624,6 +625,8 @@ static void LF_TEXT initialise(void)
         gcov_dump = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_dump");
         install_signal_handlers();
     }
+    if (state.in_scope && state.plan.mode == PLAN_FORK)
+        forkmode_init(&state.plan);
     on_exit(on_process_exit, NULL);
 }
 
@@ -658,6 +661,7 @@ void LF_TEXT runtime_after_fork_child(void)
     if (!state.active)
         return;
     state.pid = getpid();
+    state.forked = true;
     atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
     if (fd >= 0)
@@ -667,6 +671,20 @@ void LF_TEXT runtime_after_fork_child(void)
     atomic_store(&state.exit_reported, false);
     open_new_record_file();
     announce_process(true);
+    module_table_reset_after_fork();
+}
+
+void LF_TEXT runtime_repoint(const char *dir)
+{
+    state.pid = getpid();
+    copy_setting(state.dir, sizeof state.dir, dir);
+    state.plan.mode = PLAN_RECORD;
+    int fd = atomic_exchange(&state.record_fd, -1);
+    if (fd >= 0)
+        close(fd); /* the parent's file */
+    atomic_store(&state.sequence, 0);
+    open_new_record_file();
+    announce_process(state.forked); /* judged as the process it continues, not as a fork */
     module_table_reset_after_fork();
 }
 
@@ -811,6 +829,8 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
     bool report = true;
     call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
                                planned_failure(call->signature, occurrence, &report));
+    if (LF_UNLIKELY(state.plan.mode == PLAN_FORK) && call->fresh && !nofail && !call->fail)
+        call->fail = forkmode_site(call->signature, state.pid); /* true in the child */
     if (nth_fired) {
         last_failure_caller = caller;
         last_failure_size = size;
@@ -886,6 +906,8 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
 {
     if (!state.active || getpid() != state.pid)
         return;
+    if (state.plan.mode == PLAN_FORK)
+        forkmode_finish(); /* no child of ours outlives this image */
     bool expected = false;
     if (!atomic_compare_exchange_strong(&state.exit_reported, &expected, true))
         return;

@@ -90,6 +90,14 @@ static void test_plan_valid(void **state)
     assert_int_equal(plan.seed, 9);
     assert_null(plan_parse("mode=random;probability=1", &plan));
     assert_int_equal(plan.probability, 1ull << 32);
+    assert_null(plan_parse("mode=fork;jobs=4;timeout=2500;depth=6", &plan));
+    assert_int_equal(plan.mode, PLAN_FORK);
+    assert_int_equal(plan.jobs, 4);
+    assert_int_equal(plan.timeout_ms, 2500);
+    assert_int_equal(plan.depth, 6);
+    assert_null(plan_parse("mode=fork", &plan));
+    assert_int_equal(plan.jobs, 1); /* default: one child at a time */
+    assert_int_equal(plan.timeout_ms, 0);
 }
 
 static void test_plan_invalid(void **state)
@@ -106,6 +114,7 @@ static void test_plan_invalid(void **state)
         "mode=nth", "mode=nth;nth=x", "depth=8", "mode=random", "mode=random;probability=0",
         "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
         "mode=random;probability=4294967296.5", /* wrapped to 0.5 before a review caught it */
+        "mode=fork;jobs=0", "mode=fork;jobs=65", "mode=fork;timeout=-1", "mode=fork;timeout=",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         plan.mode = PLAN_RECORD;

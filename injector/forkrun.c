@@ -1,0 +1,264 @@
+/*
+ * forkrun.c — `failrun run --fork`: the fault runs of a campaign's sites made by forking inside
+ * one execution of the command instead of one re-run of the whole command per site.
+ *
+ * After the baseline (record mode, which decides the scope and plans one run per site as
+ * always), the command runs once more with plan mode=fork: each in-scope process forks at each
+ * site it reaches first (libfail/forkmode.c); the child fails the allocation and runs to its end
+ * in ROOT/SITE/ with its own record files, stdout, stderr and a `result` line its parent wrote
+ * on reaping it. Each child folder is then concluded as the planned run of its site, exactly as
+ * a re-run would be (same row, plan and chain, so `failrun replay` reproduces it; same judge).
+ * Planned runs no child answered (a multi-threaded process, standard input a pipe, a site the
+ * fork run never reached) and every follow-up chain stay planned: run_planned re-runs them.
+ *
+ * Resuming: a planned run is concluded in its own transaction as in re-run mode. The sites whose
+ * runs are concluded (or not planned at all) are claimed before the fork run starts, so a resumed
+ * fork run forks only where a result is still missing; once a fork run has been tried for a
+ * planned run, its `dir` says so and a resume re-runs it instead.
+ */
+#include "campaign_run.h"
+#include "database.h"
+#include "internal.h"
+#include "sanitizer.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Planned first runs of a single site at its first call: what a fork can answer. */
+#define FORKABLE_RUNS                                                                          \
+    " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
+    " AND site IS NOT NULL AND chain = site || ':1'"
+
+static int64_t forkable_count(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*)" FORKABLE_RUNS);
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    return count;
+}
+
+/* Every known site that must not be forked (its run is done, or not this campaign's to make)
+   gets its folder made now: the preload's claim on a site is the creation of that folder. */
+static void claim_unwanted_sites(sqlite3 *db, const char *root)
+{
+    sqlite3_stmt *sites = database_prepare(
+        db, "SELECT id FROM sites WHERE id NOT IN (SELECT site" FORKABLE_RUNS ")");
+    while (sqlite3_step(sites) == SQLITE_ROW) {
+        char *dir = xasprintf("%s/%s", root, (const char *)sqlite3_column_text(sites, 0));
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
+        free(dir);
+    }
+    sqlite3_finalize(sites);
+}
+
+static struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
+                                            const char *dir, int64_t forkable)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    char *plan = xasprintf("mode=fork;jobs=%d;timeout=%lld;depth=%d",
+                           context->options->jobs < PLAN_MAX_JOBS ? context->options->jobs
+                                                                 : PLAN_MAX_JOBS,
+                           (long long)context->timeout_ms, settings->depth);
+    char **base = run_environment(settings, dir, plan);
+    size_t count = 0;
+    while (base[count])
+        count++;
+    char **environment = xcalloc(count + 2, sizeof *environment);
+    memcpy(environment, base, count * sizeof *environment);
+    environment[count] = xasprintf("LIBFAIL_FORK=%s", root);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    struct spawn_request request = {
+        .argv = settings->argv,
+        .extra_environment = (const char *const *)environment,
+        .stdin_path = settings->stdin_path ? settings->stdin_path : "/dev/null",
+        .stdout_path = out,
+        .stderr_path = err,
+        /* The command once, plus each child up to its own limit, one at a time at worst. */
+        .timeout_ms = (forkable + 2) * context->timeout_ms,
+    };
+    struct spawn_result result = spawn_and_wait(&request);
+    free(environment[count]);
+    free(environment);
+    environment_free(base);
+    free(out);
+    free(err);
+    free(plan);
+    return result;
+}
+
+/* The fork run's own output is the command's output once more, faults aside: it doubles as the
+   check that the output does not change from run to run by itself (see stable_output). */
+static void check_output_stable(struct campaign_context *context, const char *dir)
+{
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    const char *forget = NULL;
+    if (context->baseline_stdout && file_hash(out) != context->baseline_stdout) {
+        forget = "baseline_stdout";
+        context->baseline_stdout = 0;
+        warn("the command's standard output differs from run to run; no run can be `silent`");
+    }
+    if (context->baseline_stderr && file_hash(err) != context->baseline_stderr) {
+        context->baseline_stderr = 0;
+        database_exec(context->db, "UPDATE campaign SET baseline_stderr = NULL");
+    }
+    if (forget)
+        database_exec(context->db, "UPDATE campaign SET baseline_stdout = NULL");
+    free(out);
+    free(err);
+}
+
+/* The `result` line the parent wrote when it reaped the child. False when there is none (the
+   parent ended by exec or was killed first) or the program reaped the child itself. */
+static bool read_result(const char *dir, struct spawn_result *result, int *parent)
+{
+    char *path = xasprintf("%s/result", dir);
+    char *text = read_whole_file(path, NULL);
+    free(path);
+    int status = 0, timed_out = 0, child = 0;
+    long long wall = 0;
+    bool ok = text && sscanf(text, "status=%d timed_out=%d wall_ms=%lld parent=%d pid=%d", &status,
+                             &timed_out, &wall, parent, &child) == 5;
+    free(text);
+    if (!ok)
+        return false;
+    memset(result, 0, sizeof *result);
+    result->started = true;
+    result->timed_out = timed_out;
+    result->wall_ms = wall;
+    result->pid = child;
+    if (WIFSIGNALED(status))
+        result->signal = WTERMSIG(status);
+    else
+        result->exit_code = WEXITSTATUS(status);
+    return true;
+}
+
+/* Sanitizer reports go to the log path the process had at its start, the parent's folder, named
+   by pid: move the child's to its own folder. */
+static void move_sanitizer_logs(const char *from, const char *to, int pid)
+{
+    for (int i = 0; i < 2; i++) {
+        char *source = xasprintf("%s/%s.%d%s", from, SANITIZER_LOG, pid, i ? ".ubsan" : "");
+        char *target = xasprintf("%s/%s.%d%s", to, SANITIZER_LOG, pid, i ? ".ubsan" : "");
+        if (access(source, F_OK) == 0)
+            rename(source, target);
+        free(source);
+        free(target);
+    }
+}
+
+/* Conclude the planned run of each site a child answered; returns how many. */
+static int64_t conclude_children(struct campaign_context *context, const char *root,
+                                 const char *command_dir, const struct spawn_result *command)
+{
+    sqlite3_stmt *runs =
+        database_prepare(context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS " ORDER BY id");
+    VECTOR(struct job) jobs = {0};
+    while (sqlite3_step(runs) == SQLITE_ROW) {
+        struct job job = {0};
+        job.run_id = sqlite3_column_int64(runs, 0);
+        job.site = column_text(runs, 1);
+        job.chain = column_text(runs, 2);
+        job.plan = column_text(runs, 3);
+        VECTOR_PUSH(jobs, job);
+    }
+    sqlite3_finalize(runs);
+    int64_t concluded = 0;
+    for (size_t i = 0; i < jobs.count; i++) {
+        struct job *job = &jobs.items[i];
+        job->dir = xasprintf("%s/%s", root, job->site);
+        int parent = 0;
+        if (read_result(job->dir, &job->result, &parent)) {
+            int child = job->result.pid;
+            /* Output counts only for a fault in the command's own process, as in re-run mode:
+               the child continues that process, so it stands for it. */
+            if (parent != command->pid)
+                job->result.pid = command->pid;
+            move_sanitizer_logs(command_dir, job->dir, child);
+            ingest_run(job->dir, &job->records);
+            keep_sites_in_scope(&job->records, context->options->settings.scope);
+            conclude_job(context, job);
+            concluded++;
+        }
+        free(job->site);
+        free(job->chain);
+        free(job->plan);
+        free(job->dir);
+        run_records_free(&job->records);
+    }
+    free(jobs.items);
+    return concluded;
+}
+
+/* Keep only the folders of runs that found bugs (conclude_job removed the others): the command's
+   own, the claims failrun made and children of sites nobody planned go. */
+static void remove_unkept_folders(sqlite3 *db, const char *root)
+{
+    DIR *folder = opendir(root);
+    if (!folder)
+        return;
+    VECTOR(char *) unkept = {0};
+    sqlite3_stmt *kept = database_prepare(db, "SELECT count(*) FROM runs WHERE dir = ?");
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char *path = xasprintf("%s/%s", root, entry->d_name);
+        sqlite3_bind_text(kept, 1, path, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(kept) == SQLITE_ROW && sqlite3_column_int(kept, 0) == 0)
+            VECTOR_PUSH(unkept, path);
+        else
+            free(path);
+        sqlite3_reset(kept);
+    }
+    sqlite3_finalize(kept);
+    closedir(folder);
+    for (size_t i = 0; i < unkept.count; i++) {
+        remove_tree(unkept.items[i]);
+        free(unkept.items[i]);
+    }
+    free(unkept.items);
+}
+
+void run_fork_phase(struct campaign_context *context)
+{
+    int64_t forkable = forkable_count(context->db);
+    if (forkable == 0)
+        return;
+    char *root = xasprintf("%s/runs/fork-%ld", context->state_dir, (long)getpid());
+    char *command_dir = xasprintf("%s/command", root);
+    remove_tree(root);
+    if (!make_directories(command_dir))
+        fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
+    claim_unwanted_sites(context->db, root);
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
+                (long long)forkable);
+    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable);
+    if (command.timed_out || command.signal || command.exit_code != context->baseline.exit_code)
+        warn("the fork run ended otherwise than the baseline (%s %d); sites it did not answer "
+             "are re-run", command.timed_out ? "timeout" : command.signal ? "signal" : "status",
+             command.signal ? command.signal : command.exit_code);
+    check_output_stable(context, command_dir);
+    int64_t concluded = conclude_children(context, root, command_dir, &command);
+    /* What is still planned now was tried: re-run it, also after a resume. */
+    sqlite3_stmt *tried = database_prepare(context->db, "UPDATE runs SET dir = ? WHERE id IN (SELECT id" FORKABLE_RUNS ")");
+    sqlite3_bind_text(tried, 1, root, -1, SQLITE_TRANSIENT);
+    database_step_done(tried);
+    sqlite3_finalize(tried);
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
+                (long long)concluded, (long long)forkable);
+    if (!context->options->keep_runs)
+        remove_unkept_folders(context->db, root);
+    free(command_dir);
+    free(root);
+}

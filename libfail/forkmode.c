@@ -1,0 +1,469 @@
+/*
+ * forkmode.c — `failrun run --fork` inside the target (plan mode=fork): when a process reaches an
+ * allocation site for the first time, it forks; the child fails that allocation and runs to its
+ * end as the fault run of the site, in a folder of its own; the parent waits for it (or keeps up
+ * to `jobs` children running) and goes on as if the allocation had succeeded. One execution of the
+ * command then does the work of one re-run per site.
+ *
+ * Runs inside an allocator interposer with runtime_guard set: never calls malloc (paths live in
+ * static or stack buffers; the child's environment is a static array), takes no lock.
+ *
+ * Why clone() with no exit signal rather than fork():
+ * - fork() runs the program's pthread_atfork handlers, in the middle of an allocation: a handler
+ *   that takes a lock the program holds right now deadlocks, and a handler that resets state in
+ *   the child makes the child unlike the process whose error leg it is meant to show. The child
+ *   here must be the parent, continued with a failed allocation; the parent must not notice.
+ * - a child that sends SIGCHLD, or that wait(-1) can return, is visible to the program: its
+ *   SIGCHLD handler runs, its wait() reaps our child as if it were its own. A "clone child" (exit
+ *   signal 0) sends no signal and only waitpid with __WALL/__WCLONE sees it.
+ * - glibc's fork() state changes in the child that matter are redone here by hand: the robust
+ *   mutex list is registered again; raise() and abort() ask the kernel for the thread id, so the
+ *   stale cached one does no harm. The process is single-threaded at the fork (checked), so no
+ *   lock of malloc, stdio or the loader can be held by another thread.
+ * Where forking cannot give a faithful child the site is left unclaimed and failrun re-runs it:
+ * more than one thread, or standard input a pipe or socket (the child would read the parent's
+ * input away).
+ *
+ * A site is claimed once per campaign, across all processes, by creating its folder (mkdir is
+ * atomic); failrun pre-creates the folders of sites it does not want forked.
+ *
+ * Every child is reaped before its parent's image ends (exit, _exit: runtime_exit); a child
+ * still running when the parent execs is never reaped and writes no `result`, so failrun re-runs
+ * its site. A child dies with its parent (PR_SET_PDEATHSIG), so a killed campaign leaves none.
+ */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h> /* rename(2) only: no stdio stream is used */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#endif
+
+#ifndef __WALL
+#define __WALL 0x40000000
+#endif
+
+#define FORK_FD_FLOOR 800
+#define FORK_ENVIRON_MAX 4096 /* entries of the child's environment we can rewrite with room */
+
+extern char **environ;
+
+struct fork_child {
+    pid_t pid;
+    int pidfd; /* -1: none, poll by sleeping */
+    uint64_t started_ns;
+    uint64_t signature;
+};
+
+static struct {
+    bool enabled;
+    char root[PATH_MAX - 32]; /* LIBFAIL_FORK: each site's folder is ROOT/SIGNATURE */
+    unsigned jobs;
+    uint64_t timeout_ns;
+    unsigned depth;
+    void (*gcov_reset)(void);
+    pid_t owner; /* the process the children below belong to (a fork of the program inherits
+                    this table but not the children) */
+    struct fork_child children[PLAN_MAX_JOBS];
+    unsigned running;
+} fork_state;
+
+/* The child's environment: our entries point into static buffers (setenv would allocate). */
+static char environment_dir[PATH_MAX + 16];
+static char environment_plan[64];
+static char environment_gcov[PATH_MAX + 32];
+static char *child_environment[FORK_ENVIRON_MAX];
+
+static uint64_t LF_TEXT now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+static size_t LF_TEXT append(char *out, size_t length, const char *text)
+{
+    size_t n = strlen(text);
+    memcpy(out + length, text, n + 1);
+    return length + n;
+}
+
+static void LF_TEXT site_folder(char *out, uint64_t signature)
+{
+    size_t length = append(out, 0, fork_state.root);
+    out[length++] = '/';
+    length += format_hex16(out + length, signature);
+    out[length] = '\0';
+}
+
+static void LF_TEXT file_in(char *out, const char *dir, const char *name)
+{
+    append(out, append(out, append(out, 0, dir), "/"), name);
+}
+
+void LF_TEXT forkmode_init(const struct plan *plan)
+{
+    const char *root = getenv("LIBFAIL_FORK");
+    if (!root || root[0] != '/' || strlen(root) >= sizeof fork_state.root)
+        return; /* nowhere to put the children: record only */
+    append(fork_state.root, 0, root);
+    fork_state.jobs = plan->jobs ? plan->jobs : 1;
+    if (fork_state.jobs > PLAN_MAX_JOBS)
+        fork_state.jobs = PLAN_MAX_JOBS;
+    fork_state.timeout_ns = plan->timeout_ms * 1000000ull;
+    fork_state.depth = plan->depth;
+    /* gcov's reset, when the program exports it: the child's counters then hold only what it ran
+       after the fork (what ran before is the parent's, and the baseline's). */
+    fork_state.gcov_reset = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_reset");
+    fork_state.owner = getpid();
+    fork_state.enabled = true;
+}
+
+/* ---- may this process fork here? ---- */
+
+/* glibc's flag turns false at the first pthread_create and stays so; a thread made with a raw
+   clone does not touch it, so the kernel's count (field 20 of /proc/self/stat) decides too. */
+static bool LF_TEXT single_threaded_now(void)
+{
+#if __has_include(<sys/single_threaded.h>)
+    if (!__libc_single_threaded)
+        return false;
+#endif
+    char text[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    const char *field = strrchr(text, ')'); /* the command name may hold spaces and parens */
+    if (!field)
+        return false;
+    for (int i = 2; i < 20 && field; i++) /* from field 2 (the name) to field 20 */
+        field = strchr(field + 1, ' ');
+    if (!field)
+        return false;
+    const char *end = strchr(field + 1, ' ');
+    uint64_t threads = 0;
+    return end && parse_decimal(field + 1, (size_t)(end - field - 1), &threads) && threads == 1;
+}
+
+static bool LF_TEXT input_is_shared_stream(void)
+{
+    struct stat input;
+    return fstat(0, &input) == 0 && (S_ISFIFO(input.st_mode) || S_ISSOCK(input.st_mode));
+}
+
+/* ---- the parent: children in flight ---- */
+
+static void LF_TEXT write_result(const struct fork_child *child, int status, bool timed_out,
+                                 bool known)
+{
+    /* "status=S timed_out=T wall_ms=W parent=P pid=C\n", or status=unknown when the program
+       reaped the child itself; written aside and renamed, so failrun sees all of it or none. */
+    char dir[PATH_MAX], path[PATH_MAX], final_path[PATH_MAX], text[256];
+    site_folder(dir, child->signature);
+    size_t n = append(text, 0, "status=");
+    if (known)
+        n += format_decimal(text + n, (uint64_t)(unsigned)status);
+    else
+        n = append(text, n, "unknown");
+    n = append(text, n, timed_out ? " timed_out=1 wall_ms=" : " timed_out=0 wall_ms=");
+    n += format_decimal(text + n, (now_ns() - child->started_ns) / 1000000ull);
+    n = append(text, n, " parent=");
+    n += format_decimal(text + n, (uint64_t)getpid());
+    n = append(text, n, " pid=");
+    n += format_decimal(text + n, (uint64_t)child->pid);
+    n = append(text, n, "\n");
+    file_in(path, dir, "result.tmp");
+    file_in(final_path, dir, "result");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    bool written = write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    if (written)
+        rename(path, final_path);
+}
+
+static void LF_TEXT forget_child(unsigned index)
+{
+    if (fork_state.children[index].pidfd >= 0)
+        close(fork_state.children[index].pidfd);
+    fork_state.children[index] = fork_state.children[--fork_state.running];
+}
+
+/* Reap child `index` if it ended, or kill it (and its process group) when its time is up.
+   True when it is gone. */
+static bool LF_TEXT reap_child(unsigned index, uint64_t now)
+{
+    struct fork_child *child = &fork_state.children[index];
+    int status = 0;
+    pid_t done = waitpid(child->pid, &status, WNOHANG | __WALL);
+    bool timed_out = false;
+    if (done == 0 && fork_state.timeout_ns && now - child->started_ns >= fork_state.timeout_ns) {
+        kill(-child->pid, SIGKILL);
+        kill(child->pid, SIGKILL);
+        timed_out = true;
+        while ((done = waitpid(child->pid, &status, __WALL)) < 0 && errno == EINTR)
+            ;
+    }
+    if (done == 0 || (done < 0 && errno == EINTR))
+        return false;
+    kill(-child->pid, SIGKILL); /* what the child started in its group: its run is over */
+    write_result(child, status, timed_out, done == child->pid);
+    forget_child(index);
+    return true;
+}
+
+/* Sleep until a child ends or the nearest deadline, at most 100 ms. */
+static void LF_TEXT wait_a_moment(uint64_t now)
+{
+    struct pollfd fds[PLAN_MAX_JOBS];
+    int64_t wait_ms = 100;
+    bool every_child_has_pidfd = true;
+    for (unsigned i = 0; i < fork_state.running; i++) {
+        fds[i].fd = fork_state.children[i].pidfd;
+        fds[i].events = POLLIN;
+        every_child_has_pidfd = every_child_has_pidfd && fds[i].fd >= 0;
+        if (fork_state.timeout_ns) {
+            uint64_t deadline = fork_state.children[i].started_ns + fork_state.timeout_ns;
+            int64_t left = deadline > now ? (int64_t)((deadline - now) / 1000000ull) + 1 : 0;
+            if (left < wait_ms)
+                wait_ms = left;
+        }
+    }
+    if (every_child_has_pidfd) {
+        poll(fds, fork_state.running, (int)wait_ms);
+    } else {
+        struct timespec pause = {0, 1000000}; /* an old kernel without pidfds: 1 ms steps */
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Wait until at most `keep` children are running. */
+static void LF_TEXT wait_for_children(unsigned keep)
+{
+    while (fork_state.running > keep) {
+        uint64_t now = now_ns();
+        bool any = false;
+        for (unsigned i = fork_state.running; i-- > 0;)
+            any = reap_child(i, now) || any;
+        if (!any && fork_state.running > keep)
+            wait_a_moment(now);
+    }
+}
+
+/* A fork of the program (or of ours) inherits the table, not the children: start empty. */
+static void LF_TEXT adopt_table(void)
+{
+    pid_t self = getpid();
+    if (fork_state.owner != self) {
+        fork_state.owner = self;
+        fork_state.running = 0;
+    }
+}
+
+void LF_TEXT forkmode_finish(void)
+{
+    if (!fork_state.enabled)
+        return;
+    int saved_errno = errno;
+    adopt_table();
+    wait_for_children(0);
+    errno = saved_errno;
+}
+
+/* ---- the child ---- */
+
+/* Where the child's standard output or error goes: a file in its folder. For a regular file the
+   parent's bytes up to the fork are copied first, so the child's file holds its whole output as
+   if it had run alone; a pipe or socket (a harness reading it) gets no prefix; anything else (a
+   terminal, /dev/null, closed) is left as it is. */
+static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, off_t prefix)
+{
+    struct stat current;
+    if (fstat(fd, &current) != 0 ||
+        !(S_ISREG(current.st_mode) || S_ISFIFO(current.st_mode) || S_ISSOCK(current.st_mode)))
+        return;
+    char path[PATH_MAX];
+    file_in(path, dir, name);
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0)
+        return;
+    if (S_ISREG(current.st_mode) && prefix > 0) {
+        char self[32] = "/proc/self/fd/";
+        size_t length = strlen(self);
+        self[length + format_decimal(self + length, (uint64_t)fd)] = '\0';
+        int in = open(self, O_RDONLY | O_CLOEXEC);
+        off_t offset = 0;
+        while (in >= 0 && offset < prefix) {
+            char buffer[4096];
+            size_t want = (size_t)(prefix - offset) < sizeof buffer ? (size_t)(prefix - offset)
+                                                                     : sizeof buffer;
+            ssize_t got = pread(in, buffer, want, offset);
+            if (got <= 0 || write(out, buffer, (size_t)got) != got)
+                break;
+            offset += got;
+        }
+        if (in >= 0)
+            close(in);
+    }
+    dup2(out, fd);
+    close(out);
+}
+
+/* A regular file as standard input is read through its own open file description from where
+   the parent was, so neither moves the other's offset. */
+static void LF_TEXT reopen_input(off_t offset)
+{
+    struct stat input;
+    if (offset < 0 || fstat(0, &input) != 0 || !S_ISREG(input.st_mode))
+        return;
+    int in = open("/proc/self/fd/0", O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return;
+    lseek(in, offset, SEEK_SET);
+    dup2(in, 0);
+    close(in);
+}
+
+/* Programs the child starts record into its folder (mode=record: they fail nothing more) and
+   write their coverage under its GCOV_PREFIX. */
+static void LF_TEXT rewrite_environment(const char *dir)
+{
+    append(environment_dir, append(environment_dir, 0, "LIBFAIL_DIR="), dir);
+    size_t n = append(environment_plan, 0, "LIBFAIL_PLAN=mode=record;depth=");
+    environment_plan[n + format_decimal(environment_plan + n, fork_state.depth)] = '\0';
+    append(environment_gcov, append(environment_gcov, append(environment_gcov, 0, "GCOV_PREFIX="),
+                                    dir), "/gcov");
+    char *ours[] = {environment_dir, environment_plan, environment_gcov};
+    bool placed[3] = {false, false, false};
+    size_t count = 0;
+    for (char **entry = environ; entry && *entry; entry++) {
+        bool replaced = false;
+        for (int i = 0; i < 3 && !replaced; i++) {
+            size_t name = (size_t)(strchr(ours[i], '=') - ours[i]) + 1;
+            if (!strncmp(*entry, ours[i], name)) {
+                *entry = ours[i]; /* in place: right even if the copy below does not fit */
+                placed[i] = replaced = true;
+            }
+        }
+        if (count < FORK_ENVIRON_MAX - 4)
+            child_environment[count] = *entry;
+        count++;
+    }
+    if (count >= FORK_ENVIRON_MAX - 4)
+        return; /* huge environment: the entries present were replaced, none added */
+    for (int i = 0; i < 3; i++)
+        if (!placed[i])
+            child_environment[count++] = ours[i];
+    child_environment[count] = NULL;
+    environ = child_environment;
+}
+
+struct fork_point {
+    pid_t parent;
+    off_t stdout_offset, stderr_offset, stdin_offset;
+    void *robust_head;
+    size_t robust_length;
+};
+
+static void LF_TEXT become_child(const char *dir, const struct fork_point *point)
+{
+    /* If the parent dies (failrun killed it, say), so does the child: no orphan runs on. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != point->parent)
+        syscall(SYS_exit_group, 127);
+    setpgid(0, 0); /* its own group: a timeout kills what it started too */
+    if (point->robust_head)
+        syscall(SYS_set_robust_list, point->robust_head, point->robust_length);
+    fork_state.enabled = false; /* one fault per child; its error leg's sites are re-runs */
+    for (unsigned i = 0; i < fork_state.running; i++) /* the parent's other children */
+        if (fork_state.children[i].pidfd >= 0)
+            close(fork_state.children[i].pidfd);
+    fork_state.running = 0;
+    fork_state.owner = getpid();
+    redirect_output(1, dir, "stdout", point->stdout_offset);
+    redirect_output(2, dir, "stderr", point->stderr_offset);
+    reopen_input(point->stdin_offset);
+    rewrite_environment(dir);
+    runtime_repoint(dir);
+    if (fork_state.gcov_reset)
+        fork_state.gcov_reset();
+}
+
+static off_t LF_TEXT regular_offset(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return lseek(fd, 0, SEEK_CUR);
+}
+
+bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
+{
+    if (!fork_state.enabled || getpid() != pid) /* a vfork child shares our memory: never */
+        return false;
+    adopt_table();
+    if (!single_threaded_now() || input_is_shared_stream())
+        return false; /* unclaimed: failrun re-runs this site */
+    char dir[PATH_MAX];
+    site_folder(dir, signature);
+    if (mkdir(dir, 0755) != 0)
+        return false; /* claimed by another process of the campaign, or by failrun */
+    wait_for_children(fork_state.jobs - 1);
+    /* Taken before the fork, while nothing else writes: the parent goes on right after it. */
+    struct fork_point point = {
+        .parent = getpid(),
+        .stdout_offset = regular_offset(1),
+        .stderr_offset = regular_offset(2),
+        .stdin_offset = regular_offset(0),
+    };
+    if (syscall(SYS_get_robust_list, 0, &point.robust_head, &point.robust_length) != 0)
+        point.robust_head = NULL;
+    uint64_t started = now_ns();
+    /* flags 0: a copy of this process (no CLONE_VM), exit signal none; a NULL stack pointer
+       keeps the same stack, copied, as fork does. */
+    long child = syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+    if (child < 0) {
+        rmdir(dir); /* unclaim: failrun re-runs it */
+        return false;
+    }
+    if (child == 0) {
+        become_child(dir, &point);
+        return true; /* the allocation fails here */
+    }
+    setpgid((pid_t)child, (pid_t)child); /* also here: a timeout's kill must not race it */
+    struct fork_child *entry = &fork_state.children[fork_state.running++];
+    entry->pid = (pid_t)child;
+    entry->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)child, 0); /* close-on-exec always */
+    if (entry->pidfd >= 0) {
+        /* Out of the way of the numbers the program opens next (as the record file is). */
+        int high = fcntl(entry->pidfd, F_DUPFD_CLOEXEC, FORK_FD_FLOOR);
+        if (high >= 0) {
+            close(entry->pidfd);
+            entry->pidfd = high;
+        }
+    }
+    entry->started_ns = started;
+    entry->signature = signature;
+    if (fork_state.jobs == 1)
+        wait_for_children(0);
+    return false; /* the parent's allocation goes ahead */
+}

@@ -1,0 +1,104 @@
+#!/bin/sh
+# test_fork.sh — `failrun run --fork` ends as re-run mode does (the same findings, and every site
+# with the same outcome, exit status and signal) while running the command only twice instead of
+# twice plus once per site; a process with a second thread falls back to re-runs; a hanging child
+# is a hang; a campaign killed during its fork run resumes to the same result.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+findings='[.findings[] | [.outcome, .signal_name, .site, .location.file, .location.line, .runs]]'
+runs="SELECT site, outcome, exit_code, signal, timed_out FROM runs ORDER BY site"
+
+# same_campaign NAME DESCRIPTION [failrun run options --] COMMAND...: a re-run campaign and a fork
+# campaign of the same command (standard input from $input) agree.
+same_campaign() {
+    name=$1
+    shift
+    "$FAILRUN" run -q --json --db "$name-rerun.db" "$@" <"$input" >"$name-rerun.json"
+    rerun_status=$?
+    "$FAILRUN" run -q --fork --json --db "$name-fork.db" "$@" <"$input" >"$name-fork.json"
+    check_equal "$name: --fork exits as re-run mode does" "$rerun_status" $?
+    check_equal "$name: --fork reports the same findings, each with the same representative run" \
+        "$(jq -c "$findings" "$name-rerun.json")" "$(jq -c "$findings" "$name-fork.json")"
+    check_equal "$name: --fork gives every site the outcome, exit status and signal of re-run mode" \
+        "$(sql "$name-rerun.db" "$runs")" "$(sql "$name-fork.db" "$runs")"
+}
+
+input=/dev/null
+same_campaign kvtest "$EXAMPLES/kvtest"
+expected=$(printf '%s\n' "crash SEGV $(marker examples/kvstore/kv.c 'BUG(null-deref)')" \
+    "crash ABRT $(marker examples/kvstore/kv.c 'BUG(double-free)')" | sort)
+check_equal "kvtest: --fork finds the planted bugs at their marked lines" "$expected" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.signal_name) \(.location.file | sub(".*/examples/"; "examples/")):\(.location.line)"' kvtest-fork.json | sort)"
+site=$(jq -r '.findings[] | select(.signal_name == "SEGV") | .site' kvtest-fork.json)
+"$FAILRUN" replay --db kvtest-fork.db "$site" -- "$EXAMPLES/kvtest" >/dev/null 2>&1
+check_equal "kvtest: a finding of --fork replays as a re-run (exit 128+SIGSEGV)" 139 $?
+
+"$FAILRUN" run -q --fork -j3 --json --db kvtest-fork3.db "$EXAMPLES/kvtest" >kvtest-fork3.json
+check_equal "kvtest: --fork -j3 (three children at once) gives every site the same outcome" \
+    "$(sql kvtest-rerun.db "$runs")" "$(sql kvtest-fork3.db "$runs")"
+
+input="$ROOT/examples/csvstat/sample.csv"
+same_campaign csvstat "$EXAMPLES/csvstat"
+check_equal "csvstat: --fork finds the planted leak at its marked line" \
+    "leak $(marker examples/csvstat/csv.c 'BUG(leak)')" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.location.file | sub(".*/examples/"; "examples/")):\(.location.line)"' csvstat-fork.json)"
+
+# The saving: count how often the command starts. Re-run mode starts it for the baseline, for
+# the output check and once per fault run; fork mode for the baseline and the fork run only.
+input=/dev/null
+counted="echo run >>$work/\$0.count; exec $EXAMPLES/kvtest"
+"$FAILRUN" run -q --exe '*/kvtest' --db counted-rerun.db -- sh -c "$counted" rerun >/dev/null
+"$FAILRUN" run -q --fork --exe '*/kvtest' --db counted-fork.db -- sh -c "$counted" fork >/dev/null
+fault_runs=$(sql counted-rerun.db "SELECT count(*) FROM runs WHERE kind = 'fault'")
+check "counted: the campaign has a fault run per site" test "$fault_runs" -ge 20
+check_equal "counted: re-run mode starts the command twice plus once per site" \
+    "$((2 + fault_runs))" "$(wc -l <rerun.count)"
+check_equal "counted: --fork starts it twice, whatever the number of sites" 2 "$(wc -l <fork.count)"
+check_equal "counted: --fork made the same number of fault runs" "$fault_runs" \
+    "$(sql counted-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND state = 'done'")"
+check_equal "counted: through a launcher too, the same outcome at every site" \
+    "$(sql counted-rerun.db "$runs")" "$(sql counted-fork.db "$runs")"
+
+# A process with a second thread cannot be forked faithfully: that site is re-run.
+same_campaign forkmix --keep-runs -- "$PROGRAMS/forkmix"
+run_of() { # the run folder whose standard error names the site that failed
+    for dir in $(sql forkmix-fork.db "SELECT dir FROM runs WHERE kind = 'fault'"); do
+        grep -q "forkmix: $1:" "$dir/stderr" 2>/dev/null && echo "$dir"
+    done
+}
+check "forkmix: the site reached single-threaded was answered by a fork" \
+    sh -c "echo '$(run_of before)' | grep -q '/fork-[0-9]*/'"
+check "forkmix: the site reached with a second thread running was re-run" \
+    sh -c "test -n '$(run_of during)' && ! echo '$(run_of during)' | grep -q '/fork-'"
+
+# A child that never ends is killed at the timeout and judged a hang, as a re-run would be.
+same_campaign outcomes --timeout 2 -- "$PROGRAMS/outcomes"
+check_equal "outcomes: the waiting-for-memory site hangs under --fork" \
+    "hang $(marker tests/programs/outcomes.c 'OUTCOME(hang)' | cut -d: -f2)" \
+    "$(jq -r '.findings[] | select(.outcome == "hang") | "hang \(.location.line)"' outcomes-fork.json)"
+
+# Killed with SIGKILL during its fork run (held up by the hanging child), the campaign resumes to
+# the result of an uninterrupted one, and no child of the killed fork run is left running.
+"$FAILRUN" run -q --fork --timeout 3 --db killed.db -- "$PROGRAMS/outcomes" >/dev/null 2>&1 &
+pid=$!
+tries=0
+while [ -z "$(ls -d killed.files/runs/fork-* 2>/dev/null)" ] && [ "$tries" -lt 100 ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+done
+sleep 0.5
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+sleep 0.3
+check_equal "resume: no process of the killed fork run is left" "" \
+    "$(ps -eo args= | grep -F "$PROGRAMS/outcomes" | grep -v grep)"
+check "resume: the killed campaign had not finished" \
+    test "$(sql killed.db "SELECT count(*) FROM runs WHERE state = 'planned'")" -gt 0
+"$FAILRUN" run -q --fork --timeout 3 --json --db killed.db -- "$PROGRAMS/outcomes" >resumed.json 2>/dev/null
+check_equal "resume: the same findings as the uninterrupted campaign" \
+    "$(jq -c "$findings" outcomes-fork.json)" "$(jq -c "$findings" resumed.json)"
+check_equal "resume: every site once, with the outcome of the uninterrupted campaign" \
+    "$(sql outcomes-fork.db "$runs")" "$(sql killed.db "$runs")"
