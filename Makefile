@@ -252,7 +252,11 @@ $(BUILD)/tests/bench/sites.c: tests/bench/gen_sites.sh Makefile
 	@mkdir -p $(dir $@)
 	sh tests/bench/gen_sites.sh $(BENCH_SITES) $(BENCH_ROUNDS) >$@
 
-$(BUILD)/tests/bench/sites: $(BUILD)/tests/bench/sites.c
+$(BUILD)/tests/bench/sites-exit.c: tests/bench/gen_sites.sh Makefile
+	@mkdir -p $(dir $@)
+	sh tests/bench/gen_sites.sh $(BENCH_SITES) $(BENCH_ROUNDS) exit >$@
+
+$(BUILD)/tests/bench/sites $(BUILD)/tests/bench/sites-exit: %: %.c
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
@@ -263,7 +267,7 @@ $(BUILD)/tests/bench/timed: tests/bench/timed.c
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).
-BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites symbolise_sites timed)
+BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed)
 bench: all $(BENCH_PROGRAMS)
 	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
 

@@ -4,7 +4,10 @@
 #     its planned site) against the bare pair; ROUNDS interleaved runs, medians;
 #  2. per campaign: wall and CPU time (user+sys, children included) of whole campaigns on a
 #     generated program with SITES allocation sites, against one uninstrumented run;
-#  3. per site: symbolisation; per run: coverage ingestion (when failrun has it).
+#     the program comes in two styles: one that carries on after a failed allocation (every
+#     fault run runs to the end) and one that exits at once, as most command-line tools do;
+#  3. per site: symbolisation; per run: coverage ingestion (`failrun cov` on kvtest's
+#     --coverage build).
 # Timings are noisy on a shared machine: compare ratios from one run, not across runs.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,6 +15,7 @@ loop="$root/build/tests/bench/alloc_loop"
 preload="$root/build/libfail-preload.so"
 failrun="$root/build/failrun"
 sites_program="$root/build/tests/bench/sites"
+exit_program="$root/build/tests/bench/sites-exit"
 symbolise="$root/build/tests/bench/symbolise_sites"
 timer="$root/build/tests/bench/timed"
 pairs=${PAIRS:-2000000}
@@ -64,21 +68,25 @@ timed() {
 
 for i in 1 2 3 4 5; do
     timed "$dir/plain" "$sites_program"
+    timed "$dir/plain-exit" "$exit_program"
 done
-plain_wall=$(awk '{ print $1 }' "$dir/plain" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }')
-plain_cpu=$(awk '{ print $2 }' "$dir/plain" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }')
+third() { awk "{ print \$$2 }" "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }'; }
+plain_wall=$(third "$dir/plain" 1)
+plain_cpu=$(third "$dir/plain" 2)
 
-campaign() { # name, then failrun run options
+campaign() { # name, program, then failrun run options
     name=$1
-    shift
-    timed "$dir/$name" "$failrun" run --quiet --db "$dir/$name.db" "$@" -- "$sites_program"
+    program=$2
+    shift 2
+    timed "$dir/$name" "$failrun" run --quiet --db "$dir/$name.db" "$@" -- "$program" || true
 }
-campaign rerun1 -j1
-campaign rerun2 -j2
-campaign sweep -j1 --nth-sweep --max-runs "$sweep_runs"
-if "$failrun" run --help 2>&1 | grep -q -- '--fork'; then
-    campaign fork1 --fork -j1
-fi
+has_fork=$("$failrun" run --help 2>&1 | grep -c -- '--fork' || true)
+campaign rerun1 "$sites_program" -j1
+campaign rerun2 "$sites_program" -j2
+campaign sweep "$sites_program" -j1 --nth-sweep --max-runs "$sweep_runs"
+[ "$has_fork" = 0 ] || campaign fork1 "$sites_program" --fork -j1
+campaign exit-rerun1 "$exit_program" -j1
+[ "$has_fork" = 0 ] || campaign exit-fork1 "$exit_program" --fork -j1
 
 symbolised=$("$symbolise" "$dir/rerun1.db") # "SITES FRAMES MICROSECONDS"
 site_count=${symbolised%% *}
@@ -105,6 +113,12 @@ if [ -f "$dir/fork1" ]; then
 else
     echo "  fork mode: not available in this build"
 fi
+echo "the same program, exiting at its first failed allocation (as most tools do):"
+plain_wall=$(third "$dir/plain-exit" 1)
+plain_cpu=$(third "$dir/plain-exit" 2)
+row "one uninstrumented run (median of 5)" "$plain_wall" "$plain_cpu" -
+row "re-run mode, -j1" $(cat "$dir/exit-rerun1") "$(runs_of exit-rerun1)"
+[ ! -f "$dir/exit-fork1" ] || row "fork mode, -j1" $(cat "$dir/exit-fork1") "$(runs_of exit-fork1)"
 
 # ---- 3. per site and per run ----
 
@@ -116,11 +130,15 @@ timed "$dir/report" "$failrun" report --db "$dir/rerun1.db"
 awk -v s="$site_count" '{ printf "  failrun report: %.0f ms wall, %.0f us per site (it symbolises findings only)\n", $1 * 1000, $1 * 1e6 / s }' \
     "$dir/report"
 
-# HOOK: coverage ingestion time per run. When `failrun cov` exists, time its ingestion of one
-# run's gcov data here (a campaign built with --coverage) and print "coverage ingestion: X ms
-# per run"; until then the line below says it is missing.
-if "$failrun" help cov >/dev/null 2>&1; then
-    echo "  coverage ingestion: failrun cov exists; add its measurement at the HOOK in tests/bench/run.sh"
+# Coverage ingestion: a campaign on kvtest's --coverage build, then `failrun cov` reading every
+# run's gcov data (gcov --json-format per run, parsed and stored), per run.
+cov_program="$root/build/examples/cov/kvtest"
+if [ -x "$cov_program" ]; then
+    (cd "$dir" && "$failrun" run --quiet --db "$dir/cov.db" -- "$cov_program" >/dev/null) || true
+    timed "$dir/cov" "$failrun" cov --db "$dir/cov.db" >/dev/null
+    cov_runs=$(sqlite3 "$dir/cov.db" "SELECT count(*) FROM cov_runs")
+    awk -v r="$cov_runs" '{ printf "  coverage ingestion: %.1f ms per run (failrun cov over %d runs of kvtest --coverage, %.0f ms)\n", $1 * 1000 / r, r, $1 * 1000 }' \
+        "$dir/cov"
 else
-    echo "  coverage ingestion: not available"
+    echo "  coverage ingestion: build/examples/cov/kvtest missing (make all builds it)"
 fi
