@@ -83,6 +83,10 @@ static struct {
     _Atomic ino_t record_ino;
     _Atomic uint64_t sequence;
     struct site_entry *sites;
+    /* The slots of `sites` in use, in the order claimed: the exit report reads these instead of
+       the whole table, whose untouched pages would each cost a page fault (4096 of them). */
+    uint32_t *used_slots;
+    _Atomic uint32_t used_count;
     struct live_entry *live;
     _Atomic bool live_overflow;
     _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
@@ -355,9 +359,11 @@ static bool LF_TEXT map_tables(void)
 {
     if (!state.sites)
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
+    if (!state.used_slots)
+        state.used_slots = map_table(SITE_CAPACITY * sizeof *state.used_slots);
     if (!state.live)
         state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
-    return state.sites && state.live;
+    return state.sites && state.used_slots && state.live;
 }
 
 /* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
@@ -374,6 +380,10 @@ static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
             uint64_t expected = 0;
             if (atomic_compare_exchange_strong(&state.sites[slot].signature, &expected, signature)) {
                 *fresh = true;
+                /* Each slot is claimed once, so the list never holds more than the table. */
+                uint32_t index = atomic_fetch_add(&state.used_count, 1);
+                atomic_store_explicit((_Atomic uint32_t *)&state.used_slots[index], slot + 1,
+                                      memory_order_release);
                 return slot;
             }
             if (expected == signature)
@@ -452,8 +462,15 @@ static void LF_TEXT report_live_blocks(void)
     bool expected = false;
     if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
         return;
-    for (uint32_t slot = 0; slot < SITE_CAPACITY; slot++) {
-        const struct site_entry *entry = &state.sites[slot];
+    uint32_t used = atomic_load(&state.used_count);
+    for (uint32_t i = 0; i < used && i < SITE_CAPACITY; i++) {
+        /* 0: claimed by a thread that has not written its slot number yet (it is still
+           allocating, so its caller's count is not final anyway). */
+        uint32_t recorded = atomic_load_explicit((_Atomic uint32_t *)&state.used_slots[i],
+                                                 memory_order_acquire);
+        if (!recorded)
+            continue;
+        const struct site_entry *entry = &state.sites[recorded - 1];
         int64_t blocks = atomic_load(&entry->live_blocks);
         if (blocks > 0 && atomic_load(&entry->top_ready))
             emit_frames(RECORD_LIVE, 0, 0, stack_signature(&entry->top, 1), (uint64_t)blocks,
