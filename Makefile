@@ -37,7 +37,8 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
-                   $(filter-out tests/programs/libctor.c,$(wildcard tests/programs/*.c)))
+                   $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
+                 $(BUILD)/tests/programs/libsetenv.so
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
@@ -177,7 +178,8 @@ $(BUILD)/tests/asan/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c e
 	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/csvstat/csv.c \
 	    examples/csvstat/csvstat.c
 
-$(BUILD)/tests/programs/libctor.so: tests/programs/libctor.c
+$(BUILD)/tests/programs/libctor.so $(BUILD)/tests/programs/libsetenv.so: \
+$(BUILD)/tests/programs/lib%.so: tests/programs/lib%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
 

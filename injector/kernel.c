@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,6 +35,9 @@
    still names the parent's thread). */
 static __thread int failnth_fd __attribute__((tls_model("initial-exec"))) = -1;
 static __thread pid_t failnth_pid __attribute__((tls_model("initial-exec")));
+/* What the fd named when opened: a program that closes every fd may reuse the number. */
+static __thread dev_t failnth_dev __attribute__((tls_model("initial-exec")));
+static __thread ino_t failnth_ino __attribute__((tls_model("initial-exec")));
 
 /* The file: /proc/thread-self/fail-nth, or for failrun's own tests LIBFAIL_TEST_FAILNTH (a plain
    file, which counts nothing: every armed call then reads back N, "not reached"). */
@@ -42,7 +46,9 @@ static char failnth_path[256] = "/proc/thread-self/fail-nth";
 static int LF_TEXT open_failnth(void)
 {
     pid_t pid = (pid_t)syscall(SYS_getpid);
-    if (failnth_fd >= 0 && failnth_pid == pid && fcntl(failnth_fd, F_GETFD) >= 0)
+    struct stat st;
+    if (failnth_fd >= 0 && failnth_pid == pid && fstat(failnth_fd, &st) == 0 &&
+        st.st_dev == failnth_dev && st.st_ino == failnth_ino)
         return failnth_fd;
     int fd = (int)syscall(SYS_openat, AT_FDCWD, failnth_path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
@@ -52,8 +58,14 @@ static int LF_TEXT open_failnth(void)
         syscall(SYS_close, fd);
         fd = high;
     }
+    if (fstat(fd, &st) != 0) {
+        syscall(SYS_close, fd);
+        return -1;
+    }
     failnth_fd = fd;
     failnth_pid = pid;
+    failnth_dev = st.st_dev;
+    failnth_ino = st.st_ino;
     return fd;
 }
 
@@ -200,7 +212,9 @@ LF_TEXT LF_EXPORT int openat(int directory, const char *path, int flags, ...)
 }
 
 /* Lock the program's memory when we may (root): its own page faults must not use up the count
-   between the write to fail-nth and the system call. Failure only makes counts less exact. */
+   between the write to fail-nth and the system call. MCL_ONFAULT: what it touched stays resident,
+   without populating libfail's large, mostly untouched tables. Failure only makes counts less
+   exact. */
 __attribute__((constructor)) static void LF_TEXT kernel_start(void)
 {
     runtime_guard = 1;
@@ -212,7 +226,7 @@ __attribute__((constructor)) static void LF_TEXT kernel_start(void)
     if (!runtime_kernel_mode())
         return;
     if (geteuid() == 0)
-        mlockall(MCL_CURRENT | MCL_FUTURE);
+        mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
     runtime_guard = 1;
     open_failnth(); /* the initial thread's, opened at start */
     runtime_guard = 0;

@@ -21,7 +21,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -286,18 +285,22 @@ static void LF_TEXT find_exec(void **slot, const char *name)
 
 #define REAL_EXEC(name, type) (find_exec((void **)&real_execs.name, #name), (type)real_execs.name)
 
-/* Runs `exec` with the environment envp, carrying the counter; returns only on failure. */
+/* Runs `call` with `environment`: envp itself, or with the counter added when one is armed.
+   Everything on the stack: nothing to undo when exec fails, nothing mapped by a vfork child. */
 #define EXEC_WITH(envp, call)                                                                      \
     do {                                                                                           \
-        void *mapping;                                                                             \
-        size_t mapping_size;                                                                       \
-        char *const *environment = runtime_exec_environment((envp), &mapping, &mapping_size);      \
-        int result = (call);                                                                       \
-        int saved_errno = errno;                                                                   \
-        if (mapping)                                                                               \
-            munmap(mapping, mapping_size);                                                         \
-        errno = saved_errno;                                                                       \
-        return result;                                                                             \
+        char *const *environment = (envp);                                                         \
+        uint64_t counter = runtime_exec_counter();                                                 \
+        if (!counter)                                                                              \
+            return (call);                                                                         \
+        size_t count = 0;                                                                          \
+        while (environment && environment[count])                                                  \
+            count++;                                                                               \
+        char *copy[count + 2];                                                                     \
+        char entry[48];                                                                            \
+        runtime_exec_environment(environment, counter, copy, entry);                               \
+        environment = copy;                                                                        \
+        return (call);                                                                             \
     } while (0)
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -335,43 +338,23 @@ LF_TEXT LF_EXPORT int execvp(const char *file, char *const argv[])
     return execvpe(file, argv, environ);
 }
 
-/* execl, execlp, execle: the argument list into an array in anonymous memory (no malloc). */
-static char **LF_TEXT collect_arguments(const char *first, va_list list, size_t *bytes)
-{
-    va_list counting;
-    va_copy(counting, list);
-    size_t count = first ? 1 : 0;
-    while (first && va_arg(counting, const char *))
-        count++;
-    va_end(counting);
-    *bytes = (count + 1) * sizeof(char *);
-    void *memory = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED)
-        return NULL;
-    char **argv = memory;
-    argv[0] = (char *)first;
-    for (size_t i = 1; first && i <= count; i++)
-        argv[i] = va_arg(list, char *); /* the last one read is the terminating NULL */
-    return argv;
-}
-
+/* execl, execlp, execle: the argument list into an array on the stack, as glibc does. */
 #define EXEC_LIST(first, list_start, call)                                                         \
     do {                                                                                           \
         va_list list;                                                                              \
         va_start(list, list_start);                                                                \
-        size_t bytes;                                                                              \
-        char **argv = collect_arguments((first), list, &bytes);                                    \
-        if (!argv) {                                                                               \
-            va_end(list);                                                                          \
-            errno = ENOMEM;                                                                        \
-            return -1;                                                                             \
-        }                                                                                          \
-        int result = (call);                                                                       \
-        int saved_errno = errno;                                                                   \
+        size_t count = 1; /* glibc declares the first argument nonnull */                          \
+        while (va_arg(list, const char *))                                                         \
+            count++;                                                                               \
         va_end(list);                                                                              \
-        munmap(argv, bytes);                                                                       \
-        errno = saved_errno;                                                                       \
-        return result;                                                                             \
+        char *argv[count + 1];                                                                     \
+        va_start(list, list_start);                                                                \
+        argv[0] = (char *)(first);                                                                 \
+        for (size_t i = 1; i < count; i++)                                                         \
+            argv[i] = va_arg(list, char *);                                                        \
+        argv[count] = NULL;                                                                        \
+        va_end(list);                                                                              \
+        return (call);                                                                             \
     } while (0)
 
 LF_TEXT LF_EXPORT int execl(const char *path, const char *arg, ...)
@@ -400,8 +383,10 @@ __attribute__((constructor)) static void LF_TEXT preload_start(void)
 {
     runtime_guard = 1;
     resolve();
-    if (!inactive_copy)
+    if (!inactive_copy) {
         runtime_init();
+        runtime_forget_environment(); /* after the copy that reads it has */
+    }
     runtime_guard = 0;
 }
 

@@ -103,6 +103,14 @@ static void *LF_TEXT policy_alloc(enum policy_call kind, void *block, size_t cou
     /* A scope may only restrict how hard to try; NOFAIL comes from the call itself. */
     flags |= scope_flags & (LF_NORETRY | LF_NOWAIT);
     bool nofail = flags & LF_NOFAIL;
+    /* No allocator can serve these, however long it waits: NULL, as kmalloc does for
+       __GFP_NOFAIL requests beyond what it can ever give. */
+    size_t total = size;
+    if ((kind == POLICY_CALLOC && __builtin_mul_overflow(count, size, &total)) ||
+        total > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
     for (unsigned attempt = 0;; attempt++) {
         runtime_request = (struct runtime_request){.flags = nofail ? REQUEST_NOFAIL : 0,
                                                    .caller = caller};
@@ -123,10 +131,7 @@ static void *LF_TEXT policy_alloc(enum policy_call kind, void *block, size_t cou
         /* NOWAIT: no sleeping and no reclaim (callbacks may block), except that NOFAIL must make
            progress: it still reclaims, it only never sleeps. */
         if (!(flags & LF_NOWAIT) || nofail) {
-            size_t wanted = size;
-            if (kind == POLICY_CALLOC && __builtin_mul_overflow(count, size, &wanted))
-                wanted = SIZE_MAX;
-            reclaim(wanted);
+            reclaim(total);
         }
         if (flags & LF_NOWAIT)
             sched_yield();

@@ -145,11 +145,13 @@ void runtime_untrack(void *block) LF_HIDDEN;
 /* The process image ends: exit(), _exit() or a return from main. */
 void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
 void runtime_after_fork_child(void) LF_HIDDEN;
+void runtime_forget_environment(void) LF_HIDDEN;
 /* The in-process API behind libfail.h (see api.c). */
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
-char *const *runtime_exec_environment(char *const *envp, void **mapping,
-                                      size_t *mapping_size) LF_HIDDEN;
+uint64_t runtime_exec_counter(void) LF_HIDDEN;
+void runtime_exec_environment(char *const *envp, uint64_t counter, char **copy,
+                              char *entry) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
 /* failrun kernel (injector/kernel.c): at a system-call wrapper, with runtime_guard set. Records
    the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */

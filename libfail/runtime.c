@@ -581,19 +581,26 @@ static void LF_TEXT decide_fast_path(void)
 
 /* LIBFAIL_FAIL_NTH=N arms the initial thread's counter, like writing N to the kernel's
    /proc/thread-self/fail-nth; the exec wrappers (preload.c) pass a thread's counter to the image
-   it executes this way, since the kernel's survives exec. It is removed from the environment at
-   once: a process this one starts (posix_spawn, system) is a new task and starts at 0. */
+   it executes this way, since the kernel's survives exec. Read here with getenv, which takes no
+   lock: the first allocation may come from inside setenv, which holds glibc's environment lock.
+   runtime_forget_environment removes it later. */
 static void LF_TEXT arm_from_environment(void)
 {
     const char *text = getenv("LIBFAIL_FAIL_NTH");
     uint64_t n;
-    if (!text)
-        return;
-    if (parse_decimal(text, strlen(text), &n) && n) {
+    if (text && parse_decimal(text, strlen(text), &n) && n) {
         fail_nth = n;
         atomic_store(&fail_nth_used, true);
     }
-    unsetenv("LIBFAIL_FAIL_NTH"); /* shifts environ's pointers in place: no allocation */
+}
+
+/* From the preload's constructor, where no libc lock is held: a process this one starts
+   (posix_spawn, system) is a new task and must start at 0, so the variable goes. unsetenv shifts
+   environ's pointers in place and allocates nothing. */
+void LF_TEXT runtime_forget_environment(void)
+{
+    if (getenv("LIBFAIL_FAIL_NTH"))
+        unsetenv("LIBFAIL_FAIL_NTH");
 }
 
 static void LF_TEXT initialise(void)
@@ -675,9 +682,11 @@ void LF_TEXT runtime_init(void)
 void LF_TEXT runtime_after_fork_child(void)
 {
     fail_nth = 0; /* the kernel's rule: a new task starts disarmed */
+    state.pid = getpid(); /* also when inactive: the exec wrappers tell vfork children by it */
     if (!state.active)
         return;
-    state.pid = getpid();
+    int saved_guard = runtime_guard;
+    runtime_guard = 1; /* our record file's system calls are not the program's (libfail-kernel) */
     state.forked = true;
     atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
@@ -689,6 +698,7 @@ void LF_TEXT runtime_after_fork_child(void)
     open_new_record_file();
     announce_process(true);
     module_table_reset_after_fork();
+    runtime_guard = saved_guard;
 }
 
 void LF_TEXT runtime_repoint(const char *dir)
@@ -962,38 +972,31 @@ uint64_t LF_TEXT runtime_fail_nth_get(void)
     return fail_nth;
 }
 
-/* The environment to exec with: `envp` itself while this thread's counter is 0, else a copy in
-   fresh anonymous memory with LIBFAIL_FAIL_NTH set to the counter (the kernel's fail-nth
-   survives exec); *mapping and *mapping_size tell the caller what to unmap if exec fails. */
-char *const *LF_TEXT runtime_exec_environment(char *const *envp, void **mapping,
-                                              size_t *mapping_size)
+/* The counter an exec on this thread carries into the new image (the kernel's fail-nth survives
+   exec), or 0. A vfork child is a new task, which starts at 0, though it runs on its parent's
+   memory and so sees the parent thread's counter: told apart by its pid. */
+uint64_t LF_TEXT runtime_exec_counter(void)
 {
-    *mapping = NULL;
-    *mapping_size = 0;
-    if (!fail_nth)
-        return envp;
+    if (!fail_nth || (pid_t)syscall(SYS_getpid) != state.pid)
+        return 0;
+    return fail_nth;
+}
+
+/* Fill `copy` (room for the entries of envp plus 2) with envp minus any LIBFAIL_FAIL_NTH entry,
+   plus "LIBFAIL_FAIL_NTH=counter" written into `entry` (room for 48 bytes). On the caller's
+   stack: a vfork child must not map memory in its parent's address space. */
+void LF_TEXT runtime_exec_environment(char *const *envp, uint64_t counter, char **copy,
+                                      char *entry)
+{
     static const char name[] = "LIBFAIL_FAIL_NTH=";
-    size_t count = 0;
-    while (envp && envp[count])
-        count++;
-    size_t array_bytes = (count + 2) * sizeof(char *);
-    size_t bytes = array_bytes + sizeof name + 24;
-    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED)
-        return envp;
-    char **copy = memory;
-    char *entry = (char *)memory + array_bytes;
     memcpy(entry, name, sizeof name - 1);
-    entry[sizeof name - 1 + format_decimal(entry + sizeof name - 1, fail_nth)] = '\0';
+    entry[sizeof name - 1 + format_decimal(entry + sizeof name - 1, counter)] = '\0';
     size_t used = 0;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; envp && envp[i]; i++)
         if (!starts_with(envp[i], name))
             copy[used++] = envp[i];
     copy[used++] = entry;
     copy[used] = NULL;
-    *mapping = memory;
-    *mapping_size = bytes;
-    return copy;
 }
 
 /* ---- failrun kernel: system-call sites ---- */
@@ -1080,16 +1083,19 @@ uintptr_t LF_TEXT runtime_last_failure(size_t *size)
 uint64_t LF_TEXT runtime_live_mark(void)
 {
     int saved_guard = runtime_guard;
-    runtime_guard = 1; /* initialising may allocate (pthread_atfork, on_exit) */
+    runtime_guard = 1; /* initialising may allocate (pthread_atfork, on_exit), mapping the tables
+                          makes system calls (not the program's, for libfail-kernel) */
     runtime_init();
-    runtime_guard = saved_guard;
     atomic_store(&live_marked, true);
     if (!atomic_load(&state.tracking)) {
-        if (!map_tables())
+        if (!map_tables()) {
+            runtime_guard = saved_guard;
             return 0;
+        }
         atomic_store(&state.tracking, true);
         publish_hooks();
     }
+    runtime_guard = saved_guard;
     return atomic_load(&state.serial);
 }
 

@@ -43,7 +43,21 @@ for how in linked preloaded; do
         "$(echo "$out" | pattern child)"
     check_equal "$how: the parent's counter is untouched by the child" "parent: counter 2" \
         "$(echo "$out" | grep 'parent: counter')"
+    out=$(run "$program" vfork 3)
+    check_equal "$how: a vfork child that execs starts at 0" "start: counter 0" \
+        "$(echo "$out" | grep 'start: counter')"
+    check_equal "$how: ... and the parent's counter is untouched" "parent: counter 2" \
+        "$(echo "$out" | grep 'parent: counter')"
     out=$(run "$program" spawn 3)
     check_equal "$how: a process started with posix_spawn starts at 0" "start: counter 0" \
         "$(echo "$out" | grep counter)"
 done
+
+# The first allocation libfail sees may come from inside setenv, under glibc's environment lock:
+# reading LIBFAIL_FAIL_NTH there must not take that lock again (it hung).
+# (timeout starts env, which sets them for the program only: timeout itself would take them.)
+out=$(timeout 20 env LIBFAIL_FAIL_NTH=5 \
+      LD_PRELOAD="$ROOT/build/libfail-preload.so:$PROGRAMS/libsetenv.so" "$program" start)
+counter=$(echo "$out" | sed -n 's/^start: counter //p')
+check "LIBFAIL_FAIL_NTH with a library calling setenv first: no hang, still armed ($counter)" \
+    test "${counter:-0}" -ge 1 -a "${counter:-0}" -le 5

@@ -7,8 +7,10 @@
  *   execvp N         the same through execvp, which finds the program on PATH
  *   fork N           arm N, fork: the child reads 0 and none of its allocations fail
  *   spawn N          arm N, posix_spawn `start`: a new process starts at 0
+ *   vfork N          arm N, vfork and exec `start`: a vfork child is a new task too
  *   environment      after LIBFAIL_FAIL_NTH armed us, is it still in the environment?
  */
+#define _DEFAULT_SOURCE /* vfork */
 #include <libfail.h>
 
 #include <spawn.h>
@@ -63,6 +65,17 @@ int main(int argc, char **argv)
             printf("child: counter %lu\n", lf_fail_nth_get());
             report_allocations("child");
             _exit(0);
+        }
+        int status;
+        waitpid(child, &status, 0);
+        printf("parent: counter %lu\n", lf_fail_nth_get());
+        return 0;
+    }
+    if (!strcmp(mode, "vfork")) {
+        pid_t child = vfork();
+        if (child == 0) {
+            execl("/proc/self/exe", "failnth", "start", (char *)NULL);
+            _exit(2);
         }
         int status;
         waitpid(child, &status, 0);

@@ -184,6 +184,15 @@ static void test_nofail_waits_for_reclaim(void **state)
     assert_int_equal(under_memory_limit(LF_MAYFAIL | LF_NOWAIT, false), 1);
 }
 
+static void test_impossible_nofail_request_returns_null(void **state)
+{
+    (void)state;
+    /* No allocator can ever serve these: NOFAIL must not spin forever. */
+    assert_null(lf_calloc(SIZE_MAX / 2, 4, LF_NOFAIL | LF_NOWAIT));
+    assert_null(lf_malloc(SIZE_MAX, LF_NOFAIL));
+    assert_int_equal(reclaim_calls, 0);
+}
+
 static void test_failpoint_fails_like_an_allocation(void **state)
 {
     (void)state;
@@ -209,6 +218,7 @@ int main(void)
         cmocka_unit_test_setup(test_scope_is_per_thread, setup),
         cmocka_unit_test_setup(test_scope_never_makes_nofail_failable, setup),
         cmocka_unit_test_setup(test_nofail_waits_for_reclaim, setup),
+        cmocka_unit_test_setup(test_impossible_nofail_request_returns_null, setup),
         cmocka_unit_test_setup(test_failpoint_fails_like_an_allocation, setup),
     };
     return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
