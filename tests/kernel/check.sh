@@ -20,10 +20,14 @@ check "the guest ran its checks" grep -q '^ok - ' "$log"
 
 # Second boot: failrun kernel on examples/relay, with everything at its host path.
 guest_script="$ROOT/build/tests/kernel/guest-kernel.sh"
-sed "s|@ROOT@|$ROOT|" "$ROOT/tests/kernel/guest-kernel.sh" >"$guest_script"
+guest_root=/libfail
+sed -e "s|@ROOT@|$guest_root|" -e "s|@SOURCE@|$ROOT/examples/relay/relay.c|" \
+    "$ROOT/tests/kernel/guest-kernel.sh" >"$guest_script"
 kernel_log="$ROOT/build/tests/kernel/console-failrun.log"
-sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun" --add "$ROOT/build/libfail-kernel.so" \
-    --add "$ROOT/build/examples/relay" --add "$ROOT/examples/relay/relay.c" \
+sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun=$guest_root/build/failrun" \
+    --add "$ROOT/build/libfail-kernel.so=$guest_root/build/libfail-kernel.so" \
+    --add "$ROOT/build/examples/relay=$guest_root/build/examples/relay" \
+    --add "$ROOT/examples/relay/relay.c=$guest_root/examples/relay/relay.c" \
     --script "$guest_script" --log "$kernel_log"
 status=$?
 check_equal "the VM ran failrun kernel and reported its exit status" 0 "$status"

@@ -1,12 +1,14 @@
 #!/bin/sh
 # guest-kernel.sh — the guest side of `make check-kernel`'s second boot: `failrun kernel` on
-# examples/relay, which mishandles a failed pipe(). check.sh fills in @ROOT@ (the repository's
-# path, where failrun, libfail-kernel.so, relay and relay.c sit in the guest too). Prints
-# "ok - " / "not ok - " lines.
+# examples/relay, which mishandles a failed pipe(). check.sh fills in @ROOT@, where failrun,
+# libfail-kernel.so, relay and relay.c sit in the guest (not under /tmp, which the guest mounts
+# afresh), and @SOURCE@, relay.c's path on the host as its debug information (and so the report)
+# names it. Prints "ok - " / "not ok - " lines.
 root=@ROOT@
 failrun="$root/build/failrun"
 relay="$root/build/examples/relay"
 source_file="$root/examples/relay/relay.c"
+reported=@SOURCE@
 ok() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
 
 bug_line=$(grep -n 'BUG(pipe-unchecked)' "$source_file" | cut -d: -f1)
@@ -20,13 +22,13 @@ end=$(date +%s)
 cat /tmp/report.txt
 echo "# failrun kernel took $((end - start)) s"
 ok "$([ $status = 1 ]; echo $?)" "failrun kernel exits 1: it found a bug (status $status)"
-grep -q "^BUG 1: crash (SIGSEGV) at $source_file:$bug_line in main" /tmp/report.txt
+grep -q "^BUG 1: crash (SIGSEGV) at $reported:$bug_line in main" /tmp/report.txt
 ok $? "the finding: a crash at relay.c:$bug_line, the unchecked pipe() leg"
 grep -q "injected: kernel fail-nth [0-9]* in pipe() -> E" /tmp/report.txt
 ok $? "the finding names the N that made pipe() fail and the errno it returned"
 
 # The sweeps: "  pipe() at FILE:LINE [SITE]: 1 ENFILE crash, 2 ENFILE crash, ..., 7 beyond ..."
-sweep() { grep "^  $1() at $source_file:$2 " /tmp/report.txt | sed 's/^[^]]*]://'; }
+sweep() { grep "^  $1() at $reported:$2 " /tmp/report.txt | sed 's/^[^]]*]://'; }
 pipe_sweep=$(sweep pipe "$pipe_line")
 echo "# pipe sweep:$pipe_sweep"
 ok "$([ -n "$pipe_sweep" ]; echo $?)" "pipe() at relay.c:$pipe_line was swept"
