@@ -612,6 +612,16 @@ int cmd_cov(int argc, char **argv)
     if (stats.missing)
         warn("%d .gcda file(s) had no .gcno (rebuilt since?); their runs count without them",
              stats.missing);
+    /* Without the baseline's data every line a fault run reached would look like an error leg. */
+    sqlite3_stmt *baseline = database_prepare(
+        db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run"
+            " WHERE r.kind = 'baseline' AND c.data_files > 0");
+    bool baseline_read = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_int64(baseline, 0) > 0;
+    sqlite3_finalize(baseline);
+    if (!baseline_read)
+        fatal("the baseline run of %s left no coverage data (its .gcov folder is missing or "
+              "unreadable): error legs cannot be told from ordinary lines; run the campaign again",
+              options.database_path);
     json_t *report = build(db, &options);
     if (options.nofail_database)
         json_object_set_new(report, "nofail_check", nofail_check(db, report, options.nofail_database));

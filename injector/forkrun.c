@@ -199,7 +199,8 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
 }
 
 /* Keep only the folders of runs that found bugs (conclude_job removed the others): the command's
-   own, the claims failrun made and children of sites nobody planned go. */
+   own, the claims failrun made and children of sites nobody planned go. A run's coverage folder
+   (RUN.gcov, beside it: campaign.c, coverage_directory) stays for every run, as in re-run mode. */
 static void remove_unkept_folders(sqlite3 *db, const char *root)
 {
     DIR *folder = opendir(root);
@@ -212,7 +213,9 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
         if (entry->d_name[0] == '.')
             continue;
         char *path = xasprintf("%s/%s", root, entry->d_name);
-        sqlite3_bind_text(kept, 1, path, -1, SQLITE_TRANSIENT);
+        size_t length = strlen(path);
+        bool coverage = length > 5 && !strcmp(path + length - 5, ".gcov");
+        sqlite3_bind_text(kept, 1, path, (int)(coverage ? length - 5 : length), SQLITE_TRANSIENT);
         if (sqlite3_step(kept) == SQLITE_ROW && sqlite3_column_int(kept, 0) == 0)
             VECTOR_PUSH(unkept, path);
         else

@@ -4,6 +4,7 @@
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
 #include "campaign_run.h"
+#include "policy.h"
 #include "database.h"
 #include "internal.h"
 #include "sanitizer.h"
@@ -326,6 +327,11 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     if (target)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
+    /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
+       at exit) tests the instrumentation, not the program: never a finding. Site runs never
+       plan these (policy.h). */
+    if (target && job->site && site_is_instrumentation(context->db, job->site))
+        outcome = OUTCOME_NOT_REACHED;
 
     int64_t finding = 0;
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;

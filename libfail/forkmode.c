@@ -45,6 +45,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -350,8 +351,10 @@ static void LF_TEXT rewrite_environment(const char *dir)
     append(environment_dir, append(environment_dir, 0, "LIBFAIL_DIR="), dir);
     size_t n = append(environment_plan, 0, "LIBFAIL_PLAN=mode=record;depth=");
     environment_plan[n + format_decimal(environment_plan + n, fork_state.depth)] = '\0';
+    /* DIR.gcov, beside the folder, where failrun cov looks for every run's data (campaign.c,
+       coverage_directory) and which survives the folder's removal. */
     append(environment_gcov, append(environment_gcov, append(environment_gcov, 0, "GCOV_PREFIX="),
-                                    dir), "/gcov");
+                                    dir), ".gcov");
     char *ours[] = {environment_dir, environment_plan, environment_gcov};
     bool placed[3] = {false, false, false};
     size_t count = 0;
@@ -377,12 +380,90 @@ static void LF_TEXT rewrite_environment(const char *dir)
     environ = child_environment;
 }
 
+#define FORK_FILES_MAX 32
+
+/* A regular file the program has open read-only: the child reads it through a description of
+   its own, from where the parent was (as standard input, reopen_input). */
+struct private_file {
+    int fd;
+    off_t offset;
+};
+
 struct fork_point {
     pid_t parent;
     off_t stdout_offset, stderr_offset, stdin_offset;
     void *robust_head;
     size_t robust_length;
+    struct private_file files[FORK_FILES_MAX];
+    int file_count;
 };
+
+/* Can a child continue this process without sharing state with it that re-run mode would not
+   share? Regular files open beyond standard input and output share one offset between parent and
+   child: read-only ones are noted in `point`, to be reopened in the child; one open for writing
+   (both would write into it) makes the answer no, and so does an armed interval timer (a clone
+   child does not inherit it, and the parent's keeps ticking while it waits). Then the site is
+   left to a re-run. Pipes and sockets other than 0-2 stay shared (inherited ones are common and
+   mostly unused: a launcher's, make's jobserver); our own descriptors sit at FORK_FD_FLOOR and
+   above. */
+static bool LF_TEXT process_is_forkable(struct fork_point *point)
+{
+    static const int timers[] = {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF};
+    for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
+        struct itimerval timer;
+        if (getitimer(timers[i], &timer) != 0 || timer.it_value.tv_sec || timer.it_value.tv_usec)
+            return false;
+    }
+    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory < 0)
+        return false;
+    bool forkable = true;
+    point->file_count = 0;
+    char buffer[4096];
+    long length;
+    while (forkable && (length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
+        for (long at = 0; at < length && forkable;) {
+            const char *entry = buffer + at;
+            unsigned short record_length;
+            memcpy(&record_length, entry + 16, sizeof record_length); /* linux_dirent64 */
+            const char *name = entry + 19;
+            at += record_length;
+            uint64_t fd;
+            struct stat st;
+            if (!parse_decimal(name, strlen(name), &fd) || fd <= 2 || fd >= FORK_FD_FLOOR ||
+                (int)fd == directory || fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode))
+                continue;
+            int flags = fcntl((int)fd, F_GETFL);
+            if (flags < 0 || (flags & O_ACCMODE) != O_RDONLY || point->file_count == FORK_FILES_MAX) {
+                forkable = false;
+                continue;
+            }
+            point->files[point->file_count].fd = (int)fd;
+            point->files[point->file_count++].offset = lseek((int)fd, 0, SEEK_CUR);
+        }
+    }
+    close(directory);
+    return forkable;
+}
+
+/* In the child: each read-only file of `point` through its own description, at the parent's
+   offset, keeping the descriptor's number and close-on-exec flag. */
+static void LF_TEXT reopen_files(const struct fork_point *point)
+{
+    for (int i = 0; i < point->file_count; i++) {
+        const struct private_file *file = &point->files[i];
+        char path[40] = "/proc/self/fd/";
+        path[14 + format_decimal(path + 14, (uint64_t)file->fd)] = '\0';
+        int cloexec = fcntl(file->fd, F_GETFD);
+        int fresh = open(path, O_RDONLY | O_CLOEXEC);
+        if (fresh < 0)
+            continue;
+        if (file->offset >= 0)
+            lseek(fresh, file->offset, SEEK_SET);
+        dup3(fresh, file->fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
+        close(fresh);
+    }
+}
 
 static void LF_TEXT become_child(const char *dir, const struct fork_point *point)
 {
@@ -402,6 +483,7 @@ static void LF_TEXT become_child(const char *dir, const struct fork_point *point
     redirect_output(1, dir, "stdout", point->stdout_offset);
     redirect_output(2, dir, "stderr", point->stderr_offset);
     reopen_input(point->stdin_offset);
+    reopen_files(point);
     rewrite_environment(dir);
     runtime_repoint(dir);
     if (fork_state.gcov_reset)
@@ -421,7 +503,8 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
     if (!fork_state.enabled || getpid() != pid) /* a vfork child shares our memory: never */
         return false;
     adopt_table();
-    if (!single_threaded_now() || input_is_shared_stream())
+    struct fork_point point = {.parent = getpid()};
+    if (!single_threaded_now() || input_is_shared_stream() || !process_is_forkable(&point))
         return false; /* unclaimed: failrun re-runs this site */
     char dir[PATH_MAX];
     site_folder(dir, signature);
@@ -429,12 +512,9 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
         return false; /* claimed by another process of the campaign, or by failrun */
     wait_for_children(fork_state.jobs - 1);
     /* Taken before the fork, while nothing else writes: the parent goes on right after it. */
-    struct fork_point point = {
-        .parent = getpid(),
-        .stdout_offset = regular_offset(1),
-        .stderr_offset = regular_offset(2),
-        .stdin_offset = regular_offset(0),
-    };
+    point.stdout_offset = regular_offset(1);
+    point.stderr_offset = regular_offset(2);
+    point.stdin_offset = regular_offset(0);
     if (syscall(SYS_get_robust_list, 0, &point.robust_head, &point.robust_length) != 0)
         point.robust_head = NULL;
     uint64_t started = now_ns();

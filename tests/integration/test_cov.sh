@@ -166,3 +166,20 @@ check_equal "failpoints: the site is stored under the name the source gives it" 
 check_equal "LF_NOFAIL sites are flagged, and only they" \
     "$(grep -c 'LF_NOFAIL)' "$ROOT/tests/programs/policy.c")" \
     "$(sql policy.db "SELECT count(*) FROM sites WHERE nofail")"
+
+# --fork: each child's coverage lands where failrun cov reads it, so the classes are the same.
+"$FAILRUN" run -q --fork --db fork.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
+"$FAILRUN" cov --db fork.db --json >fork.json
+check_equal "--fork: exactly the marked lines are deletable, kept and untested, as in re-run mode" \
+    "$(markers classic/wordfreq.c classic/main.c)" "$(classified fork.json)"
+# An nth sweep reaches libgcov's own allocations at exit: failing them is no finding.
+"$FAILRUN" run -q --nth-sweep --json --db nth.db -- "$CLASSIC" the code absent <"$TEXT" >nth.json
+check_equal "--nth-sweep: no finding in gcov's runtime" 0 \
+    "$(jq '[.findings[] | select(.location.function | test("gcov"))] | length' nth.json)"
+# Without the baseline's data every reached line would look like an error leg: refused.
+cp all.db nobase.db
+rm -rf "$(sql nobase.db "SELECT dir FROM runs WHERE kind = 'baseline'").gcov"
+sql nobase.db "DELETE FROM cov_runs"
+"$FAILRUN" cov --db nobase.db >/dev/null 2>nobase.err
+check_equal "no baseline coverage: exit status 2" 2 $?
+check "no baseline coverage: says why" grep -q "baseline run .* left no coverage data" nobase.err

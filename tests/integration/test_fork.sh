@@ -36,6 +36,15 @@ site=$(jq -r '.findings[] | select(.signal_name == "SEGV") | .site' kvtest-fork.
 "$FAILRUN" replay --db kvtest-fork.db "$site" -- "$EXAMPLES/kvtest" >/dev/null 2>&1
 check_equal "kvtest: a finding of --fork replays as a re-run (exit 128+SIGSEGV)" 139 $?
 
+# State a clone child would share with its parent: such sites are left to re-runs.
+seq 1 300 | sed 's/$/ a line of the data file/' >data.txt
+same_campaign shared-file "$PROGRAMS/forkshare" file "$work/data.txt"
+check "shared-file: re-run mode finds the silently dropped line" \
+    test "$(jq '[.findings[] | select(.outcome == "silent")] | length' shared-file-rerun.json)" -ge 1
+same_campaign alarm "$PROGRAMS/forkshare" alarm
+check "alarm: the watchdog ends the failed runs in re-run mode (exit 4)" \
+    test "$(sql alarm-rerun.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 4")" -ge 1
+
 "$FAILRUN" run -q --fork -j3 --json --db kvtest-fork3.db "$EXAMPLES/kvtest" >kvtest-fork3.json
 check_equal "kvtest: --fork -j3 (three children at once) gives every site the same outcome" \
     "$(sql kvtest-rerun.db "$runs")" "$(sql kvtest-fork3.db "$runs")"

@@ -1,0 +1,58 @@
+/*
+ * forkshare.c — state a fork-mode child would share with its parent (tests/integration/
+ * test_fork.sh): --fork must end as re-run mode does.
+ *   file PATH   reads PATH, opened with fopen (not standard input), a line at a time, keeping a
+ *               copy of each; a failed copy silently drops the line (BUG(dropped-line)), so the
+ *               count it prints is wrong: a child sharing the parent's open file would read the
+ *               parent's lines away
+ *   alarm       arms a 1 s watchdog; a failed allocation waits for it, and the watchdog exits 4
+ *               (a clone child does not inherit the timer; the parent's fires while it waits)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void watchdog(int signo)
+{
+    (void)signo;
+    _exit(4);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "file")) {
+        FILE *in = fopen(argv[2], "r");
+        if (!in)
+            return 2;
+        char line[256];
+        int kept = 0;
+        while (fgets(line, sizeof line, in)) {
+            char *copy = strdup(line);
+            if (!copy)
+                continue; /* BUG(dropped-line): silently loses the line */
+            kept++;
+            free(copy);
+        }
+        fclose(in);
+        printf("lines=%d\n", kept);
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "alarm")) {
+        signal(SIGALRM, watchdog);
+        alarm(1);
+        for (int i = 0; i < 3; i++) {
+            char *block = malloc(64 + (size_t)i);
+            if (!block)
+                pause(); /* the watchdog ends it */
+            free(block);
+        }
+        alarm(0);
+        puts("done");
+        return 0;
+    }
+    fputs("usage: forkshare file PATH | alarm\n", stderr);
+    return 2;
+}
