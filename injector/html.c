@@ -121,10 +121,9 @@ static void share_chart(FILE *out, json_t *lines)
             tested ? 100.0 * (double)deletable / (double)tested : 0.0, kept, untested);
 }
 
-static void site_label(FILE *out, json_t *site, long long index)
+/* What the site asks for: `malloc(24)`, or a failpoint by name. */
+static void request_label(FILE *out, json_t *site)
 {
-    json_t *location = json_object_get(site, "location");
-    fprintf(out, "#%lld ", index);
     if (json_object_get(site, "name")) {
         fputs("failpoint &quot;", out);
         html_escape(out, string(site, "name"));
@@ -133,6 +132,13 @@ static void site_label(FILE *out, json_t *site, long long index)
         html_escape(out, string(site, "function"));
         fprintf(out, "(%lld)", integer(site, "size"));
     }
+}
+
+static void site_label(FILE *out, json_t *site, long long index)
+{
+    json_t *location = json_object_get(site, "location");
+    fprintf(out, "#%lld ", index);
+    request_label(out, site);
     if (location) {
         fputs(" in ", out);
         html_escape(out, string(location, "function"));
@@ -154,14 +160,7 @@ static void site_table(FILE *out, json_t *sites)
         fprintf(out, "<tr><td class=\"n\">%zu</td><td><code>", index);
         html_escape(out, string(site, "id"));
         fputs("</code></td><td>", out);
-        if (json_object_get(site, "name")) {
-            fputs("failpoint &quot;", out);
-            html_escape(out, string(site, "name"));
-            fputs("&quot;", out);
-        } else {
-            html_escape(out, string(site, "function"));
-            fprintf(out, "(%lld)", integer(site, "size"));
-        }
+        request_label(out, site);
         fputs("</td><td>", out);
         if (location) {
             html_escape(out, string(location, "function"));
