@@ -11,6 +11,7 @@
 #include "database.h"
 #include "html.h"
 #include "policy.h"
+#include "report.h"
 #include "symbolise.h"
 #include "util.h"
 
@@ -367,19 +368,6 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
     return files;
 }
 
-static json_t *outcome_counts(sqlite3 *db)
-{
-    json_t *outcomes = json_object();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
-            " AND outcome IS NOT NULL GROUP BY outcome ORDER BY outcome");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_object_set_new(outcomes, (const char *)sqlite3_column_text(statement, 0),
-                            json_integer(sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
-    return outcomes;
-}
-
 static json_t *build(sqlite3 *db, const struct cov_options *options)
 {
     database_exec(db, "DROP TABLE IF EXISTS temp.line_items; DROP TABLE IF EXISTS temp.branch_items;"
@@ -418,7 +406,7 @@ static json_t *build(sqlite3 *db, const struct cov_options *options)
     json_object_set_new(report, "policy", json_string(settings.policy_nofail ? "nofail" : "all"));
     json_object_set_new(report, "nofail_below", json_integer((json_int_t)options->nofail_below));
     json_object_set_new(report, "sites", site_entries(db, &data));
-    json_object_set_new(report, "outcomes", outcome_counts(db));
+    json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "files", file_entries(db, lines, branches, settings.cwd,
                                                       line_total, branch_total));
     json_object_set_new(report, "lines", line_total);

@@ -5,6 +5,7 @@
  * the page opens the same from a mail attachment as from a CI artifact.
  */
 #include "html.h"
+#include "classify.h"
 #include "util.h"
 
 #include <errno.h>
@@ -69,31 +70,35 @@ static void summary_table(FILE *out, json_t *report)
     fputs("</table>", out);
 }
 
-/* Horizontal bars, one per outcome of the fault runs. */
+/* Horizontal bars, one per outcome some fault run had; bugs in red. */
 static void outcome_chart(FILE *out, json_t *outcomes)
 {
     long long largest = 1;
     const char *name;
     json_t *value;
-    size_t count = json_object_size(outcomes);
-    json_object_foreach(outcomes, name, value)
+    size_t count = 0;
+    json_object_foreach(outcomes, name, value) {
+        if (json_integer_value(value) > 0)
+            count++;
         if (json_integer_value(value) > largest)
             largest = json_integer_value(value);
+    }
     fprintf(out, "<svg id=\"outcome-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"460\""
                  " height=\"%zu\" role=\"img\"><title>Outcomes of the fault runs</title>",
             count * 24 + 8);
     size_t row = 0;
     json_object_foreach(outcomes, name, value) {
         long long n = json_integer_value(value);
+        if (n == 0)
+            continue;
+        int outcome = outcome_from_name(name);
         double width = 300.0 * (double)n / (double)largest;
         fprintf(out, "<text x=\"0\" y=\"%zu\" font-size=\"12\">", row * 24 + 20);
         html_escape(out, name);
         fprintf(out, "</text><rect x=\"100\" y=\"%zu\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>"
                      "<text x=\"%.1f\" y=\"%zu\" font-size=\"12\">%lld</text>",
                 row * 24 + 8, width,
-                strcmp(name, "handled") && strcmp(name, "absorbed") &&
-                        strcmp(name, "oom-abort") && strcmp(name, "not-reached") ? "#d05050"
-                                                                                 : "#5080c0",
+                outcome >= 0 && outcome_is_bug((enum outcome)outcome) ? "#d05050" : "#5080c0",
                 104 + width, row * 24 + 20, n);
         row++;
     }

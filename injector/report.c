@@ -250,7 +250,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     return list;
 }
 
-static json_t *outcome_counts(sqlite3 *db)
+json_t *report_outcome_counts(sqlite3 *db)
 {
     json_t *counts = json_object();
     for (int i = 0; i < OUTCOME_COUNT; i++)
@@ -306,7 +306,7 @@ json_t *report_build(sqlite3 *db, const char *database_path)
     json_t *report = json_object();
     json_object_set_new(report, "campaign", campaign_summary(db, &settings));
     json_object_set_new(report, "findings", findings(db, &settings, database_path));
-    json_object_set_new(report, "outcomes", outcome_counts(db));
+    json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "runs", run_list(db));
     if (settings.kernel)
         json_object_set_new(report, "kernel", kernel_sweeps(db));

@@ -12,6 +12,8 @@
 
 /* The whole report. `database_path` appears in replay commands when not the default. */
 json_t *report_build(sqlite3 *db, const char *database_path);
+/* The number of finished fault runs per outcome, every outcome present (0 when none). */
+json_t *report_outcome_counts(sqlite3 *db);
 void report_print_text(json_t *report, FILE *out);
 /* JUnit XML: one test case per fault run (per site), a failure for each run that found a bug. */
 void report_print_junit(json_t *report, FILE *out);
