@@ -328,9 +328,9 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
-       at exit) tests the instrumentation, not the program: never a finding. Site runs never
-       plan these (policy.h). */
-    if (target && job->site && site_is_instrumentation(context->db, job->site))
+       at exit) tests the instrumentation, not the program: never a finding. Runs with a chain
+       never plan these (policy.h), so only the others need the check (it symbolises). */
+    if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
         outcome = OUTCOME_NOT_REACHED;
 
     int64_t finding = 0;
