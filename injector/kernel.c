@@ -16,7 +16,6 @@
  */
 #include "../libfail/internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -115,25 +114,12 @@ static void LF_TEXT disarm(const struct call *call, uint32_t function, uint64_t 
     errno = error;
 }
 
-static void *LF_TEXT find_real(void **slot, const char *name)
-{
-    void *real = atomic_load_explicit((_Atomic(void *) *)slot, memory_order_acquire);
-    if (!real) {
-        int saved_guard = runtime_guard;
-        runtime_guard = 1; /* dlsym may allocate */
-        real = dlsym(RTLD_NEXT, name);
-        runtime_guard = saved_guard;
-        atomic_store_explicit((_Atomic(void *) *)slot, real, memory_order_release);
-    }
-    return real;
-}
-
 /* One wrapper: `call` is the real call, `failed` tells from `result` whether it failed. */
 #define KERNEL_WRAPPER(type, name, id, params, args, failed)                                       \
     static void *real_##name;                                                                      \
     LF_TEXT LF_EXPORT type name params                                                             \
     {                                                                                              \
-        type(*real) params = (type(*) params)find_real(&real_##name, #name);                       \
+        type(*real) params = (type(*) params)real_function(&real_##name, #name);               \
         if (runtime_guard || !runtime_kernel_mode())                                               \
             return real args;                                                                      \
         struct call call;                                                                          \
@@ -180,7 +166,7 @@ LF_TEXT LF_EXPORT int open(const char *path, int flags, ...)
     mode_t mode = open_mode(flags, list);
     va_end(list);
     int (*real)(const char *, int, ...) =
-        (int (*)(const char *, int, ...))find_real((void **)&real_open, "open");
+        (int (*)(const char *, int, ...))real_function((void **)&real_open, "open");
     if (runtime_guard || !runtime_kernel_mode())
         return real(path, flags, mode);
     struct call call;
@@ -199,7 +185,7 @@ LF_TEXT LF_EXPORT int openat(int directory, const char *path, int flags, ...)
     mode_t mode = open_mode(flags, list);
     va_end(list);
     int (*real)(int, const char *, int, ...) =
-        (int (*)(int, const char *, int, ...))find_real((void **)&real_openat, "openat");
+        (int (*)(int, const char *, int, ...))real_function((void **)&real_openat, "openat");
     if (runtime_guard || !runtime_kernel_mode())
         return real(directory, path, flags, mode);
     struct call call;

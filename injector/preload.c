@@ -277,13 +277,22 @@ static struct {
     void *execve, *execvpe, *fexecve, *execveat;
 } real_execs;
 
-static void LF_TEXT find_exec(void **slot, const char *name)
+/* The next definition of `name` after ours, looked up once into *slot (the exec wrappers here,
+   the system-call wrappers of kernel.c). dlsym may allocate: under the guard. */
+void *LF_TEXT real_function(void **slot, const char *name)
 {
-    if (!*slot)
-        *slot = dlsym(RTLD_NEXT, name);
+    void *real = atomic_load_explicit((_Atomic(void *) *)slot, memory_order_acquire);
+    if (!real) {
+        int saved_guard = runtime_guard;
+        runtime_guard = 1;
+        real = dlsym(RTLD_NEXT, name);
+        runtime_guard = saved_guard;
+        atomic_store_explicit((_Atomic(void *) *)slot, real, memory_order_release);
+    }
+    return real;
 }
 
-#define REAL_EXEC(name, type) (find_exec((void **)&real_execs.name, #name), (type)real_execs.name)
+#define REAL_EXEC(name, type) ((type)real_function(&real_execs.name, #name))
 
 /* Runs `call` with `environment`: envp itself, or with the counter added when one is armed.
    Everything on the stack: nothing to undo when exec fails, nothing mapped by a vfork child. */

@@ -146,6 +146,8 @@ void runtime_untrack(void *block) LF_HIDDEN;
 void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
 void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_forget_environment(void) LF_HIDDEN;
+/* preload.c: the next definition of `name` after ours, found once (dlsym under the guard). */
+void *real_function(void **slot, const char *name) LF_HIDDEN;
 /* The in-process API behind libfail.h (see api.c). */
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
