@@ -1,7 +1,9 @@
 /*
  * classify.c — the outcome rules. Order matters: a hang or a crash outranks everything the
- * process might have printed; a leak only counts when the process otherwise ended as the baseline
- * did (an early error exit leaves blocks live on purpose).
+ * process might have printed; an exit status other than the baseline's is the program reporting
+ * the failure; with the baseline's status, different output is a bug whatever stderr says (a
+ * warning printed on the way to a wrong result is no report). Leaks are not an outcome: a run is
+ * judged first, then checked for leaks if it ended as the baseline did (leak_possible).
  */
 #include "classify.h"
 
@@ -66,11 +68,12 @@ enum outcome classify(const struct observation *run, const struct baseline_obser
     }
     if (run->exit_code != baseline->exit_code)
         return run->ended_in_caller ? OUTCOME_OOM_ABORT : OUTCOME_HANDLED;
-    if (run->leaked)
-        return OUTCOME_LEAK;
-    if (run->stdout_same && run->stderr_same)
-        return OUTCOME_ABSORBED;
-    if (!run->stderr_same)
-        return OUTCOME_HANDLED;
-    return OUTCOME_SILENT;
+    if (!run->stdout_same)
+        return OUTCOME_SILENT;
+    return run->stderr_same ? OUTCOME_ABSORBED : OUTCOME_HANDLED;
+}
+
+bool leak_possible(enum outcome outcome)
+{
+    return outcome == OUTCOME_ABSORBED || outcome == OUTCOME_HANDLED || outcome == OUTCOME_SILENT;
 }

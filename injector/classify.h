@@ -9,12 +9,14 @@
 
 enum outcome {
     OUTCOME_ABSORBED,    /* exit status and output as in the baseline */
-    OUTCOME_HANDLED,     /* an error exit, or a message, after the failure unwound out of its caller */
+    OUTCOME_HANDLED,     /* an error exit after the failure unwound out of its caller, or a message
+                            with output identical to the baseline's */
     OUTCOME_OOM_ABORT,   /* the process ended inside the function whose allocation failed (xmalloc) */
     OUTCOME_CRASH,       /* fatal signal, failed assertion, heap-corruption abort */
-    OUTCOME_SILENT,      /* same exit status, different stdout, no message */
+    OUTCOME_SILENT,      /* same exit status, different stdout, whatever stderr says */
     OUTCOME_HANG,        /* timeout */
-    OUTCOME_LEAK,        /* ended as the baseline did, but more blocks of some site stayed live */
+    OUTCOME_LEAK,        /* never a run's outcome: the kind of a finding about a confirmed leak, which
+                            is a second property of a run (leak_possible below) */
     OUTCOME_NOT_REACHED, /* the planned fault never fired */
     OUTCOME_SANITIZER,   /* a sanitizer report (use after free, double free, leak, UB) */
     OUTCOME_COUNT
@@ -31,7 +33,6 @@ struct observation {
     const char *stderr_text;
     bool ended_in_caller; /* the failed allocation's caller is on the exit or abort stack */
     bool in_allocator;    /* the fatal signal came from inside malloc/free (heap corruption) */
-    bool leaked;          /* some site has more live blocks at exit than in the baseline */
     bool sanitizer;       /* a sanitizer report the baseline did not have */
     bool sanitizer_crash; /* ... about a fatal signal (SEGV) it caught */
 };
@@ -42,6 +43,9 @@ struct baseline_observation {
 };
 
 enum outcome classify(const struct observation *run, const struct baseline_observation *baseline);
+/* Whether a run with this outcome may be checked for leaks: it ended as the baseline did (an
+   error exit, a crash or a kill leaves blocks live on purpose, or by accident of the bug). */
+bool leak_possible(enum outcome outcome);
 const char *outcome_name(enum outcome outcome);
 /* -1 when the name is unknown. */
 int outcome_from_name(const char *name);
