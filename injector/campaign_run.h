@@ -8,6 +8,8 @@
 
 #include "campaign.h"
 #include "classify.h"
+#include "leakcheck.h"
+#include "sanitizer.h"
 #include "spawn.h"
 
 #include <pthread.h>
@@ -20,6 +22,8 @@ struct run_options {
     bool fork; /* --fork: fault runs by forking inside one run of the command (forkrun.c) */
     const char *junit, *sarif;
     int jobs;
+    VECTOR(const char *) suppression_files; /* --suppressions, NULL-terminated after parsing */
+    bool no_default_suppressions;
 };
 
 struct campaign_context {
@@ -39,6 +43,12 @@ struct campaign_context {
     uint64_t baseline_stdout, baseline_stderr;
     char *baseline_sanitizer; /* finding key of a sanitizer report the baseline already had */
     int64_t timeout_ms;
+    /* Leak confirmation (leakcheck.c): the baseline's live counts, read once; its scan under
+       LeakSanitizer, made by the first run that needs it (under leakcheck.c's own lock). */
+    VECTOR(struct live_count) baseline_live;
+    bool target_sanitized;
+    bool baseline_scanned;
+    sanitizer_leak_list baseline_leaks;
 };
 
 /* One fault run: its plan, what it did, what was recorded. */
@@ -50,13 +60,24 @@ struct job {
     char *dir;
     struct spawn_result result;
     struct run_records records;
+    sanitizer_leak_list leaks; /* LeakSanitizer's scan of its replay (leak_confirm) */
+    bool leak_scanned;
 };
 
 /* failrun kernel stops a site's sweep here even if every fault point so far was reached: a
    call that takes more (fork: about 75) is better swept with a targeted --occurrence. */
 #define KERNEL_MAX_NTH 200
 
+struct live_count {
+    uint64_t signature;
+    uint64_t blocks;
+};
+
 /* scheduler.c */
+/* Start the command for one run in `dir` with `plan`; `extra` ("NAME=value", NULL-terminated,
+   may be NULL) replaces or adds to the run's environment. */
+struct spawn_result execute_run(struct campaign_context *context, const char *dir,
+                                const char *plan, int64_t timeout_ms, const char *const *extra);
 void run_baseline(struct campaign_context *context);
 void load_baseline(struct campaign_context *context);
 bool baseline_done(sqlite3 *db);
@@ -64,7 +85,8 @@ void run_planned(struct campaign_context *context);
 void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
 void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
                 const char *outcome, const char *crash_frames, int problems, int64_t finding);
-void plan_follow_ups(struct campaign_context *context, const struct job *job);
+void plan_follow_ups(struct campaign_context *context, const struct job *job,
+                     enum outcome outcome);
 void keep_sites_in_scope(struct run_records *records, const char *scope);
 
 /* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */

@@ -11,7 +11,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 2;"
+    "PRAGMA user_version = 3;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -53,7 +53,8 @@ static const char schema[] =
     "  frames TEXT NOT NULL,"
     "  first_run INTEGER NOT NULL,"
     "  nofail INTEGER NOT NULL DEFAULT 0,"  /* requested with LF_NOFAIL: never failed */
-    "  name TEXT);"                     /* a failpoint's name (LF_FAILPOINT) */
+    "  name TEXT,"                      /* a failpoint's name (LF_FAILPOINT) */
+    "  unexplored TEXT);"               /* first seen on an error path and given no run: why */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -66,7 +67,8 @@ static const char schema[] =
     "  crash_frames TEXT,"              /* JSON frames of the crash (or leaking site) */
     "  problems INTEGER,"
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
-    "  finding INTEGER);"
+    "  finding INTEGER,"
+    "  leak_bytes INTEGER);"            /* confirmed by LeakSanitizer's scan (leakcheck.c) */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER);"
@@ -79,9 +81,10 @@ static const char schema[] =
     "  signal INTEGER,"
     "  site TEXT NOT NULL,"             /* the first injection site that produced it */
     "  frames TEXT NOT NULL,"           /* crash stack, or the leaking site's stack */
-    "  detail TEXT,"                    /* the sanitizer's headline */
+    "  detail TEXT,"                    /* the sanitizer's headline, or what leaked */
     "  first_run INTEGER NOT NULL,"
-    "  runs INTEGER NOT NULL);"
+    "  runs INTEGER NOT NULL,"
+    "  bytes INTEGER);"                 /* a leak: bytes unreachable in its first run */
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
        Lines and branches hold every instrumented one (hit or not); hits only non-zero counts. */
@@ -106,6 +109,11 @@ static const char migrate_1_to_2[] =
     "ALTER TABLE campaign ADD COLUMN nofail_below INTEGER NOT NULL DEFAULT 32768;"
     "ALTER TABLE campaign ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 2;";
+static const char migrate_2_to_3[] =
+    "ALTER TABLE sites ADD COLUMN unexplored TEXT;"
+    "ALTER TABLE runs ADD COLUMN leak_bytes INTEGER;"
+    "ALTER TABLE findings ADD COLUMN bytes INTEGER;"
+    "PRAGMA user_version = 3;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -136,7 +144,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && version != 1)
+    if (version != DATABASE_SCHEMA_VERSION && version != 1 && version != 2)
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -157,6 +165,8 @@ sqlite3 *database_open(const char *path, bool create)
     if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL,
                      &error) != SQLITE_OK ||
         (version == 1 && sqlite3_exec(db, migrate_1_to_2, NULL, NULL, &error) != SQLITE_OK) ||
+        (version >= 1 && version < 3 &&
+         sqlite3_exec(db, migrate_2_to_3, NULL, NULL, &error) != SQLITE_OK) ||
         sqlite3_exec(db, schema, NULL, NULL, &error) != SQLITE_OK)
         fatal("%s is damaged or not a failrun database (%s); remove it and run again", path,
               error ? error : "?");

@@ -185,6 +185,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
             move_sanitizer_logs(command_dir, job->dir, child);
             ingest_run(job->dir, &job->records);
             keep_sites_in_scope(&job->records, context->options->settings.scope);
+            leak_confirm(context, job);
             conclude_job(context, job);
             concluded++;
         }
@@ -193,6 +194,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         free(job->plan);
         free(job->dir);
         run_records_free(&job->records);
+        sanitizer_leaks_free(&job->leaks);
     }
     free(jobs.items);
     return concluded;

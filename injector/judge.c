@@ -54,51 +54,6 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
-/* The static site (allocation caller) with more live blocks at exit than in the baseline. */
-static const struct ingest_live *leaking_site(struct campaign_context *context,
-                                             const struct run_records *records)
-{
-    for (size_t i = 0; i < records->processes.count; i++)
-        if (records->processes.items[i].live_overflow)
-            return NULL; /* counts are partial: no verdict */
-    sqlite3_stmt *statement =
-        database_prepare(context->db, "SELECT blocks FROM live WHERE run = ? AND site = ?");
-    const struct ingest_live *leaking = NULL;
-    for (size_t i = 0; i < records->live.count && !leaking; i++) {
-        char site[17];
-        hex16(site, records->live.items[i].signature);
-        sqlite3_bind_int64(statement, 1, context->baseline_id);
-        sqlite3_bind_text(statement, 2, site, -1, SQLITE_TRANSIENT);
-        uint64_t before = sqlite3_step(statement) == SQLITE_ROW
-                              ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
-        sqlite3_reset(statement);
-        if (records->live.items[i].blocks > before)
-            leaking = &records->live.items[i];
-    }
-    sqlite3_finalize(statement);
-    return leaking;
-}
-
-/* The stack of a leaked block: the first site of the campaign whose caller is the block's
-   (live blocks are counted per caller), else that one frame. */
-static void leak_frames(sqlite3 *db, const struct record_frame *top, struct frame_list *out)
-{
-    char module[17];
-    hex16(module, top->module);
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT frames FROM sites WHERE json_extract(frames, '$[0][0]') = ?"
-            " AND json_extract(frames, '$[0][1]') = ? ORDER BY rowid LIMIT 1");
-    sqlite3_bind_text(statement, 1, module, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(statement, 2, (sqlite3_int64)top->offset);
-    out->count = 0;
-    if (sqlite3_step(statement) != SQLITE_ROW ||
-        !frames_from_json((const char *)sqlite3_column_text(statement, 0), out)) {
-        out->count = 1;
-        out->frames[0] = *top;
-    }
-    sqlite3_finalize(statement);
-}
-
 /* The deduplication key of a bug: the frame of the program's own code where it ended (or, for a
    leak, that allocated the leaked block). One faulty error leg reached from many sites, or through
    many callers, is one finding seen in many runs. */
@@ -136,29 +91,37 @@ static uint64_t module_for_path(struct campaign_context *context, const char *pa
     return id;
 }
 
+static void frames_of_paths(struct campaign_context *context, int count, char *const *paths,
+                            const uint64_t *offsets, struct frame_list *out)
+{
+    out->count = count;
+    for (int i = 0; i < count; i++) {
+        out->frames[i].module = module_for_path(context, paths[i]);
+        out->frames[i].offset = offsets[i];
+    }
+}
+
 static void sanitizer_frames(struct campaign_context *context,
                              const struct sanitizer_report *report, struct frame_list *out)
 {
-    out->count = report->frame_count;
-    for (int i = 0; i < report->frame_count; i++) {
-        out->frames[i].module = module_for_path(context, report->paths[i]);
-        out->frames[i].offset = report->offsets[i];
-    }
+    frames_of_paths(context, report->frame_count, report->paths, report->offsets, out);
 }
 
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
                               enum outcome outcome, int signal, const struct frame_list *evidence,
-                              const char *detail)
+                              const char *detail, uint64_t bytes)
 {
     char *key = finding_key(context, outcome, signal, evidence);
     char *frames = frames_to_json(evidence);
     sqlite3_stmt *statement = database_prepare(
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
-                     " detail) VALUES (?, ?, ?, ?, ?, ?, 1, ?)"
+                     " detail, bytes) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)"
                      " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
                      /* whatever order -j finishes runs in, the earliest run represents it */
                      "  site = iif(excluded.first_run < first_run, excluded.site, site),"
                      "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
+                     "  detail = iif(excluded.first_run < first_run, excluded.detail, detail),"
+                     "  bytes = iif(excluded.first_run < first_run, excluded.bytes, bytes),"
                      "  first_run = min(first_run, excluded.first_run)"
                      " RETURNING id");
     sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
@@ -168,6 +131,8 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 6, run_id);
     bind_text_or_null(statement, 7, detail);
+    if (bytes)
+        sqlite3_bind_int64(statement, 8, (sqlite3_int64)bytes);
     int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
     sqlite3_finalize(statement);
     free(key);
@@ -257,6 +222,40 @@ void load_baseline_sanitizer(struct campaign_context *context)
     free(dir);
 }
 
+/* Each allocation site LeakSanitizer confirmed for the run is a leak finding, located at the
+   allocation. Returns the bytes leaked; *finding gets the first, if the run had none. */
+static uint64_t record_leaks(struct campaign_context *context, const struct job *job,
+                             int64_t *finding)
+{
+    const struct sanitizer_leak *leaks[8];
+    uint64_t total = 0;
+    size_t count = leak_confirmed(context, job, leaks, 8, &total);
+    for (size_t i = 0; i < count; i++) {
+        struct frame_list frames;
+        frames_of_paths(context, leaks[i]->frame_count, leaks[i]->paths, leaks[i]->offsets,
+                        &frames);
+        char *detail = xasprintf("%llu byte(s) in %llu object(s) unreachable at exit%s",
+                                 (unsigned long long)leaks[i]->bytes,
+                                 (unsigned long long)leaks[i]->objects,
+                                 leaks[i]->direct ? "" : " (indirectly)");
+        int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i]->bytes);
+        if (!*finding)
+            *finding = id;
+        free(detail);
+    }
+    return total;
+}
+
+static void set_leak_bytes(sqlite3 *db, int64_t run_id, uint64_t bytes)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET leak_bytes = ? WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, (sqlite3_int64)bytes);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
 /* Under the database lock: classify the run and store it with all it revealed, in one
    transaction. */
 enum outcome conclude_job(struct campaign_context *context, struct job *job)
@@ -275,8 +274,6 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     set_run_directory(context->db, job->run_id, job->dir);
     database_store_records(context->db, job->run_id, records);
     store_kernel_fault(context->db, job);
-    if (target)
-        plan_follow_ups(context, job); /* sites this run stored first are new */
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
@@ -310,8 +307,6 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
             observation.in_allocator = true;
     }
     observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
-    const struct ingest_live *leaked = target ? leaking_site(context, records) : NULL;
-    observation.leaked = leaked != NULL;
     struct sanitizer_report report;
     bool reported = sanitizer_read(job->dir, &report);
     struct frame_list sanitizer_stack = {0};
@@ -337,22 +332,29 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
     if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
         evidence = sanitizer_stack;
-    else if (outcome == OUTCOME_LEAK)
-        leak_frames(context->db, &leaked->top, &evidence);
     else if (outcome != OUTCOME_CRASH && target)
         evidence = target->stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
-                                 observation.sanitizer ? report.kind : NULL);
+                                 observation.sanitizer ? report.kind : NULL, 0);
     if (reported)
         sanitizer_report_free(&report);
+    /* Leaks only where the process that had the fault ended as in the baseline: an error exit
+       leaves blocks behind on purpose. */
+    uint64_t leaked = target && leak_possible(outcome) &&
+                              observation.exit_code == baseline.exit_code
+                          ? record_leaks(context, job, &finding) : 0;
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
+    if (leaked)
+        set_leak_bytes(context->db, job->run_id, leaked);
+    if (target)
+        plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
     database_exec(context->db, "COMMIT");
 
-    if (!outcome_is_bug(outcome) && !context->options->keep_runs)
+    if (!outcome_is_bug(outcome) && !finding && !context->options->keep_runs)
         remove_tree(job->dir);
     free(frames);
     free(stderr_text);

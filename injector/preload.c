@@ -388,11 +388,30 @@ LF_TEXT LF_EXPORT int execle(const char *path, const char *arg, ...)
     EXEC_LIST(arg, arg, execve(path, argv, envp));
 }
 
+/* failrun's leak scan (LIBFAIL_LEAK_SCAN) preloads AddressSanitizer's runtime after us, whose
+   strdup and strndup allocate inside it: the program's copies would then be sites of their own
+   rather than the malloc inside glibc's strdup that every other run sees. Take glibc's. */
+static void LF_TEXT use_glibc_string_copies(void)
+{
+    void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+    void *copy = libc ? dlsym(libc, "strdup") : NULL;
+    void *bounded = libc ? dlsym(libc, "strndup") : NULL;
+    if (!copy || !bounded)
+        return;
+    real_strdup = (__typeof__(real_strdup))copy;
+    real_strndup = (__typeof__(real_strndup))bounded;
+    atomic_store(&strdup_probe, -1); /* measure again: glibc's go through malloc */
+    atomic_store(&strndup_probe, -1);
+}
+
 __attribute__((constructor)) static void LF_TEXT preload_start(void)
 {
     runtime_guard = 1;
     resolve();
+    if (!inactive_copy && getenv("LIBFAIL_LEAK_SCAN"))
+        use_glibc_string_copies();
     if (!inactive_copy) {
+        runtime_constructor_ran();
         runtime_init();
         runtime_forget_environment(); /* after the copy that reads it has */
     }

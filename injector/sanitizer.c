@@ -42,11 +42,12 @@ static void read_kind(const char *start, struct sanitizer_report *out)
     out->kind[length] = '\0';
 }
 
-/* Frames: "    #3 0x55d0c2a1b2c3  (/path/to/module+0x1a2b)" until the first line that is not. */
-static void read_frames(const char *text, struct sanitizer_report *out)
+/* Frames: "    #3 0x55d0c2a1b2c3  (/path/to/module+0x1a2b)" until the first line that is not.
+   Returns where the scan stopped. */
+static const char *scan_frames(const char *text, char **paths, uint64_t *offsets, int *count)
 {
     const char *line = strstr(text, "    #0 ");
-    while (line && out->frame_count < RECORD_MAX_FRAMES) {
+    while (line && *count < RECORD_MAX_FRAMES) {
         const char *end = strchr(line, '\n');
         size_t length = end ? (size_t)(end - line) : strlen(line);
         const char *open = memchr(line, '(', length);
@@ -58,11 +59,17 @@ static void read_frames(const char *text, struct sanitizer_report *out)
             }
         if (strncmp(line, "    #", 5) || !open || !plus || strncmp(plus, "+0x", 3))
             break;
-        out->paths[out->frame_count] = xasprintf("%.*s", (int)(plus - open - 1), open + 1);
-        out->offsets[out->frame_count] = strtoull(plus + 3, NULL, 16) + 1;
-        out->frame_count++;
+        paths[*count] = xasprintf("%.*s", (int)(plus - open - 1), open + 1);
+        offsets[*count] = strtoull(plus + 3, NULL, 16) + 1;
+        (*count)++;
         line = end ? end + 1 : NULL;
     }
+    return line;
+}
+
+static void read_frames(const char *text, struct sanitizer_report *out)
+{
+    scan_frames(text, out->paths, out->offsets, &out->frame_count);
 }
 
 bool sanitizer_parse(const char *text, struct sanitizer_report *out)
@@ -90,6 +97,77 @@ void sanitizer_report_free(struct sanitizer_report *report)
     for (int i = 0; i < report->frame_count; i++)
         free(report->paths[i]);
     memset(report, 0, sizeof *report);
+}
+
+bool sanitizer_parse_leaks(const char *text, sanitizer_leak_list *out, bool *scan_failed)
+{
+    if (strstr(text, "LeakSanitizer has encountered a fatal error") ||
+        strstr(text, "LeakSanitizer: StopTheWorld failed")) {
+        *scan_failed = true; /* e.g. no ptrace: the scan never ran */
+        return false;
+    }
+    const char *at = after(text, "ERROR: LeakSanitizer: detected memory leaks");
+    if (!at)
+        return false;
+    static const char *const headings[] = {"Direct leak of ", "Indirect leak of "};
+    for (;;) {
+        const char *next = NULL;
+        int kind = 0;
+        for (int i = 0; i < 2; i++) {
+            const char *found = strstr(at, headings[i]);
+            if (found && (!next || found < next)) {
+                next = found;
+                kind = i;
+            }
+        }
+        if (!next)
+            break;
+        struct sanitizer_leak leak = {.direct = kind == 0};
+        char *rest = NULL;
+        leak.bytes = strtoull(next + strlen(headings[kind]), &rest, 10);
+        const char *objects = strstr(rest, " in ");
+        if (objects)
+            leak.objects = strtoull(objects + 4, NULL, 10);
+        const char *stop = scan_frames(next, leak.paths, leak.offsets, &leak.frame_count);
+        VECTOR_PUSH(*out, leak);
+        at = stop ? stop : next + 1;
+    }
+    return true;
+}
+
+void sanitizer_leaks_free(sanitizer_leak_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        for (int j = 0; j < list->items[i].frame_count; j++)
+            free(list->items[i].paths[j]);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+size_t sanitizer_read_leaks(const char *dir, const char *prefix, sanitizer_leak_list *out,
+                            bool *scan_failed)
+{
+    DIR *folder = opendir(dir);
+    if (!folder)
+        return 0;
+    size_t reports = 0, length = strlen(prefix);
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        if (strncmp(entry->d_name, prefix, length) || entry->d_name[length] != '.')
+            continue;
+        char *path = xasprintf("%s/%s", dir, entry->d_name);
+        char *text = read_whole_file(path, NULL);
+        size_t before = out->count;
+        if (text && sanitizer_parse_leaks(text, out, scan_failed))
+            reports++;
+        uint32_t pid = (uint32_t)strtoul(entry->d_name + length + 1, NULL, 10);
+        for (size_t i = before; i < out->count; i++)
+            out->items[i].pid = pid;
+        free(text);
+        free(path);
+    }
+    closedir(folder);
+    return reports;
 }
 
 static int compare_names(const void *a, const void *b)

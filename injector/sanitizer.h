@@ -8,6 +8,7 @@
 #define FAILRUN_SANITIZER_H
 
 #include "ingest.h"
+#include "util.h"
 
 #include <stdbool.h>
 
@@ -26,6 +27,27 @@ bool sanitizer_read(const char *dir, struct sanitizer_report *out);
 /* Parse one report's text (exposed for tests). */
 bool sanitizer_parse(const char *text, struct sanitizer_report *out);
 void sanitizer_report_free(struct sanitizer_report *report);
+/* One entry of a LeakSanitizer report: "Direct leak of 100 byte(s) in 1 object(s) allocated
+   from:" and its allocation stack. */
+struct sanitizer_leak {
+    bool direct;
+    uint32_t pid; /* of the process that reported it (from the file name) */
+    uint64_t bytes, objects;
+    int frame_count;
+    char *paths[RECORD_MAX_FRAMES];
+    uint64_t offsets[RECORD_MAX_FRAMES]; /* as return addresses */
+};
+typedef VECTOR(struct sanitizer_leak) sanitizer_leak_list;
+
+/* Every leak entry of every LeakSanitizer report in the files `dir`/`prefix`.<pid>, appended to
+   `out`. Returns the number of report files that ended their scan (a report of leaks, or none:
+   LeakSanitizer writes no file when it found nothing, so 0 files means "no leaks or no scan"). */
+size_t sanitizer_read_leaks(const char *dir, const char *prefix, sanitizer_leak_list *out,
+                            bool *scan_failed);
+/* Parse one report's text (exposed for tests). Returns false when it is no leak report. */
+bool sanitizer_parse_leaks(const char *text, sanitizer_leak_list *out, bool *scan_failed);
+void sanitizer_leaks_free(sanitizer_leak_list *list);
+
 /* The options failrun adds to ASAN_OPTIONS / UBSAN_OPTIONS for a run in `dir`. */
 char *sanitizer_options(const char *existing, const char *dir, bool undefined);
 

@@ -22,13 +22,23 @@ static char *run_directory(struct campaign_context *context, int64_t run_id)
     return xasprintf("%s/runs/%lld-%ld", context->state_dir, (long long)run_id, (long)getpid());
 }
 
-static struct spawn_result execute(struct campaign_context *context, const char *dir,
-                                   const char *plan, int64_t timeout_ms)
+struct spawn_result execute_run(struct campaign_context *context, const char *dir,
+                                const char *plan, int64_t timeout_ms, const char *const *extra)
 {
     remove_tree(dir);
     if (!make_directories(dir))
         fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
     char **environment = run_environment(&context->options->settings, dir, plan);
+    for (size_t i = 0; extra && extra[i]; i++) {
+        size_t name = strcspn(extra[i], "=") + 1, n = 0;
+        while (environment[n] && strncmp(environment[n], extra[i], name))
+            n++;
+        if (!environment[n])
+            environment = xrealloc(environment, (n + 2) * sizeof *environment),
+            environment[n + 1] = NULL;
+        free(environment[n]);
+        environment[n] = xstrdup(extra[i]);
+    }
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     struct spawn_request request = {
         .argv = context->options->settings.argv,
@@ -208,7 +218,7 @@ static void stable_output(struct campaign_context *context, const char *plan, in
                           uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
     char *dir = xasprintf("%s/runs/baseline-check-%ld", context->state_dir, (long)getpid());
-    execute(context, dir, plan, limit);
+    execute_run(context, dir, plan, limit, NULL);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
         *stdout_hash = 0;
@@ -236,7 +246,7 @@ void run_baseline(struct campaign_context *context)
                                                            : 3600 * 1000;
     if (!context->options->quiet)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
-    struct spawn_result result = execute(context, dir, plan, limit);
+    struct spawn_result result = execute_run(context, dir, plan, limit, NULL);
     set_run_directory(db, run_id, dir);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
@@ -308,6 +318,7 @@ void load_baseline(struct campaign_context *context)
     context->timeout_ms = context->options->settings.timeout_ms
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
+    leak_load_baseline(context);
 }
 
 bool baseline_done(sqlite3 *db)
@@ -323,14 +334,30 @@ bool baseline_done(sqlite3 *db)
 static void perform_job(struct campaign_context *context, struct job *job)
 {
     job->dir = run_directory(context, job->run_id);
-    job->result = execute(context, job->dir, job->plan, context->timeout_ms);
+    job->result = execute_run(context, job->dir, job->plan, context->timeout_ms, NULL);
     ingest_run(job->dir, &job->records);
     keep_sites_in_scope(&job->records, context->options->settings.scope);
+    leak_confirm(context, job);
 }
 
 /* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
    with the chain that led there; an nth sweep moves on to the next call. */
-void plan_follow_ups(struct campaign_context *context, const struct job *job)
+/* Mark the sites a run revealed first (or just `site`) that will get no run of their own, and
+   why. */
+static void leave_unexplored(sqlite3 *db, int64_t run_id, const char *site, const char *reason)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE sites SET unexplored = ? WHERE first_run = ? AND unexplored IS NULL"
+            " AND (?3 IS NULL OR id = ?3)");
+    sqlite3_bind_text(statement, 1, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(statement, 2, run_id);
+    bind_text_or_null(statement, 3, site);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
+void plan_follow_ups(struct campaign_context *context, const struct job *job,
+                     enum outcome outcome)
 {
     const struct campaign_settings *settings = &context->options->settings;
     if (settings->kernel) {
@@ -350,8 +377,18 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job)
     int length = 1;
     for (const char *c = job->chain; c && *c; c++)
         length += *c == ',';
-    if (!job->chain || length >= PLAN_MAX_FAULTS)
-        return; /* random runs are not extended; a chain of 8 is long enough */
+    if (!job->chain)
+        return; /* random runs are not extended */
+    if (length >= PLAN_MAX_FAULTS) {
+        leave_unexplored(context->db, job->run_id, NULL, "chain-length");
+        return; /* a chain of 8 is long enough */
+    }
+    /* The program ended at (or because of) the failure: what it allocated on the way out is
+       the exit path of a process that is going down anyway, not an error leg that continues. */
+    if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH || outcome == OUTCOME_HANG) {
+        leave_unexplored(context->db, job->run_id, NULL, outcome_name(outcome));
+        return;
+    }
     char *failable = failable_sites_condition(settings);
     char *query = xasprintf("SELECT id FROM sites WHERE first_run = ? AND %s ORDER BY rowid",
                             failable);
@@ -362,7 +399,8 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job)
     while (sqlite3_step(fresh) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(fresh, 0);
         char *chain = xasprintf("%s,%s:1", job->chain, site);
-        plan_run(context, site, chain, 0, 0);
+        if (!plan_run(context, site, chain, 0, 0) && !site_is_instrumentation(context->db, site))
+            leave_unexplored(context->db, job->run_id, site, "max-runs");
         free(chain);
     }
     sqlite3_finalize(fresh);
@@ -370,6 +408,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job)
 
 static void job_free(struct job *job)
 {
+    sanitizer_leaks_free(&job->leaks);
     free(job->site);
     free(job->chain);
     free(job->plan);

@@ -132,6 +132,7 @@ struct runtime_request {
 extern __thread struct runtime_request runtime_request LF_HIDDEN;
 /* Initialise from the environment; idempotent, safe to call from any allocation. */
 void runtime_init(void) LF_HIDDEN;
+void runtime_constructor_ran(void) LF_HIDDEN;
 /* Before an allocation request: record the site and decide whether to fail it. `caller` is the
    interposer's return address (frame 0 of the site), known without unwinding. Leaves errno as
    it found it. The caller sets call->fail = false and call->static_index = UINT32_MAX. */

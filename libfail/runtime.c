@@ -654,6 +654,17 @@ static void LF_TEXT initialise(void)
     on_exit(on_process_exit, NULL);
 }
 
+/* Set by the preload's constructor. Under failrun's leak scan a sanitizer runtime is preloaded
+   after us and allocates (through us) while it sets up its interceptors; initialising then would
+   call its half-made readlink or read. LIBFAIL_LEAK_SCAN (set only for those scan runs) makes such
+   early calls pass through untracked until our constructor runs. */
+static _Atomic bool constructor_seen;
+
+void LF_TEXT runtime_constructor_ran(void)
+{
+    atomic_store(&constructor_seen, true);
+}
+
 void LF_TEXT runtime_init(void)
 {
     for (;;) {
@@ -662,7 +673,8 @@ void LF_TEXT runtime_init(void)
             return;
         int expected = 0;
         if (phase == 0 && atomic_compare_exchange_strong(&state.phase, &expected, 1)) {
-            if (!environ) {
+            if (!environ || (!atomic_load(&constructor_seen) &&
+                             getenv("LIBFAIL_LEAK_SCAN"))) {
                 /* A sanitizer's .preinit_array allocates before libc has set up the environment:
                    not yet, try again at the next call. */
                 atomic_store(&state.phase, 0);

@@ -34,6 +34,18 @@ static void (*module_listener)(const struct module_info *);
 extern char __start_libfail_text[] LF_HIDDEN;
 extern char __stop_libfail_text[] LF_HIDDEN;
 
+/* The text of a sanitizer runtime (failrun's leak scan preloads one after us): its interceptors
+   stand between the program and glibc, so their frames are left out of signatures, which then
+   match the runs without it. */
+static _Atomic uintptr_t sanitizer_start, sanitizer_end;
+
+LF_INLINE bool is_sanitizer_frame(uintptr_t pc)
+{
+    uintptr_t end = atomic_load_explicit(&sanitizer_end, memory_order_relaxed);
+    return LF_UNLIKELY(end) && pc - 1 >= atomic_load_explicit(&sanitizer_start, memory_order_relaxed) &&
+           pc - 1 < end;
+}
+
 LF_INLINE bool is_own_frame(uintptr_t pc)
 {
     /* A return address points just past the call; pc - 1 is inside the calling function. */
@@ -43,16 +55,18 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
     /* Our own frames above the caller: the interposer, runtime_before_alloc, this function. */
-    enum { OWN_FRAMES = 4 };
-    void *raw[RECORD_MAX_FRAMES + OWN_FRAMES];
-    int wanted = max + OWN_FRAMES;
+    enum { OWN_FRAMES = 4, SANITIZER_FRAMES = 4 };
+    void *raw[RECORD_MAX_FRAMES + OWN_FRAMES + SANITIZER_FRAMES];
+    bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
+    int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
     int n = unw_backtrace(raw, wanted);
     int skip = 0;
     while (skip < n && is_own_frame((uintptr_t)raw[skip]))
         skip++;
     int count = 0;
     for (int i = skip; i < n && count < max; i++)
-        pcs[count++] = (uintptr_t)raw[i];
+        if (!is_sanitizer_frame((uintptr_t)raw[i]))
+            pcs[count++] = (uintptr_t)raw[i];
     return count;
 }
 
@@ -145,6 +159,12 @@ static int LF_TEXT add_module(struct dl_phdr_info *info, size_t size, void *data
         module->path[n > 0 ? n : 0] = '\0';
     }
     read_build_id(info, module);
+    const char *base = strrchr(module->path, '/');
+    base = base ? base + 1 : module->path;
+    if (!strncmp(base, "libasan.so", 10) || !strncmp(base, "liblsan.so", 10)) {
+        atomic_store(&sanitizer_start, low);
+        atomic_store(&sanitizer_end, high);
+    }
     module->id = module->build_id_length
                      ? hash_bytes(1, module->build_id, module->build_id_length)
                      : hash_bytes(2, module->path, strlen(module->path));

@@ -17,6 +17,7 @@ int main(void)
     }
     char *other = malloc(16); /* when this fails, the error leg forgets buffer */
     if (!other) {
+        buffer = NULL; /* its only pointer: LeakSanitizer's scan must find the block lost */
         puts("realloc_fail: done");
         return 0;
     }

@@ -1,0 +1,269 @@
+/*
+ * leakcheck.c — a leak is a finding only when it is confirmed: a block nothing points to any
+ * more, in bytes, per process.
+ *
+ * The preload counts live blocks per caller, and a fault run whose counts exceed the baseline's
+ * is only a candidate: memory can stay reachable at exit through another path (interpreters keep
+ * megabytes live), glibc's NSS modules allocate after a dlopen, and a failed realloc moves a block
+ * from one caller's count to another's. So a candidate run is replayed once, with the same plan,
+ * under gcc's AddressSanitizer runtime (libasan, preloaded after libfail: our interposers forward
+ * to its allocator, and the live table stores its keys masked, so the scan never sees blocks as
+ * reachable through it), reduced by its options to what LeakSanitizer needs. Its scan at exit
+ * lists the unreachable blocks with their allocation stacks. What the same scan of a run without
+ * faults also lists (a leak the program always has) is subtracted, per allocation site.
+ *
+ * Why libasan and not the standalone liblsan: preloaded into a program not built with it,
+ * Debian 12's liblsan cannot find the real sigaction ("REAL(sigaction_symname) == nullptr"), so
+ * signal handlers never get installed and a shell's `wait` for a SIGCHLD hangs; libasan's
+ * interceptors resolve it. Its checks beyond leaks are turned off: uninstrumented code gets no
+ * poisoning, and fills, quarantine and mismatch checks would change what the program does.
+ *
+ * Runs outside the database lock (perform_job, the fork phase); the baseline's scan is made once,
+ * by whichever run needs it first.
+ */
+#include "leakcheck.h"
+#include "campaign_run.h"
+#include "database.h"
+#include "sanitizer.h"
+#include "util.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SCAN_LOG "leaks"
+
+static pthread_mutex_t baseline_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* gcc's AddressSanitizer runtime (Debian 12: libasan8, which gcc-12 depends on).
+   LIBFAIL_ASAN_RUNTIME overrides it. */
+static const char *scanner_runtime(void)
+{
+    const char *override = getenv("LIBFAIL_ASAN_RUNTIME");
+    if (override && *override)
+        return access(override, R_OK) == 0 ? override : NULL;
+    static const char *const candidates[] = {
+        "/usr/lib/x86_64-linux-gnu/libasan.so.8", "/usr/lib/aarch64-linux-gnu/libasan.so.8",
+        "/usr/lib/x86_64-linux-gnu/libasan.so.6", "/usr/lib64/libasan.so.8",
+    };
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], R_OK) == 0)
+            return candidates[i];
+    return NULL;
+}
+
+/* The baseline's live blocks per caller, kept in memory so that runs can be judged candidates
+   without the database. */
+void leak_load_baseline(struct campaign_context *context)
+{
+    context->baseline_live.count = 0;
+    sqlite3_stmt *statement =
+        database_prepare(context->db, "SELECT site, blocks FROM live WHERE run = ?");
+    sqlite3_bind_int64(statement, 1, context->baseline_id);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        struct live_count count = {0};
+        if (!parse_hex16((const char *)sqlite3_column_text(statement, 0), &count.signature))
+            continue;
+        count.blocks = (uint64_t)sqlite3_column_int64(statement, 1);
+        VECTOR_PUSH(context->baseline_live, count);
+    }
+    sqlite3_finalize(statement);
+    /* A target built with a sanitizer runs LeakSanitizer in every run already (sanitizer
+       findings); a second runtime cannot be preloaded beside it. */
+    sqlite3_stmt *modules = database_prepare(
+        context->db, "SELECT count(*) FROM modules WHERE path LIKE '%/libasan.so%'"
+                     " OR path LIKE '%/liblsan.so%' OR path LIKE '%/libtsan.so%'");
+    context->target_sanitized =
+        sqlite3_step(modules) == SQLITE_ROW && sqlite3_column_int(modules, 0) > 0;
+    sqlite3_finalize(modules);
+}
+
+static uint64_t baseline_blocks(const struct campaign_context *context, uint64_t signature)
+{
+    for (size_t i = 0; i < context->baseline_live.count; i++)
+        if (context->baseline_live.items[i].signature == signature)
+            return context->baseline_live.items[i].blocks;
+    return 0;
+}
+
+/* More blocks of some caller live at exit than in the baseline, or counts that overflowed. */
+static bool candidate(const struct campaign_context *context, const struct run_records *records)
+{
+    for (size_t i = 0; i < records->processes.count; i++)
+        if (records->processes.items[i].live_overflow)
+            return true;
+    for (size_t i = 0; i < records->live.count; i++)
+        if (records->live.items[i].blocks >
+            baseline_blocks(context, records->live.items[i].signature))
+            return true;
+    return false;
+}
+
+/* Leak detection and nothing else: no fills, no quarantine, no checks of string and memory
+   calls, no mismatch or double-free aborts of its own, the program's signal handling kept. */
+#define SCANNER_OPTIONS                                                                            \
+    "detect_leaks=1:exitcode=0:verify_asan_link_order=0:fast_unwind_on_malloc=0:"                 \
+    "allocator_may_return_null=1:max_malloc_fill_size=0:max_free_fill_size=0:"                   \
+    "quarantine_size_mb=0:thread_local_quarantine_size_kb=0:replace_str=0:replace_intrin=0:"     \
+    "intercept_strchr=0:intercept_strndup=0:intercept_memcmp=0:intercept_send=0:"                \
+    "alloc_dealloc_mismatch=0:new_delete_type_mismatch=0:detect_odr_violation=0:"                \
+    "detect_container_overflow=0:detect_stack_use_after_return=0:handle_segv=0:handle_abort=0:"  \
+    "handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:"                 \
+    "check_malloc_usable_size=0:print_legend=0:symbolize=0"
+
+/* The run under the scanner, in `dir`: its leaks, kept when their process is in scope. */
+static bool scanned_run(struct campaign_context *context, const char *dir, const char *plan,
+                        sanitizer_leak_list *leaks, struct run_records *records)
+{
+    const char *runtime = scanner_runtime();
+    char *preload = preload_path(context->options->settings.kernel);
+    const char *existing = getenv("LD_PRELOAD");
+    char *extra[4] = {
+        existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, runtime, existing)
+                              : xasprintf("LD_PRELOAD=%s:%s", preload, runtime),
+        /* Debian's programs have no frame pointers: the slow unwinder reads .eh_frame. Reports
+           go to files; the program's exit status stays its own; a request no allocator can
+           serve returns NULL to the program, as glibc's does, instead of ending it. */
+        xasprintf("ASAN_OPTIONS=" SCANNER_OPTIONS ":malloc_context_size=%d:log_path=%s/" SCAN_LOG,
+                  RECORD_MAX_FRAMES, dir),
+        xstrdup("LIBFAIL_LEAK_SCAN=1"),
+        NULL,
+    };
+    struct spawn_result result =
+        execute_run(context, dir, plan, context->timeout_ms, (const char *const *)extra);
+    for (int i = 0; extra[i]; i++)
+        free(extra[i]);
+    free(preload);
+    bool scan_failed = false;
+    sanitizer_leak_list all = {0};
+    sanitizer_read_leaks(dir, SCAN_LOG, &all, &scan_failed);
+    ingest_run(dir, records);
+    for (size_t i = 0; i < all.count; i++) {
+        const struct ingest_process *image = final_image(records, all.items[i].pid);
+        if (image && scope_includes(context->options->settings.scope, image->exe)) {
+            VECTOR_PUSH(*leaks, all.items[i]);
+        } else {
+            sanitizer_leak_list one = {.items = &all.items[i], .count = 1};
+            for (int j = 0; j < one.items->frame_count; j++)
+                free(one.items->paths[j]);
+        }
+    }
+    free(all.items);
+    if (scan_failed)
+        warn("the leak scan failed in a run (LeakSanitizer needs ptrace); leaks stay "
+             "unconfirmed");
+    return !scan_failed && !result.timed_out && !result.signal;
+}
+
+static void scan_baseline(struct campaign_context *context)
+{
+    pthread_mutex_lock(&baseline_lock);
+    if (!context->baseline_scanned) {
+        char *dir = xasprintf("%s/runs/baseline-leakscan-%ld", context->state_dir, (long)getpid());
+        remove_tree(dir);
+        struct run_records records = {0};
+        char *plan = plan_record(&context->options->settings);
+        if (!scanned_run(context, dir, plan, &context->baseline_leaks, &records))
+            warn("the baseline did not run cleanly under the leak scan; leaks it always has may "
+                 "be reported");
+        free(plan);
+        run_records_free(&records);
+        remove_tree(dir);
+        free(dir);
+        context->baseline_scanned = true;
+    }
+    pthread_mutex_unlock(&baseline_lock);
+}
+
+void leak_confirm(struct campaign_context *context, struct job *job)
+{
+    static bool warned;
+    job->leak_scanned = false;
+    if (context->options->settings.kernel || context->target_sanitized || job->result.timed_out ||
+        job->result.signal || job->result.exit_code != context->baseline.exit_code ||
+        !job->plan || !candidate(context, &job->records))
+        return;
+    if (!scanner_runtime()) {
+        if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+            warn("a run may leak, but the leak scan's runtime is missing (Debian: apt-get install "
+                 "libasan8); leaks stay unconfirmed and are not reported");
+        return;
+    }
+    scan_baseline(context);
+    char *dir = xasprintf("%s/leakscan", job->dir);
+    struct run_records records = {0};
+    job->leak_scanned = scanned_run(context, dir, job->plan, &job->leaks, &records);
+    /* The replay must have failed the same call, or it says nothing about this run. */
+    bool fired = false;
+    for (size_t i = 0; i < records.faults.count; i++)
+        fired |= records.faults.items[i].fired;
+    if (!fired)
+        job->leak_scanned = false;
+    run_records_free(&records);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Where a leaked block was allocated: the first frame of the program's own code. */
+static int allocation_frame(const struct sanitizer_leak *leak)
+{
+    for (int i = 0; i < leak->frame_count; i++)
+        if (!module_is_plumbing(leak->paths[i]))
+            return i;
+    return -1;
+}
+
+static bool same_allocation(const struct sanitizer_leak *a, const struct sanitizer_leak *b)
+{
+    int i = allocation_frame(a), j = allocation_frame(b);
+    return i >= 0 && j >= 0 && a->offsets[i] == b->offsets[j] && !strcmp(a->paths[i], b->paths[j]);
+}
+
+/* Bytes the scans found unreachable, allocated where `leak` was, in `list`. */
+static uint64_t bytes_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < list->count; i++)
+        if (same_allocation(&list->items[i], leak))
+            bytes += list->items[i].bytes;
+    return bytes;
+}
+
+size_t leak_confirmed(const struct campaign_context *context, const struct job *job,
+                      const struct sanitizer_leak **out, size_t max, uint64_t *total_bytes)
+{
+    size_t found = 0;
+    *total_bytes = 0;
+    if (!job->leak_scanned)
+        return 0;
+    for (size_t i = 0; i < job->leaks.count; i++) {
+        const struct sanitizer_leak *leak = &job->leaks.items[i];
+        if (allocation_frame(leak) < 0)
+            continue;
+        bool seen = false; /* one entry per allocation site */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_allocation(&job->leaks.items[j], leak);
+        if (seen)
+            continue;
+        uint64_t bytes = bytes_like(&job->leaks, leak);
+        uint64_t before = bytes_like(&context->baseline_leaks, leak);
+        if (bytes <= before)
+            continue;
+        *total_bytes += bytes - before;
+        /* Direct leaks first: an indirect one is reachable from a direct one. */
+        if (found < max && leak->direct)
+            out[found++] = leak;
+    }
+    for (size_t i = 0; i < job->leaks.count && found < max; i++) {
+        const struct sanitizer_leak *leak = &job->leaks.items[i];
+        if (leak->direct || allocation_frame(leak) < 0)
+            continue;
+        bool covered = false;
+        for (size_t j = 0; j < found && !covered; j++)
+            covered = out[j]->direct || same_allocation(out[j], leak);
+        if (!covered && bytes_like(&job->leaks, leak) > bytes_like(&context->baseline_leaks, leak))
+            out[found++] = leak;
+    }
+    return found;
+}
