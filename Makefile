@@ -5,7 +5,8 @@ CC ?= cc
 BUILD := build
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector \
+              -I$(BUILD)/gen
 # Code that runs inside the target: position independent, private symbols, TLS that never allocates.
 # Frame pointers: sanitizers unwind allocation stacks by them, through our interposers too.
 CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
@@ -22,7 +23,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c \
-                   injector/cmd_kernel.c \
+                   injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
@@ -53,6 +54,12 @@ $(BUILD)/pic/%.o: %.c $(HEADERS)
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The bundled suppression rules, compiled in as one C string (suppress.c includes it).
+$(BUILD)/gen/suppress_default.inc: injector/default.supp
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< >$@
+$(BUILD)/obj/injector/suppress.o: $(BUILD)/gen/suppress_default.inc
 
 # libfail.so carries the interposed allocator too: a program linked with it can drive failures
 # in-process (libfail.h). libfail-preload.so is the same code, for LD_PRELOAD; with both loaded
@@ -227,7 +234,7 @@ $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 # the corpus kept in tests/fuzz/corpus (new inputs found are added to it).
 FUZZ_SECONDS ?= 18
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector
+               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -I$(BUILD)/gen
 $(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
                             libfail/record.c libfail/text.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -239,7 +246,8 @@ $(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c $(
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c
 
 FUZZ_CLI_SOURCES := $(filter-out injector/failrun.c injector/cmd_run.c,$(FAILRUN_SOURCES))
-$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_run.c $(HEADERS)
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_run.c $(HEADERS) \
+                       $(BUILD)/gen/suppress_default.inc
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) $(FAILRUN_LIBS)
 

@@ -312,6 +312,33 @@ bool module_is_plumbing(const char *path)
     return false;
 }
 
+bool module_is_tool(const char *path)
+{
+    static const char *const prefixes[] = {"libfail", "libunwind", "libasan", "liblsan",
+                                           "libubsan", "libtsan"};
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path ? path : "";
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
+bool module_is_system(const char *path)
+{
+    static const char *const prefixes[] = {
+        "libc.so", "ld-linux", "libm.so", "libpthread.so", "libdl.so", "librt.so",
+        "libresolv.so", "libnss_", "libnsl.so", "libutil.so", "libcrypt.so", "libstdc++.so",
+        "libgcc_s.so", "libanl.so",
+    };
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path ? path : "";
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
 int first_own_frame(const struct module_map *map, const struct frame_list *frames)
 {
     for (int i = 0; i < frames->count; i++)

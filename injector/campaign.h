@@ -82,6 +82,10 @@ const char *module_map_path(const struct module_map *map, uint64_t id);
 void module_map_free(struct module_map *map);
 /* libc, the loader, libfail's own preload and its unwinder: frames there are never "the" site. */
 bool module_is_plumbing(const char *path);
+/* failrun's own runtime and the sanitizers' (never where a bug is). */
+bool module_is_tool(const char *path);
+/* The C library, the loader and the compiler's runtime: a fault there is marked as such. */
+bool module_is_system(const char *path);
 /* Index of the first frame outside plumbing modules, or -1. */
 int first_own_frame(const struct module_map *map, const struct frame_list *frames);
 

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "database.h"
 #include "report.h"
+#include "suppress.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -21,7 +22,9 @@ const char report_usage[] =
     "  --db PATH   campaign database (default .failrun/campaign.db)\n"
     "  --json      JSON instead of text\n"
     "  --junit PATH   also write JUnit XML (a test case per fault run, failures for bugs)\n"
-    "  --sarif PATH   also write SARIF 2.1.0 (a result per finding, stacks as code flows)\n";
+    "  --sarif PATH   also write SARIF 2.1.0 (a result per finding, stacks as code flows)\n"
+    "  --suppressions FILE   hide findings matching its rules (repeatable; see failrun(1))\n"
+    "  --no-default-suppressions   do not apply the bundled rules for known glibc bugs\n";
 
 int cmd_report(int argc, char **argv)
 {
@@ -30,12 +33,16 @@ int cmd_report(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"junit", required_argument, NULL, 'u'},
         {"sarif", required_argument, NULL, 's'},
+        {"suppressions", required_argument, NULL, 'S'},
+        {"no-default-suppressions", no_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *database_path = DEFAULT_DATABASE;
     bool json = false;
     const char *junit = NULL, *sarif = NULL;
+    VECTOR(const char *) suppression_files = {0};
+    bool default_suppressions = true;
     int c;
     optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
@@ -47,6 +54,10 @@ int cmd_report(int argc, char **argv)
             junit = optarg;
         else if (c == 's')
             sarif = optarg;
+        else if (c == 'S')
+            VECTOR_PUSH(suppression_files, optarg);
+        else if (c == 'N')
+            default_suppressions = false;
         else if (c == 'h') {
             fputs(report_usage, stdout);
             return 0;
@@ -55,8 +66,12 @@ int cmd_report(int argc, char **argv)
     }
     if (optind < argc)
         fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
+    VECTOR_PUSH(suppression_files, NULL);
+    struct suppressions *rules = suppressions_load(suppression_files.items, default_suppressions);
+    free(suppression_files.items);
     sqlite3 *db = database_open(database_path, false);
-    json_t *report = report_build(db, database_path);
+    json_t *report = report_build(db, database_path, rules);
+    suppressions_free(rules);
     report_write_files(report, junit, sarif);
     if (json) {
         json_dumpf(report, stdout, JSON_INDENT(2));

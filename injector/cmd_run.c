@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "policy.h"
 #include "report.h"
+#include "suppress.h"
 #include "util.h"
 
 #include <errno.h>
@@ -61,6 +62,8 @@ const char run_usage[] =
     "                    outcomes; sites in multi-threaded processes are re-run\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
+    "  --suppressions FILE  hide findings matching its rules (repeatable; see failrun(1));\n"
+    "                    --no-default-suppressions drops the bundled rules for glibc bugs\n"
     "  --quiet           no progress lines\n"
     "\n"
     "Exit status: 0 no bugs, 1 bugs found, 2 usage error.\n"
@@ -98,6 +101,8 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
         {"fork", no_argument, NULL, 'F'},
+        {"suppressions", required_argument, NULL, 'X'},
+        {"no-default-suppressions", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -210,6 +215,12 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         case 'F':
             options->fork = true;
+            break;
+        case 'X':
+            VECTOR_PUSH(options->suppression_files, optarg);
+            break;
+        case 'Z':
+            options->no_default_suppressions = true;
             break;
         case 'q':
             options->quiet = true;
@@ -339,6 +350,10 @@ int run_campaign(int argc, char **argv, bool kernel)
         fputs(kernel ? kernel_usage : run_usage, stdout);
         return 0;
     }
+    /* Read before the campaign, so a bad rule stops it at once rather than at the end. */
+    VECTOR_PUSH(options.suppression_files, NULL);
+    struct suppressions *rules =
+        suppressions_load(options.suppression_files.items, !options.no_default_suppressions);
     options.settings.kernel = kernel;
     if (kernel && options.fork)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
@@ -362,7 +377,9 @@ int run_campaign(int argc, char **argv, bool kernel)
     database_step_done(statement);
     sqlite3_finalize(statement);
 
-    json_t *report = report_build(context.db, options.database_path);
+    json_t *report = report_build(context.db, options.database_path, rules);
+    suppressions_free(rules);
+    free(options.suppression_files.items);
     report_write_files(report, options.junit, options.sarif);
     if (options.json)
         json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);

@@ -4,6 +4,7 @@
  */
 #include "report.h"
 #include "campaign.h"
+#include "suppress.h"
 #include "classify.h"
 #include "database.h"
 #include "symbolise.h"
@@ -33,6 +34,8 @@ static json_t *symbolise_stack(struct symboliser *symboliser, const struct modul
             json_object_set_new(entry, "module", json_string(path ? path : "?"));
             json_object_set_new(entry, "offset", json_integer((json_int_t)frame->offset));
             json_object_set_new(entry, "plumbing", json_boolean(module_is_plumbing(path)));
+            json_object_set_new(entry, "tool", json_boolean(module_is_tool(path)));
+            json_object_set_new(entry, "system", json_boolean(module_is_system(path)));
             json_array_append_new(stack, entry);
         }
     }
@@ -49,6 +52,44 @@ static json_t *stack_location(json_t *stack)
             return json_deep_copy(entry);
     }
     return json_array_size(stack) ? json_deep_copy(json_array_get(stack, 0)) : json_null();
+}
+
+/* Where it went wrong: the first frame that is not failrun's or a sanitizer's runtime, even when
+   it lies in the C library (a fault inside a system library is headlined there). */
+static json_t *fault_frame(json_t *stack)
+{
+    size_t index;
+    json_t *entry;
+    json_array_foreach(stack, index, entry) {
+        if (!json_is_true(json_object_get(entry, "tool")))
+            return json_deep_copy(entry);
+    }
+    return json_null();
+}
+
+static char *frame_identity(json_t *frame)
+{
+    const char *module = json_string_value(json_object_get(frame, "module"));
+    const char *function = json_string_value(json_object_get(frame, "function"));
+    const char *base = module ? strrchr(module, '/') : NULL;
+    return xasprintf("%s!%s", base ? base + 1 : module ? module : "?", function ? function : "??");
+}
+
+/* The rule that hides a finding with this stack, or NULL. */
+static const char *suppressed_by(const struct suppressions *rules, const char *outcome,
+                                 json_t *stack)
+{
+    size_t count = json_array_size(stack), index;
+    struct suppress_frame *frames = xcalloc(count ? count : 1, sizeof *frames);
+    json_t *entry;
+    json_array_foreach(stack, index, entry) {
+        frames[index].function = json_string_value(json_object_get(entry, "function"));
+        frames[index].module = json_string_value(json_object_get(entry, "module"));
+        frames[index].file = json_string_value(json_object_get(entry, "file"));
+    }
+    const char *rule = suppressions_match(rules, outcome, frames, count);
+    free(frames);
+    return rule;
 }
 
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
@@ -186,7 +227,8 @@ static json_t *kernel_sweeps(sqlite3 *db)
 }
 
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
-                        const char *database_path)
+                        const char *database_path, const struct suppressions *rules,
+                        json_t *suppressed)
 {
     struct symboliser *symboliser = symboliser_new();
     struct module_map map;
@@ -194,7 +236,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
-            " f.first_run FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
+            " f.first_run, f.bytes FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
             " ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
@@ -223,13 +265,29 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
         /* A leak is located at the allocation that leaked; anything else where it ended. */
         json_object_set_new(finding, "location", stack_location(evidence));
+        bool leak = !strcmp(outcome, "leak");
+        json_t *fault = leak ? json_deep_copy(json_object_get(finding, "location"))
+                             : fault_frame(evidence);
+        /* An abort is deliberate: glibc's assertion or heap check, raised for the caller's bug. */
+        bool system = !leak && signal != SIGABRT && json_is_true(json_object_get(fault, "system"));
+        json_object_set_new(finding, "system_library", json_boolean(system));
+        char *identity = frame_identity(system ? fault : json_object_get(finding, "location"));
+        json_object_set_new(finding, "identity", json_string(identity));
+        free(identity);
+        if (system)
+            json_object_set_new(finding, "fault", fault);
+        else
+            json_decref(fault);
         json_object_set_new(finding, "injection_stack", injection);
         json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
         if (detail)
-            json_object_set_new(finding, "sanitizer", json_string(detail));
+            json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
+                                json_string(detail));
+        if (sqlite3_column_type(statement, 10) != SQLITE_NULL)
+            json_object_set_new(finding, "bytes", json_integer(sqlite3_column_int64(statement, 10)));
         const char *chain = (const char *)sqlite3_column_text(statement, 6);
         const char *plan = (const char *)sqlite3_column_text(statement, 7);
         if (chain && strchr(chain, ','))
@@ -242,7 +300,13 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         char *replay = replay_command(settings, chain, plan, database_path);
         json_object_set_new(finding, "replay", json_string(replay));
         free(replay);
-        json_array_append_new(list, finding);
+        const char *rule = suppressed_by(rules, outcome, evidence);
+        if (rule) {
+            json_object_set_new(finding, "suppressed_by", json_string(rule));
+            json_array_append_new(suppressed, finding);
+        } else {
+            json_array_append_new(list, finding);
+        }
     }
     sqlite3_finalize(statement);
     module_map_free(&map);
@@ -254,7 +318,8 @@ json_t *report_outcome_counts(sqlite3 *db)
 {
     json_t *counts = json_object();
     for (int i = 0; i < OUTCOME_COUNT; i++)
-        json_object_set_new(counts, outcome_name(i), json_integer(0));
+        if (i != OUTCOME_LEAK) /* a property of runs, counted by report_leaks */
+            json_object_set_new(counts, outcome_name(i), json_integer(0));
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
             " GROUP BY outcome");
@@ -265,6 +330,21 @@ json_t *report_outcome_counts(sqlite3 *db)
     }
     sqlite3_finalize(statement);
     return counts;
+}
+
+/* Runs whose leak LeakSanitizer's scan confirmed, and the bytes they leaked. */
+static json_t *report_leaks(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*), coalesce(sum(leak_bytes), 0) FROM runs"
+            " WHERE kind = 'fault' AND state = 'done' AND leak_bytes > 0");
+    json_t *leaks = json_object();
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        json_object_set_new(leaks, "runs", json_integer(sqlite3_column_int64(statement, 0)));
+        json_object_set_new(leaks, "bytes", json_integer(sqlite3_column_int64(statement, 1)));
+    }
+    sqlite3_finalize(statement);
+    return leaks;
 }
 
 /* One entry per fault run: what it failed and what came of it (JUnit's test cases). */
@@ -298,15 +378,21 @@ static json_t *run_list(sqlite3 *db)
     return list;
 }
 
-json_t *report_build(sqlite3 *db, const char *database_path)
+json_t *report_build(sqlite3 *db, const char *database_path,
+                     const struct suppressions *rules)
 {
     struct campaign_settings settings = {0};
     if (!campaign_load(db, &settings))
         fatal("%s holds no campaign yet; run `failrun run -- CMD` first", database_path);
     json_t *report = json_object();
     json_object_set_new(report, "campaign", campaign_summary(db, &settings));
-    json_object_set_new(report, "findings", findings(db, &settings, database_path));
+    json_t *suppressed = json_array();
+    json_object_set_new(report, "findings",
+                        findings(db, &settings, database_path, rules, suppressed));
+    json_object_set_new(report, "suppressed", json_integer((json_int_t)json_array_size(suppressed)));
+    json_object_set_new(report, "suppressed_findings", suppressed);
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
+    json_object_set_new(report, "leaks", report_leaks(db));
     json_object_set_new(report, "runs", run_list(db));
     if (settings.kernel)
         json_object_set_new(report, "kernel", kernel_sweeps(db));
@@ -348,6 +434,18 @@ static const char *string_of(json_t *object, const char *key)
     return text ? text : "?";
 }
 
+/* "function at file:line", or "function (module+0xoffset)" without debug info. */
+static void print_frame_place(FILE *out, json_t *frame)
+{
+    const char *file = json_string_value(json_object_get(frame, "file"));
+    fprintf(out, "%s", string_of(frame, "function"));
+    if (file && *file)
+        fprintf(out, " at %s:%lld", file, (long long)json_integer_value(json_object_get(frame, "line")));
+    else
+        fprintf(out, " (%s+0x%llx)", string_of(frame, "module"),
+                (unsigned long long)json_integer_value(json_object_get(frame, "offset")));
+}
+
 static void print_finding(FILE *out, json_t *finding)
 {
     json_t *location = json_object_get(finding, "location");
@@ -355,15 +453,29 @@ static void print_finding(FILE *out, json_t *finding)
     const char *signal = json_string_value(json_object_get(finding, "signal_name"));
     const char *file = json_string_value(json_object_get(location, "file"));
     const char *sanitizer = json_string_value(json_object_get(finding, "sanitizer"));
-    fprintf(out, "\nBUG %lld: %s%s%s%s%s%s at ",
-            (long long)json_integer_value(json_object_get(finding, "id")), outcome,
-            signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "",
-            sanitizer ? ": " : "", sanitizer ? sanitizer : "");
-    if (file && *file)
-        fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
-    else
-        fprintf(out, "%s", string_of(location, "module"));
-    fprintf(out, " in %s\n", string_of(location, "function"));
+    fprintf(out, "\nBUG %lld: %s%s%s%s", (long long)json_integer_value(json_object_get(finding, "id")),
+            outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
+    if (sanitizer)
+        fprintf(out, ": %s", sanitizer);
+    json_t *fault = json_object_get(finding, "fault");
+    if (fault) { /* "in libc.so.6 (system library): f at file:line, reached from g at ..." */
+        const char *module = string_of(fault, "module"), *base = strrchr(module, '/');
+        fprintf(out, " in %s (system library): ", base ? base + 1 : module);
+        print_frame_place(out, fault);
+        fputs(", reached from ", out);
+        print_frame_place(out, location);
+        fputc('\n', out);
+    } else {
+        fputs(" at ", out);
+        if (file && *file)
+            fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
+        else
+            fprintf(out, "%s+0x%llx", string_of(location, "module"),
+                    (unsigned long long)json_integer_value(json_object_get(location, "offset")));
+        fprintf(out, " in %s\n", string_of(location, "function"));
+    }
+    if (json_object_get(finding, "leaked"))
+        fprintf(out, "  leaked: %s\n", string_of(finding, "leaked"));
     if (json_object_get(finding, "kernel_nth"))
         fprintf(out, "  injected: kernel fail-nth %lld in %s() -> %s",
                 (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
@@ -436,14 +548,26 @@ void report_print_text(json_t *report, FILE *out)
     json_int_t pending = json_integer_value(json_object_get(campaign, "runs_pending"));
     if (pending)
         fprintf(out, " (%lld runs not done yet: `failrun run` again resumes)", (long long)pending);
-    fprintf(out, ", %zu finding(s)\n", json_array_size(list));
+    fprintf(out, ", %zu finding(s)", json_array_size(list));
+    json_int_t suppressed = json_integer_value(json_object_get(report, "suppressed"));
+    if (suppressed)
+        fprintf(out, " (suppressed: %lld)", (long long)suppressed);
+    fputc('\n', out);
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
     fprintf(out, "\noutcomes:");
     json_t *counts = json_object_get(report, "outcomes");
-    for (int i = 0; i < OUTCOME_COUNT; i++)
-        fprintf(out, " %s %lld%s", outcome_name(i),
-                (long long)json_integer_value(json_object_get(counts, outcome_name(i))),
-                i + 1 < OUTCOME_COUNT ? "," : "\n");
+    const char *separator = "";
+    for (int i = 0; i < OUTCOME_COUNT; i++) {
+        if (!json_object_get(counts, outcome_name(i)))
+            continue;
+        fprintf(out, "%s %s %lld", separator, outcome_name(i),
+                (long long)json_integer_value(json_object_get(counts, outcome_name(i))));
+        separator = ",";
+    }
+    json_t *leaks = json_object_get(report, "leaks");
+    fprintf(out, "; leaks confirmed in %lld run(s), %lld byte(s)\n",
+            (long long)json_integer_value(json_object_get(leaks, "runs")),
+            (long long)json_integer_value(json_object_get(leaks, "bytes")));
 }

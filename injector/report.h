@@ -10,8 +10,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The whole report. `database_path` appears in replay commands when not the default. */
-json_t *report_build(sqlite3 *db, const char *database_path);
+struct suppressions;
+
+/* The whole report. `database_path` appears in replay commands when not the default. Findings
+   a rule of `rules` (may be NULL) matches are listed apart and counted as suppressed. */
+json_t *report_build(sqlite3 *db, const char *database_path, const struct suppressions *rules);
 /* The number of finished fault runs per outcome, every outcome present (0 when none). */
 json_t *report_outcome_counts(sqlite3 *db);
 void report_print_text(json_t *report, FILE *out);
