@@ -82,6 +82,7 @@ struct function_range {
     uint64_t low, high; /* [low, high): module addresses known to belong to this function */
     uint64_t start;     /* the function's start (its symbol's or its FDE's) */
     const char *name;   /* owned by libdw/libelf (lives as long as the Dwfl); NULL: fn_<start> */
+    bool covered;       /* false: a remembered miss, nothing covers [low, high) */
 };
 
 struct module_entry {
@@ -789,7 +790,7 @@ static bool dwarf_function(struct module_entry *e, Dwarf_Addr addr, struct funct
             have_entry = true;
         }
         if (low <= a && a < high) {
-            *out = (struct function_range){low + bias, high + bias, entry + bias, name};
+            *out = (struct function_range){low + bias, high + bias, entry + bias, name, true};
             return true;
         }
     }
@@ -811,19 +812,19 @@ static bool symbol_function(struct module_entry *e, Dwarf_Addr addr, struct func
     if (sym.st_size > 0) {
         if (off >= sym.st_size)
             return false;
-        *out = (struct function_range){start, start + sym.st_size, start, name};
+        *out = (struct function_range){start, start + sym.st_size, start, name, true};
         return true;
     }
     struct fde_range fde;
     if (find_fde(e, addr, &fde)) {
         if (fde.low != start)
             return false; /* a sizeless symbol before this function, not its name */
-        *out = (struct function_range){fde.low, fde.high, start, name};
+        *out = (struct function_range){fde.low, fde.high, start, name, true};
         return true;
     }
     /* Sizeless and no unwind table (hand-written assembly): the best we know, for this
      * address only. */
-    *out = (struct function_range){addr, addr + 1, start, name};
+    *out = (struct function_range){addr, addr + 1, start, name, true};
     return true;
 }
 
@@ -832,7 +833,7 @@ static bool fde_function(struct module_entry *e, Dwarf_Addr addr, struct functio
     struct fde_range fde;
     if (!find_fde(e, addr, &fde))
         return false;
-    *out = (struct function_range){fde.low, fde.high, fde.low, NULL};
+    *out = (struct function_range){fde.low, fde.high, fde.low, NULL, true};
     return true;
 }
 
@@ -874,18 +875,21 @@ static void cache_function(struct module_entry *e, const struct function_range *
 
 /* The function holding module address addr: DWARF first (it names static and inlined-into
  * functions that .dynsym never has), then the symbol tables, then the FDE. Cached per module
- * by address range, so the frames of one function cost one binary search after the first. */
+ * by address range, so the frames of one function cost one binary search after the first;
+ * misses are remembered per address (each costs a symbol table scan in libdwfl). */
 static bool function_identity(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
 {
     bool hit;
     size_t at = find_function(e, addr, &hit);
     if (hit) {
         *out = e->functions[at];
-        return true;
+        return out->covered;
     }
     if (!dwarf_function(e, addr, out) && !symbol_function(e, addr, out) &&
-        !fde_function(e, addr, out))
+        !fde_function(e, addr, out)) {
+        cache_function(e, &(struct function_range){addr, addr + 1, 0, NULL, false});
         return false;
+    }
     cache_function(e, out);
     return true;
 }
