@@ -976,20 +976,14 @@ static bool read_build_id(const char *path, char *hex, size_t size)
     return ok;
 }
 
-/* The Debian package that owns `file` according to dpkg-query -S, into package[size]. */
-static bool dpkg_owner(const char *file, char *package, size_t size)
+/* Runs `dpkg-query -S file`; its standard output (truncated) into out[size]. True when it
+ * exited 0. fork+exec, not posix_spawn: injector/spawn.h shadows <spawn.h> on our include
+ * path. */
+static bool run_dpkg_query(const char *file, char *out, size_t size)
 {
-    static const char *const packaged_trees[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"};
-    bool packaged_tree = false;
-    for (size_t i = 0; i < sizeof packaged_trees / sizeof packaged_trees[0]; i++)
-        packaged_tree |= strncmp(file, packaged_trees[i], strlen(packaged_trees[i])) == 0;
-    /* Each dpkg-query reads every package's file list (~0.1 s): not for a build tree's files. */
-    if (!packaged_tree || strpbrk(file, "*?[\\\n") || access("/var/lib/dpkg/info", F_OK) != 0)
-        return false; /* a pattern to dpkg-query, or not a Debian system */
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
         return false;
-    /* fork+exec, not posix_spawn: injector/spawn.h shadows <spawn.h> on our include path. */
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);
@@ -1001,25 +995,37 @@ static bool dpkg_owner(const char *file, char *package, size_t size)
         execlp("dpkg-query", "dpkg-query", "-S", file, (char *)NULL);
         _exit(127);
     }
-    int spawned = pid > 0 ? 0 : -1;
     close(pipefd[1]);
-    char out[4096];
     size_t used = 0;
-    ssize_t n;
-    while (spawned == 0 && used < sizeof out - 1 &&
-           (n = read(pipefd[0], out + used, sizeof out - 1 - used)) != 0) {
-        if (n > 0)
-            used += (size_t)n;
-        else if (errno != EINTR)
+    char spill[512];
+    while (pid > 0) { /* read to the end, keeping what fits: a full pipe would block the child */
+        bool room = used < size - 1;
+        ssize_t n = read(pipefd[0], room ? out + used : spill, room ? size - 1 - used : sizeof spill);
+        if (n == 0 || (n < 0 && errno != EINTR))
             break;
+        if (n > 0 && room)
+            used += (size_t)n;
     }
     out[used] = '\0';
     close(pipefd[0]);
     int status = 1;
-    if (spawned == 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-    if (spawned != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The Debian package that owns `file` according to dpkg-query -S, into package[size]. */
+static bool dpkg_owner(const char *file, char *package, size_t size)
+{
+    static const char *const packaged_trees[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"};
+    bool packaged_tree = false;
+    for (size_t i = 0; i < sizeof packaged_trees / sizeof packaged_trees[0]; i++)
+        packaged_tree |= strncmp(file, packaged_trees[i], strlen(packaged_trees[i])) == 0;
+    /* Each dpkg-query reads every package's file list (~0.1 s): not for a build tree's files;
+     * not for a name dpkg-query would take as a pattern; not off Debian. */
+    char out[4096];
+    if (!packaged_tree || strpbrk(file, "*?[\\\n") || access("/var/lib/dpkg/info", F_OK) != 0 ||
+        !run_dpkg_query(file, out, sizeof out))
         return false;
     /* Lines are "pkg[:arch][, pkg2...]: /path"; skip "diversion by ..." lines. */
     for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {

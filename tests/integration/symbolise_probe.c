@@ -6,7 +6,7 @@
  * answered against a real debuginfod server, through the same code failrun links.
  *
  *   symbolise_probe FILE [HEX_OFFSET...]
- * prints "debug-info yes|no", "hint <line>" (or "hint -"), then for each offset (taken as an
+ * prints "debug-info yes|no", "hint <line>" when no (as a report would; else "hint -"), then for each offset (taken as an
  * exact pc) "HEX_OFFSET function <name> <hex start>" (or "... function -") and
  * "HEX_OFFSET lookup <function> <file>:<line>" of the outermost frame.
  */
@@ -26,8 +26,9 @@ int main(int argc, char **argv)
     if (!s)
         return 1;
     const char *path = argv[1];
-    printf("debug-info %s\n", symboliser_has_debug_info(s, path) ? "yes" : "no");
-    char *hint = symboliser_debug_hint(path);
+    bool debug_info = symboliser_has_debug_info(s, path);
+    printf("debug-info %s\n", debug_info ? "yes" : "no");
+    char *hint = debug_info ? NULL : symboliser_debug_hint(path);
     printf("hint %s\n", hint ? hint : "-");
     free(hint);
     for (int i = 2; i < argc; i++) {
