@@ -173,6 +173,14 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
+# What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
+TEST_TOOLS := $(BUILD)/tests/symbolise_probe
+$(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbolise.c \
+                                injector/symbolise.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ \
+	    tests/integration/symbolise_probe.c injector/symbolise.c -ldw -lelf
+
 # The examples built with AddressSanitizer and UBSan, and with jemalloc, for the tests.
 TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest
 $(BUILD)/tests/asan/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
@@ -205,13 +213,13 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/libfail.so
 unit: $(UNIT_TESTS)
 	@status=0; for test in $(UNIT_TESTS); do $$test || status=1; done; exit $$status
 
-integration: all $(TEST_PROGRAMS) $(TARGET_VARIANTS)
+integration: all $(TEST_PROGRAMS) $(TARGET_VARIANTS) $(TEST_TOOLS)
 	@sh tests/integration/run.sh
 
 # Every test. Unit tests first: they are fast and pinpoint a broken core.
 check:
 	@sh tools/deps.sh
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(TARGET_VARIANTS)
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(TEST_PROGRAMS) $(TARGET_VARIANTS) $(TEST_TOOLS)
 	@sh tests/run-all.sh $(UNIT_TESTS)
 
 # The kernel's fail-nth rules, checked in a qemu VM booting a fault-injection kernel built from

@@ -21,19 +21,38 @@
  * FIFO that would block open(2)); we accept only regular files and cache failures too, so a
  * missing module costs one open attempt, not one per frame.
  *
- * Why DEBUGINFOD_URLS is unset (in symboliser_new and again before each lookup): libdwfl's
- * standard find_debuginfo asks debuginfod servers whenever that variable is set at search time;
- * symbolising a report must never wait on the network.
+ * Why debuginfod only on request: libdwfl's standard find_debuginfo asks the debuginfod servers
+ * named in DEBUGINFOD_URLS (through libdebuginfod.so.1, loaded lazily) when no local debug file
+ * exists. We leave the variable as the user set it: unset (or empty), a report never touches the
+ * network; set, missing debug info is fetched once into debuginfod's cache (DEBUGINFOD_CACHE_PATH)
+ * and the stripped code gets function names and lines.
+ *
+ * Why function identity comes from .eh_frame when there is no symbol: stripped programs keep
+ * their unwind tables (every FDE covers exactly one function, [initial_location, +range)), so a
+ * crash in a stripped function still gets a stable name, fn_<start>, and deduplicates by it. libdw
+ * only exposes the row of an FDE an address falls in (dwarf_frame_info gives the row's range, not
+ * the FDE's), so we read the FDEs ourselves with dwarf_next_cfi, once per module, into a sorted
+ * table. .dynsym alone is not to be trusted on stripped code: the nearest symbol below an address
+ * can be a far-away sizeless one (_init), so a symbol names an address only if its size covers
+ * it, or, sizeless, if it starts the FDE that does.
  */
 #include "symbolise.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* NULL means libdwfl's default search path (":.debug:/usr/lib/debug"). */
@@ -53,6 +72,19 @@ struct cu_range {
     Dwarf_Die cu;
 };
 
+/* One FDE: the code range of one function, in module addresses. */
+struct fde_range {
+    uint64_t low, high; /* [low, high) */
+};
+
+/* A function identity already found, and the addresses it covers (see function_identity). */
+struct function_range {
+    uint64_t low, high; /* [low, high): module addresses known to belong to this function */
+    uint64_t start;     /* the function's start (its symbol's or its FDE's) */
+    const char *name;   /* owned by libdw/libelf (lives as long as the Dwfl); NULL: fn_<start> */
+    bool covered;       /* false: a remembered miss, nothing covers [low, high) */
+};
+
 struct module_entry {
     struct module_entry *next; /* hash chain */
     uint64_t hash;
@@ -61,6 +93,12 @@ struct module_entry {
     bool ranges_built;
     struct cu_range *ranges; /* sorted by low; the fallback when there are no aranges */
     size_t range_count;
+    bool fdes_built;
+    struct fde_range *fdes; /* sorted by low; from .eh_frame and .debug_frame */
+    size_t fde_count;
+    struct function_range *functions; /* sorted by low, disjoint: the identity cache */
+    size_t function_count, function_capacity;
+    int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
     char path[];
 };
 
@@ -144,9 +182,6 @@ static void fill_frame(struct symbol_frame *f, const char *function, const struc
 
 struct symboliser *symboliser_new(void)
 {
-    /* Keep libdwfl's standard find_debuginfo local-only (see the top of the file). */
-    unsetenv("DEBUGINFOD_URLS");
-
     struct symboliser *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
@@ -170,6 +205,8 @@ void symboliser_free(struct symboliser *s)
             if (e->dwfl)
                 dwfl_end(e->dwfl);
             free(e->ranges);
+            free(e->fdes);
+            free(e->functions);
             free(e);
             e = next;
         }
@@ -255,6 +292,7 @@ static struct module_entry *get_module(struct symboliser *s, const char *path)
         return NULL;
     memcpy(e->path, path, len + 1);
     e->hash = h;
+    e->debug_info = -1;
     open_module(e);
     if (s->entry_count >= s->bucket_count)
         grow(s);
@@ -453,6 +491,661 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Add
     return n;
 }
 
+/* ---- function identity: DWARF subprogram, ELF symbol, or the FDE's start ---- */
+
+/* Reads an unsigned LEB128 at *p; false when it runs past end. */
+static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; *p < end; shift += 7) {
+        uint8_t byte = *(*p)++;
+        if (shift < 64)
+            v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool read_sleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    while (*p < end) {
+        uint8_t byte = *(*p)++;
+        if (shift < 64)
+            v |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+        if (!(byte & 0x80)) {
+            if (shift < 64 && (byte & 0x40))
+                v |= ~UINT64_C(0) << shift;
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How to read the pointers of one .eh_frame/.debug_frame section. */
+struct cfi_section {
+    const uint8_t *base; /* the section's bytes */
+    uint64_t vaddr;      /* the section's address, for pc-relative pointers */
+    bool big_endian;
+    unsigned address_size;
+};
+
+/* Reads one DW_EH_PE-encoded pointer at *p: absolute or pc-relative, which is all that FDE
+ * ranges use in practice. `encoding` 0 (absptr) is what .debug_frame always uses. */
+static bool read_encoded(const struct cfi_section *sec, const uint8_t **p, const uint8_t *end,
+                         uint8_t encoding, uint64_t *value)
+{
+    const uint8_t *field = *p;
+    uint64_t v = 0;
+    size_t size = 0;
+    bool is_signed = false;
+    switch (encoding & 0x0f) {
+    case DW_EH_PE_absptr: size = sec->address_size; break;
+    case DW_EH_PE_udata2: size = 2; break;
+    case DW_EH_PE_udata4: size = 4; break;
+    case DW_EH_PE_udata8: size = 8; break;
+    case DW_EH_PE_sdata2: size = 2; is_signed = true; break;
+    case DW_EH_PE_sdata4: size = 4; is_signed = true; break;
+    case DW_EH_PE_sdata8: size = 8; is_signed = true; break;
+    case DW_EH_PE_uleb128:
+        if (!read_uleb(p, end, &v))
+            return false;
+        break;
+    case DW_EH_PE_sleb128:
+        if (!read_sleb(p, end, &v))
+            return false;
+        break;
+    default:
+        return false;
+    }
+    if (size) {
+        if ((size_t)(end - *p) < size)
+            return false;
+        for (size_t i = 0; i < size; i++)
+            v |= (uint64_t)(*p)[sec->big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
+        if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
+            v |= ~UINT64_C(0) << (8 * size);
+        *p += size;
+    }
+    switch (encoding & 0x70) {
+    case DW_EH_PE_absptr: break;
+    case DW_EH_PE_pcrel: v += sec->vaddr + (uint64_t)(field - sec->base); break;
+    default: return false; /* textrel, datarel, funcrel, aligned: never seen on FDE ranges */
+    }
+    *value = v;
+    return true;
+}
+
+/* The pointer encoding of the FDEs that use this CIE (its 'R' augmentation), or DW_EH_PE_omit
+ * when the augmentation cannot be read. */
+static uint8_t fde_encoding(const struct cfi_section *sec, const Dwarf_CIE *cie)
+{
+    const char *aug = cie->augmentation;
+    if (aug[0] != 'z')
+        return aug[0] == '\0' ? DW_EH_PE_absptr : DW_EH_PE_omit;
+    const uint8_t *p = cie->augmentation_data, *end = p + cie->augmentation_data_size;
+    for (const char *a = aug + 1; *a; a++) {
+        uint64_t ignored;
+        switch (*a) {
+        case 'R':
+            return p < end ? *p : DW_EH_PE_omit;
+        case 'L':
+            if (p++ >= end)
+                return DW_EH_PE_omit;
+            break;
+        case 'P':
+            if (p >= end)
+                return DW_EH_PE_omit;
+            uint8_t personality = *p++;
+            if (!read_encoded(sec, &p, end, personality & 0x0f, &ignored))
+                return DW_EH_PE_omit;
+            break;
+        case 'S': case 'B':
+            break;
+        default:
+            return DW_EH_PE_omit;
+        }
+    }
+    return DW_EH_PE_absptr;
+}
+
+static bool append_fde(struct module_entry *e, size_t *capacity, uint64_t low, uint64_t high)
+{
+    if (e->fde_count == *capacity) {
+        size_t n = *capacity ? *capacity * 2 : 256;
+        struct fde_range *r = realloc(e->fdes, n * sizeof *r);
+        if (!r)
+            return false;
+        e->fdes = r;
+        *capacity = n;
+    }
+    e->fdes[e->fde_count++] = (struct fde_range){low, high};
+    return true;
+}
+
+/* Adds the FDEs of one .eh_frame or .debug_frame section, shifted by bias into module
+ * addresses. Stops quietly at the first entry it cannot read. */
+static void add_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Elf_Scn *scn,
+                     bool eh_frame, Dwarf_Addr bias)
+{
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED))
+        return;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+    if (!data || !data->d_buf || !ident)
+        return;
+    struct cfi_section sec = {
+        .base = data->d_buf,
+        .vaddr = shdr.sh_addr,
+        .big_endian = ident[EI_DATA] == ELFDATA2MSB,
+        .address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8,
+    };
+    const uint8_t *section_end = sec.base + data->d_size;
+    Dwarf_Off offset = 0, next, cie_offset = (Dwarf_Off)-1;
+    uint8_t encoding = DW_EH_PE_omit;
+    Dwarf_CFI_Entry entry;
+    while (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) == 0) {
+        offset = next;
+        if (dwarf_cfi_cie_p(&entry))
+            continue;
+        if (entry.fde.CIE_pointer != cie_offset) {
+            Dwarf_CFI_Entry cie;
+            Dwarf_Off after;
+            cie_offset = entry.fde.CIE_pointer;
+            encoding = dwarf_next_cfi(ident, data, eh_frame, cie_offset, &after, &cie) == 0 &&
+                               dwarf_cfi_cie_p(&cie)
+                           ? fde_encoding(&sec, &cie.cie)
+                           : DW_EH_PE_omit;
+        }
+        const uint8_t *p = entry.fde.start;
+        uint64_t start, length;
+        if (encoding == DW_EH_PE_omit || !read_encoded(&sec, &p, section_end, encoding, &start) ||
+            !read_encoded(&sec, &p, section_end, encoding & 0x0f, &length))
+            continue;
+        if (length == 0 || start == 0 || start + length < start)
+            continue; /* empty, or code the linker discarded (relocated to 0) */
+        if (!append_fde(e, capacity, start + bias, start + length + bias))
+            return;
+    }
+}
+
+/* Adds the FDEs of every .eh_frame / .debug_frame section of elf. */
+static void add_elf_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Dwarf_Addr bias,
+                         bool eh_frame_too)
+{
+    size_t strndx;
+    if (!elf || elf_getshdrstrndx(elf, &strndx) != 0)
+        return;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, strndx, shdr.sh_name) : NULL;
+        if (!name)
+            continue;
+        if (eh_frame_too && strcmp(name, ".eh_frame") == 0)
+            add_fdes(e, capacity, elf, scn, true, bias);
+        else if (strcmp(name, ".debug_frame") == 0)
+            add_fdes(e, capacity, elf, scn, false, bias);
+    }
+}
+
+static int compare_fdes(const void *a, const void *b)
+{
+    const struct fde_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low ? 1 : x->high < y->high ? -1 : x->high > y->high;
+}
+
+/* Reads every FDE of the module once: .eh_frame and .debug_frame of the file itself, and
+ * .debug_frame of its separate debug file when libdwfl found one. */
+static void build_fde_table(struct module_entry *e)
+{
+    e->fdes_built = true;
+    size_t capacity = 0;
+    Dwarf_Addr bias;
+    Elf *elf = dwfl_module_getelf(e->mod, &bias);
+    add_elf_fdes(e, &capacity, elf, bias, true);
+    Dwarf_Addr debug_bias;
+    Dwarf *dwarf = dwfl_module_getdwarf(e->mod, &debug_bias);
+    Elf *debug = dwarf ? dwarf_getelf(dwarf) : NULL;
+    if (debug && debug != elf)
+        add_elf_fdes(e, &capacity, debug, debug_bias, false);
+    qsort(e->fdes, e->fde_count, sizeof *e->fdes, compare_fdes);
+}
+
+/* The FDE covering module address addr. When two cover it (the same function described in
+ * .eh_frame and .debug_frame), the one starting last: the innermost. */
+static bool find_fde(struct module_entry *e, uint64_t addr, struct fde_range *found)
+{
+    if (!e->fdes_built)
+        build_fde_table(e);
+    size_t lo = 0, hi = e->fde_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->fdes[mid].low <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* FDEs do not overlap in practice; look back a few entries in case they do. */
+    for (size_t i = lo, steps = 0; i-- > 0 && steps < 4; steps++) {
+        if (addr < e->fdes[i].high) {
+            *found = e->fdes[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The out-of-line function (DW_TAG_subprogram) whose code holds a (libdw address) in cu. */
+static bool enclosing_subprogram(Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Die *result)
+{
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, a, &scopes);
+    int inner = -1;
+    for (int i = 0; i < nscopes && inner < 0; i++)
+        if (is_function_scope(&scopes[i]))
+            inner = i;
+    if (inner < 0) {
+        free(scopes);
+        return false;
+    }
+    /* As in dwarf_frames: the concrete nesting is the DIE tree around the innermost scope. */
+    Dwarf_Die *chain = NULL;
+    int nchain = dwarf_getscopes_die(&scopes[inner], &chain);
+    free(scopes);
+    bool found = false;
+    for (int i = 0; i < nchain && !found; i++) {
+        if (is_function_scope(&chain[i]) && dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine) {
+            *result = chain[i];
+            found = true;
+        }
+    }
+    free(chain);
+    return found;
+}
+
+/* Identity from DWARF: the subprogram's name, its entry (low_pc, or its first range: the hot
+ * part of a function GCC split in hot and cold), and the range holding addr. */
+static bool dwarf_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    Dwarf_Die cu, fn;
+    Dwarf_Addr bias = 0;
+    if (!find_cu(e, addr, &cu, &bias) || !enclosing_subprogram(&cu, addr - bias, &fn))
+        return false;
+    const char *name = die_name(&fn);
+    if (!name || !*name)
+        return false;
+    Dwarf_Addr a = addr - bias, base, low, high, entry = 0;
+    bool have_entry = dwarf_lowpc(&fn, &entry) == 0;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(&fn, off, &base, &low, &high)) > 0) {
+        if (!have_entry) {
+            entry = low;
+            have_entry = true;
+        }
+        if (low <= a && a < high) {
+            *out = (struct function_range){low + bias, high + bias, entry + bias, name, true};
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Identity from .symtab/.dynsym, only when the symbol really holds addr (see the top). */
+static bool symbol_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    GElf_Off off;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    if (!name || !*name)
+        return false;
+    int type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+        return false;
+    uint64_t start = addr - off;
+    if (sym.st_size > 0) {
+        if (off >= sym.st_size)
+            return false;
+        *out = (struct function_range){start, start + sym.st_size, start, name, true};
+        return true;
+    }
+    struct fde_range fde;
+    if (find_fde(e, addr, &fde)) {
+        if (fde.low != start)
+            return false; /* a sizeless symbol before this function, not its name */
+        *out = (struct function_range){fde.low, fde.high, start, name, true};
+        return true;
+    }
+    /* Sizeless and no unwind table (hand-written assembly): the best we know, for this
+     * address only. */
+    *out = (struct function_range){addr, addr + 1, start, name, true};
+    return true;
+}
+
+static bool fde_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    struct fde_range fde;
+    if (!find_fde(e, addr, &fde))
+        return false;
+    *out = (struct function_range){fde.low, fde.high, fde.low, NULL, true};
+    return true;
+}
+
+/* Index of the cached function range holding addr, or of where one would go (*hit false). */
+static size_t find_function(const struct module_entry *e, uint64_t addr, bool *hit)
+{
+    size_t lo = 0, hi = e->function_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->functions[mid].low <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *hit = lo > 0 && addr < e->functions[lo - 1].high;
+    return *hit ? lo - 1 : lo;
+}
+
+/* Remembers f, unless it overlaps a range already cached (then it is only not cached). */
+static void cache_function(struct module_entry *e, const struct function_range *f)
+{
+    bool hit;
+    size_t at = find_function(e, f->low, &hit);
+    if (hit || (at < e->function_count && e->functions[at].low < f->high))
+        return;
+    if (e->function_count == e->function_capacity) {
+        size_t n = e->function_capacity ? e->function_capacity * 2 : 64;
+        struct function_range *r = realloc(e->functions, n * sizeof *r);
+        if (!r)
+            return;
+        e->functions = r;
+        e->function_capacity = n;
+    }
+    memmove(&e->functions[at + 1], &e->functions[at],
+            (e->function_count - at) * sizeof *e->functions);
+    e->functions[at] = *f;
+    e->function_count++;
+}
+
+/* The function holding module address addr: DWARF first (it names static and inlined-into
+ * functions that .dynsym never has), then the symbol tables, then the FDE. Cached per module
+ * by address range, so the frames of one function cost one binary search after the first;
+ * misses are remembered per address (each costs a symbol table scan in libdwfl). */
+static bool function_identity(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    bool hit;
+    size_t at = find_function(e, addr, &hit);
+    if (hit) {
+        *out = e->functions[at];
+        return out->covered;
+    }
+    if (!dwarf_function(e, addr, out) && !symbol_function(e, addr, out) &&
+        !fde_function(e, addr, out)) {
+        cache_function(e, &(struct function_range){addr, addr + 1, 0, NULL, false});
+        return false;
+    }
+    cache_function(e, out);
+    return true;
+}
+
+static void function_name(const struct function_range *f, char *name, size_t size)
+{
+    if (f->name)
+        copy_text(name, size, f->name);
+    else
+        snprintf(name, size, "fn_%" PRIx64, f->start);
+}
+
+bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset,
+                         bool is_return_address, uint64_t *start, char *name, size_t name_size)
+{
+    if (!s || !path || !*path)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    Dwarf_Addr addr = offset;
+    if (is_return_address && addr > 0)
+        addr--;
+    struct function_range f;
+    if (!function_identity(e, addr, &f))
+        return false;
+    if (start)
+        *start = f.start;
+    if (name && name_size > 0)
+        function_name(&f, name, name_size);
+    return true;
+}
+
+/* ---- debug info: is there any, and how to get it ---- */
+
+static bool module_has_lines(struct module_entry *e)
+{
+    Dwarf_Addr bias;
+    if (!dwfl_module_getdwarf(e->mod, &bias))
+        return false;
+    for (Dwarf_Die *cu = dwfl_module_nextcu(e->mod, NULL, &bias); cu;
+         cu = dwfl_module_nextcu(e->mod, cu, &bias)) {
+        Dwarf_Lines *lines;
+        size_t count;
+        if (dwarf_getsrclines(cu, &lines, &count) == 0 && count > 0)
+            return true;
+    }
+    return false;
+}
+
+bool symboliser_has_debug_info(struct symboliser *s, const char *path)
+{
+    if (!s || !path || !*path)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    if (e->debug_info < 0)
+        e->debug_info = module_has_lines(e);
+    return e->debug_info == 1;
+}
+
+/* The GNU build-id of the ELF file at path, in hex, into hex[size]; false when it has none. */
+static bool read_build_id(const char *path, char *hex, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        elf_version(EV_CURRENT);
+        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+        const void *bits;
+        ssize_t len = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+        if (len > 0 && (size_t)len * 2 < size) {
+            for (ssize_t i = 0; i < len; i++)
+                snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
+            ok = true;
+        }
+        elf_end(elf);
+    }
+    close(fd);
+    return ok;
+}
+
+/* Runs `dpkg-query -S file`; its standard output (truncated) into out[size]. True when it
+ * exited 0. fork+exec, not posix_spawn: injector/spawn.h shadows <spawn.h> on our include
+ * path. */
+static bool run_dpkg_query(const char *file, char *out, size_t size)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return false;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(pipefd[1], STDOUT_FILENO);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        execlp("dpkg-query", "dpkg-query", "-S", file, (char *)NULL);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    size_t used = 0;
+    char spill[512];
+    while (pid > 0) { /* read to the end, keeping what fits: a full pipe would block the child */
+        bool room = used < size - 1;
+        ssize_t n = read(pipefd[0], room ? out + used : spill, room ? size - 1 - used : sizeof spill);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            break;
+        if (n > 0 && room)
+            used += (size_t)n;
+    }
+    out[used] = '\0';
+    close(pipefd[0]);
+    int status = 1;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The Debian package that owns `file` according to dpkg-query -S, into package[size]. */
+static bool dpkg_owner(const char *file, char *package, size_t size)
+{
+    static const char *const packaged_trees[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"};
+    bool packaged_tree = false;
+    for (size_t i = 0; i < sizeof packaged_trees / sizeof packaged_trees[0]; i++)
+        packaged_tree |= strncmp(file, packaged_trees[i], strlen(packaged_trees[i])) == 0;
+    /* Each dpkg-query reads every package's file list (~0.1 s): not for a build tree's files;
+     * not for a name dpkg-query would take as a pattern; not off Debian. */
+    char out[4096];
+    if (!packaged_tree || strpbrk(file, "*?[\\\n") || access("/var/lib/dpkg/info", F_OK) != 0 ||
+        !run_dpkg_query(file, out, sizeof out))
+        return false;
+    /* Lines are "pkg[:arch][, pkg2...]: /path"; skip "diversion by ..." lines. */
+    for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, "diversion ", 10) == 0)
+            continue;
+        size_t len = strcspn(line, ":, \n");
+        if (len == 0 || len >= size)
+            return false;
+        memcpy(package, line, len);
+        package[len] = '\0';
+        return true;
+    }
+    return false;
+}
+
+/* The Debian package owning path: tried as given, resolved (symlinks, alternatives) and, for
+ * each, in its other merged-/usr spelling (dpkg knows /lib/x/libc.so.6, not /usr/lib/...). */
+static bool package_of(const char *path, char *package, size_t size)
+{
+    char resolved[PATH_MAX];
+    const char *names[2] = {path, realpath(path, resolved) ? resolved : NULL};
+    static const char *const merged[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
+                                         "/libx32/"};
+    for (int i = 0; i < 2; i++) {
+        if (!names[i] || (i == 1 && strcmp(names[0], names[1]) == 0))
+            continue;
+        if (dpkg_owner(names[i], package, size))
+            return true;
+        char other[PATH_MAX + 8];
+        const char *n = names[i];
+        for (size_t m = 0; m < sizeof merged / sizeof merged[0]; m++) {
+            const char *dir = merged[m];
+            bool usr = strncmp(n, "/usr", 4) == 0 && strncmp(n + 4, dir, strlen(dir)) == 0;
+            bool root = strncmp(n, dir, strlen(dir)) == 0;
+            if (usr)
+                snprintf(other, sizeof other, "%s", n + 4);
+            else if (root)
+                snprintf(other, sizeof other, "/usr%s", n);
+            if ((usr || root) && dpkg_owner(other, package, size))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The hint for one path (see symbolise.h); NULL when path is not an ELF file we can read. */
+static char *make_debug_hint(const char *path)
+{
+    char build_id[129];
+    bool have_id = read_build_id(path, build_id, sizeof build_id);
+    if (!have_id) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+            return NULL;
+        char magic[4];
+        bool elf = read(fd, magic, 4) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0;
+        close(fd);
+        if (!elf)
+            return NULL;
+    }
+    char package[256];
+    bool packaged = package_of(path, package, sizeof package);
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    bool debuginfod = urls && *urls;
+    char id_text[160];
+    if (have_id)
+        snprintf(id_text, sizeof id_text, "build-id %s", build_id);
+    else
+        snprintf(id_text, sizeof id_text, "no build-id");
+    char *hint = NULL;
+    int n;
+    if (packaged)
+        n = asprintf(&hint, "no debug info for %s (%s): apt-get install %s-dbgsym (from the "
+                     "debian-debug archive)%s", path, id_text, package,
+                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
+                                : ", or set DEBUGINFOD_URLS=https://debuginfod.debian.net");
+    else if (have_id)
+        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g, or install its debug "
+                     "file as /usr/lib/debug/.build-id/%.2s/%s.debug%s", path, id_text, build_id,
+                     build_id + 2,
+                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
+                                : ", or set DEBUGINFOD_URLS to a debuginfod server that has it");
+    else
+        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g (and -Wl,--build-id, "
+                     "which separate debug files and debuginfod need)", path, id_text);
+    return n < 0 ? NULL : hint;
+}
+
+/* Hints cached per path for the whole process: each may cost a few dpkg-query runs. */
+struct hint_entry {
+    struct hint_entry *next;
+    char *hint; /* NULL: no hint for this path */
+    char path[];
+};
+static struct hint_entry *hints;
+static pthread_mutex_t hints_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *symboliser_debug_hint(const char *path)
+{
+    if (!path || !*path)
+        return NULL;
+    pthread_mutex_lock(&hints_lock);
+    struct hint_entry *h = hints;
+    while (h && strcmp(h->path, path) != 0)
+        h = h->next;
+    if (!h) {
+        size_t len = strlen(path);
+        h = malloc(sizeof *h + len + 1);
+        if (h) {
+            memcpy(h->path, path, len + 1);
+            h->hint = make_debug_hint(path);
+            h->next = hints;
+            hints = h;
+        }
+    }
+    char *copy = h && h->hint ? strdup(h->hint) : NULL;
+    pthread_mutex_unlock(&hints_lock);
+    return copy;
+}
+
 int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
                       bool is_return_address, struct symbol_frame *out, int max)
 {
@@ -461,11 +1154,6 @@ int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
     unknown_frame(&out[0]);
     if (!path || !*path)
         return 1;
-
-    /* Debuginfo is searched lazily, on a module's first lookup: stay local even if someone set
-     * the variable again since symboliser_new. */
-    if (getenv("DEBUGINFOD_URLS"))
-        unsetenv("DEBUGINFOD_URLS");
 
     struct module_entry *e = get_module(s, path);
     if (!e || !e->mod)
@@ -486,11 +1174,15 @@ int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
         line_table_location(&cu, addr - bias, &loc);
     }
 
-    /* No DWARF function here: the ELF symbol table (.symtab, or .dynsym when stripped), plus
-     * whatever line table there is (assembly sources have one without function DIEs). */
-    GElf_Off off;
-    GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    /* No DWARF function here: the function's identity (its .symtab or .dynsym symbol, or
+     * fn_<start> from its FDE), plus whatever line table there is (assembly sources have one
+     * without function DIEs). */
+    struct function_range function;
+    char name[sizeof out[0].function];
+    if (function_identity(e, addr, &function))
+        function_name(&function, name, sizeof name);
+    else
+        copy_text(name, sizeof name, "??");
     fill_frame(&out[0], name, &loc, false);
     return 1;
 }

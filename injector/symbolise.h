@@ -16,6 +16,7 @@
 #define INJECTOR_SYMBOLISE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct symbol_frame {
@@ -28,7 +29,10 @@ struct symbol_frame {
 
 struct symboliser;
 
-/* NULL only when out of memory. Unsets DEBUGINFOD_URLS: lookups never touch the network. */
+/* NULL only when out of memory. Missing debug info is looked for locally (beside the file,
+ * .gnu_debuglink, /usr/lib/debug/.build-id/xx/yyyy.debug) and, only when the user set
+ * DEBUGINFOD_URLS, on those debuginfod servers (elfutils' client, its cache and timeouts:
+ * DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT). Unset or empty: never touches the network. */
 struct symboliser *symboliser_new(void);
 
 /* Frees every cached module. NULL is allowed. */
@@ -44,9 +48,41 @@ void symboliser_free(struct symboliser *s);
  * (DW_AT_call_file/call_line), the last being the real (out-of-line) function. When the chain
  * is longer than `max`, the innermost `max` frames are kept.
  *
+ * Where DWARF has no function for the address, out[0] is one frame named as
+ * symboliser_function names it (a symbol, or "fn_<hex start>" from the unwind table) with the
+ * line table's file:line if any ("" and 0 otherwise).
+ *
  * Returns n >= 1 (a single "??" frame when nothing is known, e.g. file missing or not ELF),
  * never more than max; returns 0 only when s or out is NULL or max < 1. */
 int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
                       bool is_return_address, struct symbol_frame *out, int max);
+
+/* Function identity, for deduplicating bugs by the function they happen in, also on stripped
+ * code. `offset` and is_return_address as for symboliser_lookup. On success stores the start
+ * of the (out-of-line) function holding the address in *start (an ELF vaddr, the same space as
+ * offset) and its name in name[name_size] (truncated, NUL-terminated), each when non-NULL:
+ *   - the DWARF subprogram's name and entry (the function an inlined frame was inlined into);
+ *   - else the .symtab/.dynsym symbol whose size covers the address (a sizeless symbol only
+ *     if it starts the FDE that covers the address), its value as start;
+ *   - else "fn_<hex start>" (e.g. "fn_1189"), start being that of the .eh_frame (or
+ *     .debug_frame) FDE covering the address: stable across runs and builds' reruns.
+ * false only when none of them covers the address (or the file is missing or not ELF).
+ * Cached per module by address range: after the first frame in a function, one binary search. */
+bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset,
+                         bool is_return_address, uint64_t *start, char *name, size_t name_size);
+
+/* True when DWARF line information for the file at path was found: in the file itself, in a
+ * separate debug file found locally, or through debuginfod when DEBUGINFOD_URLS is set.
+ * Cached per module. */
+bool symboliser_has_debug_info(struct symboliser *s, const char *path);
+
+/* One line telling the user how to get debug info for the ELF file at path, for a report to
+ * print when symboliser_has_debug_info is false: its GNU build-id and, on Debian, the -dbgsym
+ * package of the package owning it (dpkg-query -S, symlinks resolved, /usr-merge aware), e.g.
+ *   no debug info for /usr/bin/jq (build-id 1a2b...): apt-get install jq-dbgsym (from the
+ *   debian-debug archive), or set DEBUGINFOD_URLS=https://debuginfod.debian.net
+ * (one line, wrapped here). malloc'ed, the caller frees it; NULL when path is not a readable
+ * ELF file or out of memory. Cached per path for the process (thread-safe). */
+char *symboliser_debug_hint(const char *path);
 
 #endif

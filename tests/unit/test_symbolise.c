@@ -359,6 +359,248 @@ static void test_stripped_library(void **state)
     dlclose(lib);
 }
 
+/* A copy of this test binary, made by `command` (a printf format taking the source and the
+ * copy's path); false when the tool is missing (binutils). The caller unlinks copy. */
+static bool make_copy(const char *command_format, char *copy, size_t size)
+{
+    char self[4096];
+    ssize_t len = readlink(SELF, self, sizeof self - 1);
+    assert_true(len > 0);
+    self[len] = '\0';
+    snprintf(copy, size, "/tmp/test_symbolise_copy_XXXXXX");
+    int fd = mkstemp(copy);
+    assert_true(fd >= 0);
+    close(fd);
+    char command[8400];
+    snprintf(command, sizeof command, command_format, self, copy);
+    if (system(command) != 0) {
+        unlink(copy);
+        return false;
+    }
+    return true;
+}
+
+static void assert_fn_name(const char *name, uint64_t start)
+{
+    char expected[64];
+    snprintf(expected, sizeof expected, "fn_%llx", (unsigned long long)start);
+    assert_string_equal(name, expected);
+}
+
+/* With symbols: the name and start are the function's own, also from inside an inlined
+ * frame (the function it was inlined into). */
+static void test_function_identity(void **state)
+{
+    struct symboliser *s = *state;
+    uint64_t start = 0;
+    char name[256];
+    uintptr_t bias = self_bias();
+
+    assert_true(symboliser_function(s, SELF, (uintptr_t)plain_caller() - bias, true, &start,
+                                    name, sizeof name));
+    assert_string_equal(name, "plain_caller");
+    assert_int_equal(start, (uintptr_t)&plain_caller - bias);
+
+    assert_true(symboliser_function(s, SELF, (uintptr_t)inliner() - bias, true, &start, name,
+                                    sizeof name));
+    assert_string_equal(name, "inliner");
+    assert_int_equal(start, (uintptr_t)&inliner - bias);
+
+    /* Cached by range: the entry of plain_caller, looked up after its middle, agrees. */
+    assert_true(symboliser_function(s, SELF, (uintptr_t)&plain_caller - bias, false, &start,
+                                    name, sizeof name));
+    assert_string_equal(name, "plain_caller");
+    assert_int_equal(start, (uintptr_t)&plain_caller - bias);
+
+    /* NULL outputs are allowed; a tiny buffer truncates. */
+    assert_true(symboliser_function(s, SELF, (uintptr_t)&plain_callee - bias, false, NULL, NULL,
+                                    0));
+    char tiny[6];
+    assert_true(symboliser_function(s, SELF, (uintptr_t)&plain_callee - bias, false, NULL, tiny,
+                                    sizeof tiny));
+    assert_string_equal(tiny, "plain");
+
+    /* Nothing covers these. */
+    assert_false(symboliser_function(s, SELF, UINT64_C(0x7fffffff0000), false, &start, name,
+                                     sizeof name));
+    assert_false(symboliser_function(s, "/nonexistent/libnothing.so", 0x1234, true, &start, name,
+                                     sizeof name));
+    assert_false(symboliser_function(s, "", 0x1234, true, &start, name, sizeof name));
+    assert_false(symboliser_function(NULL, SELF, 0x1234, true, &start, name, sizeof name));
+}
+
+/* Stripped of every symbol and all DWARF: the start still equals the unstripped symbol's
+ * value, from the FDE, and the name is fn_<start>, for lookups too. */
+static void test_function_identity_stripped(void **state)
+{
+    struct symboliser *s = *state;
+    char copy[64];
+    if (!make_copy("strip --strip-all -o '%2$s' '%1$s' 2>/dev/null", copy, sizeof copy))
+        skip();
+    uintptr_t bias = self_bias();
+    uintptr_t in_plain_caller = (uintptr_t)plain_caller() - bias;
+    uintptr_t in_inliner = (uintptr_t)inliner() - bias;
+    uint64_t start = 0;
+    char name[256];
+
+    assert_false(symboliser_has_debug_info(s, copy));
+    assert_true(symboliser_function(s, copy, in_plain_caller, true, &start, name, sizeof name));
+    assert_int_equal(start, (uintptr_t)&plain_caller - bias);
+    assert_fn_name(name, start);
+
+    assert_true(symboliser_function(s, copy, in_inliner, true, &start, name, sizeof name));
+    assert_int_equal(start, (uintptr_t)&inliner - bias);
+    assert_fn_name(name, start);
+
+    /* The entry and the call site deduplicate to the same identity, from the cache. */
+    uint64_t again = 0;
+    assert_true(symboliser_function(s, copy, (uintptr_t)&inliner - bias, false, &again, NULL, 0));
+    assert_int_equal(again, start);
+
+    struct symbol_frame out[MAX_FRAMES];
+    int n = symboliser_lookup(s, copy, in_plain_caller, true, out, MAX_FRAMES);
+    assert_int_equal(n, 1);
+    assert_fn_name(out[0].function, (uintptr_t)&plain_caller - bias);
+    assert_string_equal(out[0].file, "");
+    assert_int_equal(out[0].line, 0);
+    assert_false(out[0].inlined);
+    unlink(copy);
+}
+
+/* A sizeless symbol below a stripped function (like _init before .text) is not its name:
+ * the symbol is kept only where it starts the FDE. */
+static void test_sizeless_symbol_is_not_a_far_function(void **state)
+{
+    struct symboliser *s = *state;
+    char copy[64];
+    if (!make_copy("strip --strip-all -o '%2$s' '%1$s' 2>/dev/null && objcopy "
+                   "--add-symbol far_away=.text:0,function,global '%2$s' 2>/dev/null",
+                   copy, sizeof copy))
+        skip();
+    uintptr_t bias = self_bias();
+    uint64_t start = 0;
+    char name[256];
+    assert_true(symboliser_function(s, copy, (uintptr_t)plain_caller() - bias, true, &start, name,
+                                    sizeof name));
+    assert_int_equal(start, (uintptr_t)&plain_caller - bias);
+    assert_fn_name(name, start);
+
+    struct symbol_frame out[MAX_FRAMES];
+    symboliser_lookup(s, copy, (uintptr_t)plain_caller() - bias, true, out, MAX_FRAMES);
+    assert_fn_name(out[0].function, start);
+    unlink(copy);
+}
+
+/* Split debug info, found beside the file by its .gnu_debuglink: names and lines are back. */
+static void test_separate_debug_file(void **state)
+{
+    struct symboliser *s = *state;
+    char copy[64];
+    if (!make_copy("cp '%1$s' '%2$s' && objcopy --only-keep-debug '%2$s' '%2$s.debug' && "
+                   "strip --strip-debug --strip-unneeded '%2$s' && "
+                   "cd /tmp && objcopy --add-gnu-debuglink='%2$s.debug' '%2$s'",
+                   copy, sizeof copy))
+        skip();
+    char debug[80];
+    snprintf(debug, sizeof debug, "%s.debug", copy);
+    uintptr_t bias = self_bias();
+    assert_true(symboliser_has_debug_info(s, copy));
+    char name[256];
+    uint64_t start;
+    assert_true(symboliser_function(s, copy, (uintptr_t)plain_caller() - bias, true, &start, name,
+                                    sizeof name));
+    assert_string_equal(name, "plain_caller");
+    struct symbol_frame out[MAX_FRAMES];
+    int n = symboliser_lookup(s, copy, (uintptr_t)plain_caller() - bias, true, out, MAX_FRAMES);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0].line, plain_call_line);
+    unlink(copy);
+    unlink(debug);
+}
+
+static void test_has_debug_info(void **state)
+{
+    struct symboliser *s = *state;
+    assert_true(symboliser_has_debug_info(s, SELF));
+    assert_true(symboliser_has_debug_info(s, SELF)); /* cached */
+    assert_false(symboliser_has_debug_info(s, "/nonexistent/libnothing.so"));
+    assert_false(symboliser_has_debug_info(s, "/"));
+    assert_false(symboliser_has_debug_info(s, ""));
+    assert_false(symboliser_has_debug_info(NULL, SELF));
+}
+
+/* The hint names the file, its build-id, where its debug file would go and debuginfod. */
+static void test_debug_hint_own_binary(void **state)
+{
+    (void)state;
+    char copy[64];
+    if (!make_copy("strip --strip-all -o '%2$s' '%1$s' 2>/dev/null", copy, sizeof copy))
+        skip();
+    char command[200], build_id[200] = "";
+    snprintf(command, sizeof command,
+             "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: *//p'", copy);
+    FILE *p = popen(command, "r");
+    assert_non_null(p);
+    if (!fgets(build_id, sizeof build_id, p))
+        build_id[0] = '\0';
+    pclose(p);
+    build_id[strcspn(build_id, "\n")] = '\0';
+
+    char *hint = symboliser_debug_hint(copy);
+    assert_non_null(hint);
+    assert_null(strchr(hint, '\n'));
+    assert_non_null(strstr(hint, copy));
+    if (build_id[0]) {
+        char expected[300];
+        snprintf(expected, sizeof expected, "(build-id %s)", build_id);
+        assert_non_null(strstr(hint, expected));
+        snprintf(expected, sizeof expected, "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
+                 build_id + 2);
+        assert_non_null(strstr(hint, expected));
+    }
+    assert_non_null(strstr(hint, "DEBUGINFOD_URLS"));
+    assert_null(strstr(hint, "dbgsym")); /* no Debian package owns a file in /tmp */
+    char *again = symboliser_debug_hint(copy); /* cached, and a fresh copy each time */
+    assert_non_null(again);
+    assert_string_equal(again, hint);
+    assert_ptr_not_equal(again, hint);
+    free(again);
+    free(hint);
+    unlink(copy);
+
+    assert_null(symboliser_debug_hint("/nonexistent/libnothing.so"));
+    assert_null(symboliser_debug_hint("/"));
+    assert_null(symboliser_debug_hint(""));
+    assert_null(symboliser_debug_hint(NULL));
+}
+
+/* On Debian: the -dbgsym package of the library's package, whichever spelling of the merged
+ * /usr the path uses. Skipped without dpkg-query or libyajl2. */
+static void test_debug_hint_debian_package(void **state)
+{
+    (void)state;
+    void *lib = dlopen("libyajl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib || system("dpkg-query -W libyajl2 >/dev/null 2>&1") != 0)
+        skip();
+    struct module_find f = {.suffix = "/libyajl.so.2"};
+    dl_iterate_phdr(find_module, &f);
+    assert_true(f.found);
+    const char *base = strrchr(f.path, '/');
+    char spellings[2][4200];
+    snprintf(spellings[0], sizeof spellings[0], "/lib/x86_64-linux-gnu%s", base);
+    snprintf(spellings[1], sizeof spellings[1], "/usr/lib/x86_64-linux-gnu%s", base);
+    for (int i = 0; i < 2; i++) {
+        if (access(spellings[i], R_OK) != 0)
+            continue; /* another architecture or layout */
+        char *hint = symboliser_debug_hint(spellings[i]);
+        assert_non_null(hint);
+        assert_non_null(strstr(hint, "apt-get install libyajl2-dbgsym"));
+        assert_non_null(strstr(hint, "build-id "));
+        free(hint);
+    }
+    dlclose(lib);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +612,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_and_non_elf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_without_aranges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stripped_library, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_function_identity, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_function_identity_stripped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sizeless_symbol_is_not_a_far_function, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_separate_debug_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_has_debug_info, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_debug_hint_own_binary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_debug_hint_debian_package, setup, teardown),
     };
+    /* Hermetic: no debuginfod server is asked about this test's stripped copies. */
+    unsetenv("DEBUGINFOD_URLS");
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
