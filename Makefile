@@ -13,7 +13,7 @@ CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/forkmode.c
+                libfail/live.c libfail/forkmode.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -266,6 +266,7 @@ $(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FAILRUN_LIBS)
 
 $(BUILD)/tests/bench/timed: tests/bench/timed.c
+	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).

@@ -224,10 +224,15 @@ LF_TEXT LF_EXPORT void free(void *block)
         if (!real_free)
             return; /* only dlsym's own early allocations can get here: leaking them is harmless */
     }
-    /* runtime_untrack calls nothing (no allocation, errno untouched): no guard needed. */
+    /* runtime_untrack allocates nothing and leaves errno alone; the guard keeps a signal
+       handler's allocation on this thread out of the live table while it is being changed (a
+       rebuild would unmap the slot this untrack is about to write). */
     if ((atomic_load_explicit(&runtime_hooks, memory_order_relaxed) & RUNTIME_TRACKING) &&
-        !runtime_guard && !inactive_copy)
+        !runtime_guard && !inactive_copy) {
+        runtime_guard = 1;
         runtime_untrack(block);
+        runtime_guard = 0;
+    }
     real_free(block);
     /* Not a tail call: if glibc aborts inside free (a double free), this frame stays on the
        crash stack, which is how failrun tells heap corruption from a deliberate abort. */
