@@ -88,7 +88,7 @@ static size_t LF_TEXT generation_bytes(uint32_t capacity)
     return (size_t)capacity * (sizeof(struct live_slot) + sizeof(uint64_t));
 }
 
-static bool LF_TEXT generation_map(struct live_generation *generation, unsigned bits)
+static bool LF_TEXT generation_map(struct live_generation *generation, unsigned bits, bool populate)
 {
     uint32_t capacity = UINT32_C(1) << bits;
     void *memory = mmap(NULL, generation_bytes(capacity), PROT_READ | PROT_WRITE,
@@ -97,6 +97,12 @@ static bool LF_TEXT generation_map(struct live_generation *generation, unsigned 
         return false;
     generation->slots = memory;
     generation->serials = (uint64_t *)(generation->slots + capacity);
+#ifdef MADV_POPULATE_WRITE
+    /* A table is scattered over at once (a rebuild fills a quarter of its slots): fault its
+       slots in with one system call, not a page fault each. The serials stay untouched. */
+    if (populate)
+        madvise(memory, (size_t)capacity * sizeof(struct live_slot), MADV_POPULATE_WRITE);
+#endif
     generation->mask = capacity - 1;
     atomic_store_explicit(&generation->filled, 0, memory_order_relaxed);
     return true;
@@ -117,7 +123,7 @@ bool LF_TEXT live_table_init(void)
         return true;
     if (!atomic_compare_exchange_strong(&live.building, &expected, true))
         return false;
-    bool ready = atomic_load(&live.count) || generation_map(&live.generations[0], LIVE_INITIAL_BITS);
+    bool ready = atomic_load(&live.count) || generation_map(&live.generations[0], LIVE_INITIAL_BITS, false);
     if (ready && !atomic_load(&live.count))
         atomic_store_explicit(&live.count, 1, memory_order_release);
     atomic_store(&live.building, false);
@@ -194,7 +200,7 @@ static unsigned LF_TEXT bits_for(uint64_t blocks)
 static bool LF_TEXT rebuild_single(int count, bool with_serials)
 {
     struct live_generation fresh;
-    if (!generation_map(&fresh, bits_for(count_live(count))))
+    if (!generation_map(&fresh, bits_for(count_live(count)), true))
         return false;
     for (int g = 0; g < count; g++) {
         struct live_generation *old = &live.generations[g];
@@ -225,7 +231,7 @@ static bool LF_TEXT add_generation(int count)
     unsigned bits = bits_for(count_live(count));
     if (bits <= newest_bits)
         bits = newest_bits + 1;
-    if (bits > LIVE_MAX_BITS || !generation_map(&live.generations[count], bits))
+    if (bits > LIVE_MAX_BITS || !generation_map(&live.generations[count], bits, true))
         return false;
     atomic_store_explicit(&live.count, count + 1, memory_order_release);
     return true;
