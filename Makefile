@@ -35,7 +35,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_policy test_coverage)
+                test_symbolise test_oom test_policy test_coverage test_live)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                  $(BUILD)/tests/programs/libsetenv.so
@@ -141,6 +141,11 @@ $(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/c
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka
+
+# The live-block table, called directly (internal.h) from a program linked with libfail.a.
+$(BUILD)/tests/test_live: tests/unit/test_live.c $(BUILD)/libfail.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka -lpthread
 
 # Linked with libfail.so, which interposes the allocator in-process.
 $(BUILD)/tests/test_oom: tests/unit/test_oom.c libfail/include/libfail/cmocka.h $(BUILD)/libfail.so

@@ -37,6 +37,7 @@
 #define LIVE_MAX_BITS 31
 #define LIVE_GENERATIONS 24
 #define LIVE_PROBES 128 /* an insert that finds no slot this far grows the table */
+#define LIVE_CROWDED 24 /* with threads: an insert that looked this far grows it */
 #define LIVE_EMPTY ((uintptr_t)0)
 #define LIVE_TOMBSTONE ((uintptr_t)1)
 #define LIVE_CLAIMED ((uintptr_t)2) /* a thread is filling the slot in */
@@ -62,6 +63,7 @@ static struct {
     _Atomic int count;     /* generations in use; the newest is count - 1 */
     _Atomic bool building; /* a thread is building a generation */
     _Atomic bool overflow; /* a block found no slot: leak counts are partial */
+    _Atomic bool cannot_grow; /* a larger table could not be mapped: never try again */
 } live;
 
 LF_INLINE bool live_single_threaded(void)
@@ -130,8 +132,9 @@ bool LF_TEXT live_table_init(void)
     return ready;
 }
 
-/* Claim a slot of `generation` for the block; false when none within LIVE_PROBES. */
-LF_INLINE bool generation_insert(struct live_generation *generation, uintptr_t key,
+/* Claim a slot of `generation` for the block: returns how many slots it looked at (1 when
+   its home slot was free), 0 when it found none within LIVE_PROBES. */
+LF_INLINE int generation_insert(struct live_generation *generation, uintptr_t key,
                                  uint64_t site_and_size, bool with_serial, uint64_t serial,
                                  bool single)
 {
@@ -161,9 +164,9 @@ LF_INLINE bool generation_insert(struct live_generation *generation, uintptr_t k
             else
                 atomic_fetch_add_explicit(&generation->filled, 1, memory_order_relaxed);
         }
-        return true;
+        return probe + 1;
     }
-    return false;
+    return 0;
 }
 
 LF_INLINE bool generation_full(const struct live_generation *generation)
@@ -237,23 +240,40 @@ static bool LF_TEXT add_generation(int count)
     return true;
 }
 
-/* The newest table is full or too crowded: rebuild (one thread at a time). False when this
-   thread could not: another one is at it, or memory ran out. */
-static bool LF_TEXT live_grow(int seen_count, bool with_serials)
+enum grow_result { GROWN, BUSY, CANNOT_GROW };
+
+/* The newest table is full or too crowded: rebuild, one thread at a time. Once a table could
+   not be mapped, every later insert that finds no slot would try again and fail again, each
+   time at the cost of a scan: the table stays as it is and the overflow flag tells. */
+static enum grow_result LF_TEXT live_grow(int seen_count, bool with_serials)
 {
     bool expected = false;
+    if (atomic_load_explicit(&live.cannot_grow, memory_order_relaxed))
+        return CANNOT_GROW;
     if (!atomic_compare_exchange_strong(&live.building, &expected, true))
-        return false;
-    bool done = false;
+        return BUSY;
+    enum grow_result result = GROWN;
     int count = atomic_load_explicit(&live.count, memory_order_acquire);
-    if (count != seen_count)
-        done = true; /* someone rebuilt since we looked */
-    else if (live_single_threaded())
-        done = rebuild_single(count, with_serials);
-    else
-        done = add_generation(count);
+    if (count == seen_count &&
+        !(live_single_threaded() ? rebuild_single(count, with_serials) : add_generation(count))) {
+        atomic_store(&live.cannot_grow, true);
+        result = CANNOT_GROW;
+    }
     atomic_store(&live.building, false);
-    return done;
+    return result;
+}
+
+/* Another thread is building the next table and this one found no slot: let it finish. Not
+   a lock: the builder holds nothing a fork could keep (a fork child clears the flag), and the
+   wait is bounded, after which the block goes untracked and the overflow flag tells. */
+static void LF_TEXT wait_for_builder(int seen_count)
+{
+    for (long spin = 0; spin < 1000000; spin++) {
+        if (!atomic_load_explicit(&live.building, memory_order_acquire) ||
+            atomic_load_explicit(&live.count, memory_order_acquire) != seen_count)
+            return;
+        sched_yield();
+    }
 }
 
 bool LF_TEXT live_table_insert(uintptr_t block, uint32_t site, uint64_t size, bool with_serial,
@@ -268,13 +288,24 @@ bool LF_TEXT live_table_insert(uintptr_t block, uint32_t site, uint64_t size, bo
             break;
         struct live_generation *newest = &live.generations[count - 1];
         bool single = live_single_threaded();
-        if (generation_full(newest) && live_grow(count, with_serial))
+        /* Single-threaded, a rebuild clears removed slots out, so it comes when 3/4 of the
+           slots were ever taken. With threads a new generation cannot, and a program that
+           allocates and frees for hours would double it again and again: removed slots are
+           reused by inserts, so only live entries crowding the table (a long probe) count. */
+        if (single && generation_full(newest) && live_grow(count, with_serial) == GROWN)
             continue;
-        if (generation_insert(newest, key, site_and_size, with_serial, serial, single))
+        int probes = generation_insert(newest, key, site_and_size, with_serial, serial, single);
+        if (probes) {
+            if (!single && probes > LIVE_CROWDED)
+                live_grow(count, with_serial);
             return true;
+        }
         /* No slot within reach: grow now, or let the thread that is growing finish. */
-        if (!live_grow(count, with_serial))
-            sched_yield();
+        enum grow_result grown = live_grow(count, with_serial);
+        if (grown == CANNOT_GROW)
+            break;
+        if (grown == BUSY)
+            wait_for_builder(count);
     }
     atomic_store(&live.overflow, true);
     return false;
