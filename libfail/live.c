@@ -37,7 +37,7 @@
 #define LIVE_MAX_BITS 31
 #define LIVE_GENERATIONS 24
 #define LIVE_PROBES 128 /* an insert that finds no slot this far grows the table */
-#define LIVE_CROWDED 24 /* with threads: an insert that looked this far grows it */
+#define LIVE_CROWDED 64 /* with threads: an insert that looked this far grows it */
 #define LIVE_EMPTY ((uintptr_t)0)
 #define LIVE_TOMBSTONE ((uintptr_t)1)
 #define LIVE_CLAIMED ((uintptr_t)2) /* a thread is filling the slot in */
@@ -75,14 +75,16 @@ LF_INLINE bool live_single_threaded(void)
 #endif
 }
 
-/* Nearby blocks land in nearby slots: the 1 KiB stretch of heap a block starts in picks a
-   random window, the block's place in the stretch its slot in the window, so a run of
-   allocations from one stretch of heap touches one or two cache lines of the table, not one
-   page each. */
+/* A block's home slot: a full mix (murmur3's finaliser) of its address. Not windows keyed by
+   the stretch of heap (tried: blocks of one stretch sharing cache lines): the heaps of threads
+   are laid out alike and windows of several stretches stack up into runs longer than a probe
+   may go. */
 LF_INLINE uint32_t live_home(uintptr_t block, uint32_t mask)
 {
-    uint64_t stretch = ((uint64_t)block >> 10) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)((stretch >> 32) + ((block >> 4) & 63)) & mask;
+    uint64_t mixed = (uint64_t)block >> 4;
+    mixed = (mixed ^ (mixed >> 33)) * 0xff51afd7ed558ccdull;
+    mixed ^= mixed >> 33;
+    return (uint32_t)mixed & mask;
 }
 
 static size_t LF_TEXT generation_bytes(uint32_t capacity)

@@ -42,14 +42,14 @@
      "static site" live blocks are counted by, and the count. Cheap to find on every call. */
 struct site_entry {
     _Atomic uint64_t signature; /* 0 = empty slot */
-    _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
     _Atomic uint64_t occurrences;
     _Atomic int64_t live_blocks;
     _Atomic int64_t live_bytes;
-    _Atomic bool top_ready;      /* caller entries: top is filled in */
     struct record_frame top;
     uintptr_t caller;            /* caller entries: the raw return address */
-};
+    _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
+    _Atomic bool top_ready;      /* caller entries: top is filled in */
+} __attribute__((aligned(64))); /* one cache line: a caller's entry is read on every call */
 
 static struct {
     _Atomic int phase; /* 0 not started, 1 initialising, 2 ready */
