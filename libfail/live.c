@@ -23,69 +23,14 @@
  * - is never entered from a signal handler of the thread inside it: callers hold runtime_guard.
  */
 
-#include "internal.h"
+#include "live.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
-#if __has_include(<sys/single_threaded.h>)
-#include <sys/single_threaded.h>
-#endif
 
-#define LIVE_INITIAL_BITS 12 /* 4096 slots, 64 KiB: a small program never grows it */
-#define LIVE_MAX_BITS 31
-#define LIVE_GENERATIONS 24
-#define LIVE_PROBES 128 /* an insert that finds no slot this far grows the table */
-#define LIVE_CROWDED 64 /* with threads: an insert that looked this far grows it */
-#define LIVE_EMPTY ((uintptr_t)0)
-#define LIVE_TOMBSTONE ((uintptr_t)1)
-#define LIVE_CLAIMED ((uintptr_t)2) /* a thread is filling the slot in */
-/* The slot's other word: the caller's index in the site table (24 bits) above the size (40 bits,
-   1 TiB, saturated: insert and removal see the same value, so the counts stay exact). */
-#define LIVE_SIZE_BITS 40
-#define LIVE_SIZE_MAX ((UINT64_C(1) << LIVE_SIZE_BITS) - 1)
-
-struct live_slot {
-    _Atomic uintptr_t key; /* the block XOR LIVE_KEY_MASK, or EMPTY, TOMBSTONE, CLAIMED */
-    uint64_t site_and_size;
-};
-
-struct live_generation {
-    struct live_slot *slots;
-    uint64_t *serials; /* beside the slots in one mapping; written only after lf_live_mark */
-    uint32_t mask;     /* capacity - 1 */
-    _Atomic uint32_t filled; /* slots ever taken from EMPTY: live, claimed or tombstones */
-};
-
-static struct {
-    struct live_generation generations[LIVE_GENERATIONS];
-    _Atomic int count;     /* generations in use; the newest is count - 1 */
-    _Atomic bool building; /* a thread is building a generation */
-    _Atomic bool overflow; /* a block found no slot: leak counts are partial */
-    _Atomic bool cannot_grow; /* a larger table could not be mapped: never try again */
-} live;
-
-LF_INLINE bool live_single_threaded(void)
-{
-#if __has_include(<sys/single_threaded.h>)
-    return __libc_single_threaded;
-#else
-    return false;
-#endif
-}
-
-/* A block's home slot: a full mix (murmur3's finaliser) of its address. Not windows keyed by
-   the stretch of heap (tried: blocks of one stretch sharing cache lines): the heaps of threads
-   are laid out alike and windows of several stretches stack up into runs longer than a probe
-   may go. */
-LF_INLINE uint32_t live_home(uintptr_t block, uint32_t mask)
-{
-    uint64_t mixed = (uint64_t)block >> 4;
-    mixed = (mixed ^ (mixed >> 33)) * 0xff51afd7ed558ccdull;
-    mixed ^= mixed >> 33;
-    return (uint32_t)mixed & mask;
-}
+struct live_state live;
 
 static size_t LF_TEXT generation_bytes(uint32_t capacity)
 {
@@ -132,50 +77,6 @@ bool LF_TEXT live_table_init(void)
         atomic_store_explicit(&live.count, 1, memory_order_release);
     atomic_store(&live.building, false);
     return ready;
-}
-
-/* Claim a slot of `generation` for the block: returns how many slots it looked at (1 when
-   its home slot was free), 0 when it found none within LIVE_PROBES. */
-LF_INLINE int generation_insert(struct live_generation *generation, uintptr_t key,
-                                 uint64_t site_and_size, bool with_serial, uint64_t serial,
-                                 bool single)
-{
-    uint32_t mask = generation->mask;
-    uint32_t slot = live_home(key ^ LIVE_KEY_MASK, mask);
-    for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & mask) {
-        struct live_slot *entry = &generation->slots[slot];
-        uintptr_t current = atomic_load_explicit(&entry->key, memory_order_relaxed);
-        if (current != LIVE_EMPTY && current != LIVE_TOMBSTONE)
-            continue;
-        /* Claim the slot first, fill it in, then publish the block: two threads racing for one
-           slot must not mix their fields. */
-        if (single)
-            atomic_store_explicit(&entry->key, LIVE_CLAIMED, memory_order_relaxed);
-        else if (!atomic_compare_exchange_strong(&entry->key, &current, LIVE_CLAIMED))
-            continue;
-        entry->site_and_size = site_and_size;
-        if (with_serial)
-            generation->serials[slot] = serial;
-        atomic_store_explicit(&entry->key, key, memory_order_release);
-        if (current == LIVE_EMPTY) {
-            if (single)
-                atomic_store_explicit(&generation->filled,
-                                      atomic_load_explicit(&generation->filled,
-                                                           memory_order_relaxed) + 1,
-                                      memory_order_relaxed);
-            else
-                atomic_fetch_add_explicit(&generation->filled, 1, memory_order_relaxed);
-        }
-        return probe + 1;
-    }
-    return 0;
-}
-
-LF_INLINE bool generation_full(const struct live_generation *generation)
-{
-    uint32_t capacity = generation->mask + 1;
-    return atomic_load_explicit(&generation->filled, memory_order_relaxed) >
-           capacity / 4 * 3;
 }
 
 static uint64_t LF_TEXT count_live(int count)
@@ -278,6 +179,11 @@ static void LF_TEXT wait_for_builder(int seen_count)
     }
 }
 
+void LF_TEXT live_table_crowded(int seen_count, bool with_serials)
+{
+    live_grow(seen_count, with_serials);
+}
+
 bool LF_TEXT live_table_insert(uintptr_t block, uint32_t site, uint64_t size, bool with_serial,
                                uint64_t serial)
 {
@@ -313,33 +219,10 @@ bool LF_TEXT live_table_insert(uintptr_t block, uint32_t site, uint64_t size, bo
     return false;
 }
 
+
 bool LF_TEXT live_table_remove(uintptr_t block, uint32_t *site, uint64_t *size)
 {
-    uintptr_t key = block ^ LIVE_KEY_MASK;
-    bool single = live_single_threaded();
-    int count = atomic_load_explicit(&live.count, memory_order_acquire);
-    for (int g = count - 1; g >= 0; g--) {
-        struct live_generation *generation = &live.generations[g];
-        uint32_t mask = generation->mask;
-        uint32_t slot = live_home(block, mask);
-        for (int probe = 0; probe <= LIVE_PROBES; probe++, slot = (slot + 1) & mask) {
-            struct live_slot *entry = &generation->slots[slot];
-            uintptr_t current = atomic_load_explicit(&entry->key, memory_order_acquire);
-            if (current == LIVE_EMPTY)
-                break;
-            if (current != key)
-                continue;
-            uint64_t site_and_size = entry->site_and_size;
-            if (single)
-                atomic_store_explicit(&entry->key, LIVE_TOMBSTONE, memory_order_relaxed);
-            else if (!atomic_compare_exchange_strong(&entry->key, &current, LIVE_TOMBSTONE))
-                return false;
-            *site = (uint32_t)(site_and_size >> LIVE_SIZE_BITS);
-            *size = site_and_size & LIVE_SIZE_MAX;
-            return true;
-        }
-    }
-    return false;
+    return live_remove(block, site, size);
 }
 
 size_t LF_TEXT live_table_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uint32_t *sites,

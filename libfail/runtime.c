@@ -12,6 +12,7 @@
  */
 
 #include "internal.h"
+#include "live.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -843,23 +844,60 @@ void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
 {
     if (!block || call->static_index == UINT32_MAX)
         return;
+    struct site_entry *entry = &state.sites[call->static_index];
     /* Serials matter only to lf_live_since: none before lf_live_mark. */
     bool marked = atomic_load_explicit(&live_marked, memory_order_relaxed);
-    uint64_t serial = marked ? counter_next(&state.serial) : 0;
-    if (live_table_insert((uintptr_t)block, call->static_index, size, marked, serial)) {
-        counter_add(&state.sites[call->static_index].live_blocks, 1);
-        counter_add(&state.sites[call->static_index].live_bytes, (int64_t)size);
+    if (LF_LIKELY(single_threaded())) {
+        /* The common case, in plain loads and stores (see live_insert_single). */
+        uint64_t serial = 0;
+        if (marked) {
+            serial = atomic_load_explicit(&state.serial, memory_order_relaxed) + 1;
+            atomic_store_explicit(&state.serial, serial, memory_order_relaxed);
+        }
+        uint64_t site_and_size = ((uint64_t)call->static_index << LIVE_SIZE_BITS) |
+                                 (size < LIVE_SIZE_MAX ? size : LIVE_SIZE_MAX);
+        if (live_insert_single((uintptr_t)block, site_and_size, marked, serial) ||
+            live_table_insert((uintptr_t)block, call->static_index, size, marked, serial)) {
+            int64_t blocks = atomic_load_explicit(&entry->live_blocks, memory_order_relaxed);
+            int64_t bytes = atomic_load_explicit(&entry->live_bytes, memory_order_relaxed);
+            atomic_store_explicit(&entry->live_blocks, blocks + 1, memory_order_relaxed);
+            atomic_store_explicit(&entry->live_bytes, bytes + (int64_t)size, memory_order_relaxed);
+        }
+        return;
+    }
+    uint64_t serial = marked ? atomic_fetch_add(&state.serial, 1) + 1 : 0;
+    if (live_insert((uintptr_t)block, call->static_index, size, marked, serial)) {
+        atomic_fetch_add(&entry->live_blocks, 1);
+        atomic_fetch_add(&entry->live_bytes, (int64_t)size);
     }
 }
 
 void LF_TEXT runtime_untrack(void *block)
 {
+    if (!block || !atomic_load_explicit(&state.tracking, memory_order_relaxed))
+        return;
+    if (LF_LIKELY(single_threaded())) {
+        uint64_t site_and_size;
+        uint32_t site;
+        uint64_t size;
+        if (live_remove_single((uintptr_t)block, &site_and_size)) {
+            site = (uint32_t)(site_and_size >> LIVE_SIZE_BITS);
+            size = site_and_size & LIVE_SIZE_MAX;
+        } else if (!live_remove((uintptr_t)block, &site, &size)) {
+            return;
+        }
+        struct site_entry *entry = &state.sites[site];
+        int64_t blocks = atomic_load_explicit(&entry->live_blocks, memory_order_relaxed);
+        int64_t bytes = atomic_load_explicit(&entry->live_bytes, memory_order_relaxed);
+        atomic_store_explicit(&entry->live_blocks, blocks - 1, memory_order_relaxed);
+        atomic_store_explicit(&entry->live_bytes, bytes - (int64_t)size, memory_order_relaxed);
+        return;
+    }
     uint32_t site;
     uint64_t size;
-    if (block && atomic_load_explicit(&state.tracking, memory_order_relaxed) &&
-        live_table_remove((uintptr_t)block, &site, &size)) {
-        counter_add(&state.sites[site].live_blocks, -1);
-        counter_add(&state.sites[site].live_bytes, -(int64_t)size);
+    if (live_remove((uintptr_t)block, &site, &size)) {
+        atomic_fetch_sub(&state.sites[site].live_blocks, 1);
+        atomic_fetch_sub(&state.sites[site].live_bytes, (int64_t)size);
     }
 }
 
