@@ -56,16 +56,13 @@ LF_INLINE bool live_single_threaded(void)
 #endif
 }
 
-/* A block's home slot: a full mix (murmur3's finaliser) of its address. Not windows keyed by
-   the stretch of heap (tried: blocks of one stretch sharing cache lines): the heaps of threads
-   are laid out alike and windows of several stretches stack up into runs longer than a probe
-   may go. */
+/* A block's home slot: Fibonacci hashing of its address (in 16-byte units), the bits above
+   the low 32 of the product. Not windows keyed by the stretch of heap a block is in (tried, so
+   that blocks of one stretch would share cache lines): the heaps of threads are laid out alike,
+   and windows of several stretches stacked up into runs longer than a probe may go. */
 LF_INLINE uint32_t live_home(uintptr_t block, uint32_t mask)
 {
-    uint64_t mixed = (uint64_t)block >> 4;
-    mixed = (mixed ^ (mixed >> 33)) * 0xff51afd7ed558ccdull;
-    mixed ^= mixed >> 33;
-    return (uint32_t)mixed & mask;
+    return (uint32_t)(((uint64_t)block >> 4) * 0x9e3779b97f4a7c15ull >> 32) & mask;
 }
 
 /* Claim a slot of `generation` for the block: returns how many slots it looked at (1 when
