@@ -1,12 +1,13 @@
 /*
  * live.c — the table of live blocks: which caller allocated each block still live, and its size,
- * for leak accounting (LIVE records at exit) and lf_live_since (the cmocka OOM loop).
+ * for leak accounting (LIVE records at exit) and lf_live_since (the cmocka OOM loop). The layout
+ * and the hot paths are in live.h; this file maps, grows and scans.
  *
  * Why it grows: a table sized for the largest program touches a fresh page for nearly every
  * allocation of every run (a hash scatters blocks over all of it), and fork mode then copies those
- * pages. This one starts at LIVE_INITIAL slots and is rebuilt larger (or smaller) as the live
- * count demands, so the memory it touches follows the blocks actually live: 16 bytes a slot, at
- * most 3/4 full, a quarter of that right after a rebuild.
+ * pages. This one starts at 4096 slots and is rebuilt larger (or smaller) as the live count
+ * demands, so the memory it touches follows the blocks actually live: 16 bytes a slot, rebuilt
+ * when 3/4 of the slots were ever taken, to a size the live blocks fill at most 3/8 of.
  *
  * Runs inside the target, on every tracked allocation and free:
  * - never calls malloc: tables are anonymous mmap (MAP_NORESERVE; the serial array beside the
@@ -16,10 +17,12 @@
  *   copies the live entries into a new table and unmaps the old ones, nobody else can be looking.
  *   A process with threads cannot move entries other threads may be claiming, so it adds a
  *   generation instead: a new table, at least twice the newest, takes every insert from then on,
- *   and a removal looks in each generation from the newest down. Only one thread builds a
- *   generation at a time (a flag taken with compare-and-swap, never waited on: a thread that
- *   finds it taken inserts into the newest table while it still has room); a fork child resets
- *   the flag, since the thread holding it does not exist there;
+ *   and a removal looks in each generation from the newest down. Threads grow the table only
+ *   when live entries crowd it (an insert looked LIVE_CROWDED slots far): removed slots are
+ *   reused, and cannot be cleaned out without moving entries. Only one thread builds a
+ *   generation at a time (a flag taken with compare-and-swap); the others insert into the newest
+ *   table while it has room, and one that finds none waits for the builder, bounded. A fork
+ *   child resets the flag, since the thread holding it does not exist there;
  * - is never entered from a signal handler of the thread inside it: callers hold runtime_guard.
  */
 
