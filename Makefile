@@ -14,7 +14,7 @@ CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/forkmode.c
+                libfail/live.c libfail/forkmode.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -36,7 +36,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_policy test_coverage)
+                test_symbolise test_oom test_policy test_coverage test_live)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                  $(BUILD)/tests/programs/libsetenv.so
@@ -148,6 +148,11 @@ $(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/c
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka
+
+# The live-block table, called directly (internal.h) from a program linked with libfail.a.
+$(BUILD)/tests/test_live: tests/unit/test_live.c $(BUILD)/libfail.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -o $@ $^ -lunwind -lcmocka -lpthread
 
 # Linked with libfail.so, which interposes the allocator in-process.
 $(BUILD)/tests/test_oom: tests/unit/test_oom.c libfail/include/libfail/cmocka.h $(BUILD)/libfail.so
@@ -282,6 +287,7 @@ $(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FAILRUN_LIBS)
 
 $(BUILD)/tests/bench/timed: tests/bench/timed.c
+	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).

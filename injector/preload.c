@@ -45,7 +45,7 @@ static size_t LF_TEXT multiply_size(size_t count, size_t size)
     return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
 }
 
-static bool LF_TEXT bootstrap_owns(const void *block)
+LF_INLINE bool bootstrap_owns(const void *block)
 {
     return (const char *)block >= bootstrap_arena &&
            (const char *)block < bootstrap_arena + BOOTSTRAP_SIZE;
@@ -224,10 +224,19 @@ LF_TEXT LF_EXPORT void free(void *block)
         if (!real_free)
             return; /* only dlsym's own early allocations can get here: leaking them is harmless */
     }
-    /* runtime_untrack calls nothing (no allocation, errno untouched): no guard needed. */
-    if ((atomic_load_explicit(&runtime_hooks, memory_order_relaxed) & RUNTIME_TRACKING) &&
-        !runtime_guard && !inactive_copy)
+    unsigned hooks = atomic_load_explicit(&runtime_hooks, memory_order_relaxed);
+    if (LF_LIKELY(hooks == RUNTIME_READY)) {
+        real_free(block); /* idle: nobody watches a crash stack, a tail call is fine */
+        return;
+    }
+    /* runtime_untrack allocates nothing and leaves errno alone; the guard keeps a signal
+       handler's allocation on this thread out of the live table while it is being changed (a
+       rebuild would unmap the slot this untrack is about to write). */
+    if ((hooks & RUNTIME_TRACKING) && !runtime_guard && !inactive_copy) {
+        runtime_guard = 1;
         runtime_untrack(block);
+        runtime_guard = 0;
+    }
     real_free(block);
     /* Not a tail call: if glibc aborts inside free (a double free), this frame stays on the
        crash stack, which is how failrun tells heap corruption from a deliberate abort. */

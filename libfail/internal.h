@@ -102,6 +102,27 @@ bool module_find(uintptr_t pc, struct module_info *out) LF_HIDDEN;
 void module_table_reset_after_fork(void) LF_HIDDEN;
 void module_table_set_listener(void (*listener)(const struct module_info *)) LF_HIDDEN;
 
+/* ---- live.c: the table of live blocks (leak accounting, lf_live_since) ---- */
+/* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
+   not find every block reachable through our table. The low nibble keeps keys of 16-byte aligned
+   blocks away from the table's markers for empty, removed and claimed slots (0, 1, 2). */
+#define LIVE_KEY_MASK ((uintptr_t)0x5a5a5a5a5a5a5a58ull)
+/* Maps the first table; false when memory ran out. */
+bool live_table_init(void) LF_HIDDEN;
+/* Track `block` for the caller at site-table index `site`; `serial` is kept when with_serial.
+   False when no slot was found (the overflow flag is then set). */
+bool live_table_insert(uintptr_t block, uint32_t site, uint64_t size, bool with_serial,
+                       uint64_t serial) LF_HIDDEN;
+/* Stop tracking `block`: true with its site and size when it was tracked. */
+bool live_table_remove(uintptr_t block, uint32_t *site, uint64_t *size) LF_HIDDEN;
+/* Blocks with a serial above `mark`: the first `max` are stored; returns how many there are. */
+size_t live_table_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uint32_t *sites,
+                        size_t max) LF_HIDDEN;
+bool live_table_overflowed(void) LF_HIDDEN;
+/* Slots mapped over all generations, and the generations (for tests: lf_debug_live_table). */
+void live_table_stats(uint64_t *slots, uint64_t *generations) LF_HIDDEN;
+void live_table_after_fork_child(void) LF_HIDDEN;
+
 /* ---- runtime.c: per-process state, records, sites, live blocks ---- */
 /* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
    pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */

@@ -12,6 +12,7 @@
  */
 
 #include "internal.h"
+#include "live.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,15 +34,6 @@
 
 #define SITE_CAPACITY (1u << 18)
 #define SITE_PROBES 1024 /* a nearly full table must not turn every call into a long scan */
-#define LIVE_CAPACITY (1u << 21)
-#define LIVE_PROBES 64
-#define LIVE_EMPTY ((uintptr_t)0)
-#define LIVE_TOMBSTONE ((uintptr_t)1)
-#define LIVE_CLAIMED ((uintptr_t)2) /* a thread is filling the slot in */
-/* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
-   not find every block reachable through our table. The low nibble keeps keys of 16-byte aligned
-   blocks away from EMPTY, TOMBSTONE and CLAIMED. */
-#define LIVE_MASK ((uintptr_t)0x5a5a5a5a5a5a5a58ull)
 #define RECORD_FD_FLOOR 900
 
 /* One table, two kinds of entry, told apart by how their key was made:
@@ -51,21 +43,14 @@
      "static site" live blocks are counted by, and the count. Cheap to find on every call. */
 struct site_entry {
     _Atomic uint64_t signature; /* 0 = empty slot */
-    _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
     _Atomic uint64_t occurrences;
     _Atomic int64_t live_blocks;
     _Atomic int64_t live_bytes;
-    _Atomic bool top_ready;      /* caller entries: top is filled in */
     struct record_frame top;
     uintptr_t caller;            /* caller entries: the raw return address */
-};
-
-struct live_entry {
-    _Atomic uintptr_t block;
-    uint32_t site;
-    uint64_t size;
-    uint64_t serial; /* allocation number in this process: lf_live_since() compares it */
-};
+    _Atomic uint32_t size_class; /* bit length of the largest request reported so far */
+    _Atomic bool top_ready;      /* caller entries: top is filled in */
+} __attribute__((aligned(64))); /* one cache line: a caller's entry is read on every call */
 
 static struct {
     _Atomic int phase; /* 0 not started, 1 initialising, 2 ready */
@@ -87,8 +72,7 @@ static struct {
        the whole table, whose untouched pages would each cost a page fault (4096 of them). */
     uint32_t *used_slots;
     _Atomic uint32_t used_count;
-    struct live_entry *live;
-    _Atomic bool live_overflow;
+    bool live_ready; /* the live-block table (live.c) is mapped */
     _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
     _Atomic bool live_reported;
     _Atomic bool fault_seen; /* a planned fault fired (here, or before this process started) */
@@ -104,7 +88,7 @@ __thread struct runtime_request runtime_request __attribute__((tls_model("initia
 _Atomic unsigned runtime_hooks;
 /* lf_fail_nth_set was called in this process: every call must be looked at. */
 static _Atomic bool fail_nth_used;
-/* lf_live_mark was called: tracked blocks get serial numbers (see live_insert). */
+/* lf_live_mark was called: tracked blocks get serial numbers (see runtime_track). */
 static _Atomic bool live_marked;
 static void publish_hooks(void);
 /* The calls left before the failure, per thread like the kernel's current->fail_nth: armed by
@@ -361,9 +345,9 @@ static bool LF_TEXT map_tables(void)
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
     if (!state.used_slots)
         state.used_slots = map_table(SITE_CAPACITY * sizeof *state.used_slots);
-    if (!state.live)
-        state.live = map_table(LIVE_CAPACITY * sizeof(struct live_entry));
-    return state.sites && state.used_slots && state.live;
+    if (!state.live_ready)
+        state.live_ready = live_table_init();
+    return state.sites && state.used_slots && state.live_ready;
 }
 
 /* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
@@ -404,57 +388,6 @@ static bool LF_TEXT raise_size_class(uint32_t slot, size_t size)
         if (atomic_compare_exchange_weak(&state.sites[slot].size_class, &current, size_class))
             return true;
     return false;
-}
-
-LF_INLINE uint32_t live_hash(uintptr_t block)
-{
-    return (uint32_t)(((uint64_t)block >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (LIVE_CAPACITY - 1);
-}
-
-LF_INLINE void live_insert(uintptr_t block, uint32_t site, size_t size)
-{
-    uint32_t slot = live_hash(block);
-    for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
-        struct live_entry *entry = &state.live[slot];
-        uintptr_t current = atomic_load_explicit(&entry->block, memory_order_relaxed);
-        if (current != LIVE_EMPTY && current != LIVE_TOMBSTONE)
-            continue;
-        /* Claim the slot first, fill it in, then publish the block: two threads racing for one
-           slot must not mix their fields. */
-        if (!slot_claim(&entry->block, current, LIVE_CLAIMED))
-            continue;
-        entry->site = site;
-        entry->size = size;
-        /* Serials matter only to lf_live_since: 0 (before any mark) until lf_live_mark. */
-        entry->serial = atomic_load_explicit(&live_marked, memory_order_relaxed)
-                            ? counter_next(&state.serial)
-                            : 0;
-        atomic_store_explicit(&entry->block, block, memory_order_release);
-        counter_add(&state.sites[site].live_blocks, 1);
-        counter_add(&state.sites[site].live_bytes, (int64_t)size);
-        return;
-    }
-    atomic_store(&state.live_overflow, true);
-}
-
-LF_INLINE void live_remove(uintptr_t block)
-{
-    uint32_t slot = live_hash(block);
-    for (int probe = 0; probe < LIVE_PROBES; probe++, slot = (slot + 1) & (LIVE_CAPACITY - 1)) {
-        struct live_entry *entry = &state.live[slot];
-        uintptr_t current = atomic_load_explicit(&entry->block, memory_order_acquire);
-        if (current == LIVE_EMPTY)
-            return;
-        if (current != block)
-            continue;
-        uint32_t site = entry->site;
-        int64_t size = (int64_t)entry->size;
-        if (slot_claim(&entry->block, current, LIVE_TOMBSTONE)) {
-            counter_add(&state.sites[site].live_blocks, -1);
-            counter_add(&state.sites[site].live_bytes, -size);
-        }
-        return;
-    }
 }
 
 static void LF_TEXT report_live_blocks(void)
@@ -694,6 +627,7 @@ void LF_TEXT runtime_init(void)
 void LF_TEXT runtime_after_fork_child(void)
 {
     fail_nth = 0; /* the kernel's rule: a new task starts disarmed */
+    live_table_after_fork_child();
     state.pid = getpid(); /* also when inactive: the exec wrappers tell vfork children by it */
     if (!state.active)
         return;
@@ -920,14 +854,63 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)
 {
-    if (block && call->static_index != UINT32_MAX)
-        live_insert((uintptr_t)block ^ LIVE_MASK, call->static_index, size);
+    if (!block || call->static_index == UINT32_MAX)
+        return;
+    struct site_entry *entry = &state.sites[call->static_index];
+    /* Serials matter only to lf_live_since: none before lf_live_mark. */
+    bool marked = atomic_load_explicit(&live_marked, memory_order_relaxed);
+    if (LF_LIKELY(single_threaded())) {
+        /* The common case, in plain loads and stores (see live_insert_single). */
+        uint64_t serial = 0;
+        if (marked) {
+            serial = atomic_load_explicit(&state.serial, memory_order_relaxed) + 1;
+            atomic_store_explicit(&state.serial, serial, memory_order_relaxed);
+        }
+        uint64_t site_and_size = ((uint64_t)call->static_index << LIVE_SIZE_BITS) |
+                                 (size < LIVE_SIZE_MAX ? size : LIVE_SIZE_MAX);
+        if (live_insert_single((uintptr_t)block, site_and_size, marked, serial) ||
+            live_table_insert((uintptr_t)block, call->static_index, size, marked, serial)) {
+            int64_t blocks = atomic_load_explicit(&entry->live_blocks, memory_order_relaxed);
+            int64_t bytes = atomic_load_explicit(&entry->live_bytes, memory_order_relaxed);
+            atomic_store_explicit(&entry->live_blocks, blocks + 1, memory_order_relaxed);
+            atomic_store_explicit(&entry->live_bytes, bytes + (int64_t)size, memory_order_relaxed);
+        }
+        return;
+    }
+    uint64_t serial = marked ? atomic_fetch_add(&state.serial, 1) + 1 : 0;
+    if (live_insert((uintptr_t)block, call->static_index, size, marked, serial)) {
+        atomic_fetch_add(&entry->live_blocks, 1);
+        atomic_fetch_add(&entry->live_bytes, (int64_t)size);
+    }
 }
 
 void LF_TEXT runtime_untrack(void *block)
 {
-    if (block && atomic_load_explicit(&state.tracking, memory_order_relaxed))
-        live_remove((uintptr_t)block ^ LIVE_MASK);
+    if (!block || !atomic_load_explicit(&state.tracking, memory_order_relaxed))
+        return;
+    if (LF_LIKELY(single_threaded())) {
+        uint64_t site_and_size;
+        uint32_t site;
+        uint64_t size;
+        if (live_remove_single((uintptr_t)block, &site_and_size)) {
+            site = (uint32_t)(site_and_size >> LIVE_SIZE_BITS);
+            size = site_and_size & LIVE_SIZE_MAX;
+        } else if (!live_remove((uintptr_t)block, &site, &size)) {
+            return;
+        }
+        struct site_entry *entry = &state.sites[site];
+        int64_t blocks = atomic_load_explicit(&entry->live_blocks, memory_order_relaxed);
+        int64_t bytes = atomic_load_explicit(&entry->live_bytes, memory_order_relaxed);
+        atomic_store_explicit(&entry->live_blocks, blocks - 1, memory_order_relaxed);
+        atomic_store_explicit(&entry->live_bytes, bytes - (int64_t)size, memory_order_relaxed);
+        return;
+    }
+    uint32_t site;
+    uint64_t size;
+    if (live_remove((uintptr_t)block, &site, &size)) {
+        atomic_fetch_sub(&state.sites[site].live_blocks, 1);
+        atomic_fetch_sub(&state.sites[site].live_bytes, (int64_t)size);
+    }
 }
 
 /* Tell the interposers what to do from now on (see runtime_hooks in internal.h). */
@@ -954,7 +937,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
-    uint32_t flags = (atomic_load(&state.live_overflow) ? RECORD_FLAG_LIVE_OVERFLOW : 0) |
+    uint32_t flags = (live_table_overflowed() ? RECORD_FLAG_LIVE_OVERFLOW : 0) |
                      (atomic_load(&state.sites_overflow) ? RECORD_FLAG_SITES_OVERFLOW : 0);
     emit_frames(RECORD_EXIT, flags, 0, 0, (uint64_t)(status & 0xff), (uint64_t)kind, frames, count);
     /* _exit runs no atexit handlers or destructors, so this is the last moment to count live
@@ -1114,21 +1097,12 @@ uint64_t LF_TEXT runtime_live_mark(void)
 size_t LF_TEXT runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes,
                                   uintptr_t *callers, size_t max)
 {
-    size_t found = 0;
-    if (!state.live || !state.sites)
+    enum { BATCH = 64 };
+    uint32_t sites[BATCH];
+    if (!state.live_ready || !state.sites)
         return 0;
-    for (uint32_t slot = 0; slot < LIVE_CAPACITY; slot++) {
-        const struct live_entry *entry = &state.live[slot];
-        uintptr_t key = atomic_load_explicit(&entry->block, memory_order_acquire);
-        if (key == LIVE_EMPTY || key == LIVE_TOMBSTONE || key == LIVE_CLAIMED ||
-            entry->serial <= mark)
-            continue;
-        if (found < max) {
-            blocks[found] = key ^ LIVE_MASK;
-            sizes[found] = entry->size;
-            callers[found] = state.sites[entry->site].caller;
-        }
-        found++;
-    }
+    size_t found = live_table_since(mark, blocks, sizes, sites, max < BATCH ? max : BATCH);
+    for (size_t i = 0; i < found && i < max && i < BATCH; i++)
+        callers[i] = state.sites[sites[i]].caller;
     return found;
 }

@@ -7,7 +7,9 @@
 #     the program comes in two styles: one that carries on after a failed allocation (every
 #     fault run runs to the end) and one that exits at once, as most command-line tools do;
 #  3. per site: symbolisation; per run: coverage ingestion (`failrun cov` on kvtest's
-#     --coverage build).
+#     --coverage build);
+#  4. per run of a real program (jq, sqlite3, bc): CPU, page faults and peak RSS bare, with the
+#     preload idle, in a fault run away from its site and in record mode (real_programs.sh).
 # Timings are noisy on a shared machine: compare ratios from one run, not across runs.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,3 +144,8 @@ if [ -x "$cov_program" ]; then
 else
     echo "  coverage ingestion: build/examples/cov/kvtest missing (make all builds it)"
 fi
+
+# ---- 4. real programs ----
+
+echo
+ROUNDS=$rounds sh "$root/tests/bench/real_programs.sh" "$root"
