@@ -50,10 +50,20 @@ def function_name(frame):
     if offset is None:
         return "??"
     ranges = eh_frame_starts(module)
-    index = bisect.bisect_right(ranges, (offset, float("inf"))) - 1
-    if index >= 0 and ranges[index][0] <= offset < ranges[index][1]:
-        return "fn_%x" % ranges[index][0]
-    return "off_%x" % offset
+
+    def start(address):
+        index = bisect.bisect_right(ranges, (address, float("inf"))) - 1
+        if index >= 0 and ranges[index][0] <= address < ranges[index][1]:
+            return ranges[index][0]
+        return None
+
+    # Frames other than a signal's are return addresses: the call may be the last instruction
+    # of its function (a call to abort), so the address itself can lie past the function's
+    # end or at the next one's start. Look up the byte before it then.
+    here = start(offset)
+    if here is None or here == offset:
+        here = start(offset - 1) if start(offset - 1) is not None else here
+    return "fn_%x" % here if here is not None else "off_%x" % offset
 
 
 def identity(finding):
