@@ -6,7 +6,8 @@
 #   tests/realworld/run.sh [NAME...]    only these programs (the check still reads all reports)
 #   REALWORLD_CHECK_ONLY=1 run.sh       re-check the reports of the last run, no campaigns
 # Reports, databases and failrun's stderr are kept in build/realworld/ (NAME.json, NAME.db,
-# NAME.err); each campaign runs in a scratch copy of inputs/ with LC_ALL=C.
+# NAME.err); each campaign runs with LC_ALL=C in a fresh copy of inputs/, build/realworld/work/NAME,
+# which is kept: a finding's replay command works from there (cd build/realworld/work/NAME).
 # CPU seconds are user + system of failrun and every process it waited for (bash `times`).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ if [ "${REALWORLD_CHECK_ONLY:-}" != 1 ]; then
     sh "$root/tools/install-packages.sh" realworld python3 jq binutils \
         $(grep -v '^#' "$programs" | cut -f2 | sort -u) || exit 2
     [ -x "$failrun" ] || { echo "realworld: build failrun first (make all)" >&2; exit 2; }
-    mkdir -p "$out"
+    mkdir -p "$out/work"
     work=$(mktemp -d "${TMPDIR:-/tmp}/libfail-realworld.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     export LC_ALL=C
@@ -35,13 +36,13 @@ if [ "${REALWORLD_CHECK_ONLY:-}" != 1 ]; then
     while IFS=$'\t' read -r name package command <&3; do
         case $name in '' | '#'*) continue ;; esac
         if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
-        rm -rf "$out/$name.db" "$out/$name.files" "$work/$name"
-        mkdir -p "$work/$name"
-        cp -R "$here/inputs/." "$work/$name/"
+        rm -rf "$out/$name.db" "$out/$name.files" "$out/work/$name"
+        mkdir -p "$out/work/$name"
+        cp -R "$here/inputs/." "$out/work/$name/"
         echo "realworld: $name ($package): $command"
         children_cpu cpu_before
         wall_before=$(date +%s.%N)
-        (cd "$work/$name" && eval "exec \"\$failrun\" run -q --json -j2 --db \"\$out/\$name.db\" -- $command") \
+        (cd "$out/work/$name" && eval "exec \"\$failrun\" run -q --json -j2 --db \"\$out/\$name.db\" -- $command") \
             </dev/null >"$out/$name.json" 2>"$out/$name.err"
         status=$?
         children_cpu cpu_after
