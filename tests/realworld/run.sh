@@ -27,6 +27,7 @@ if [ "${REALWORLD_CHECK_ONLY:-}" != 1 ]; then
     export LC_ALL=C
     # Children's CPU seconds so far (user + system) into $1, from bash's `times` (its second
     # line); not in a $(...) subshell, whose children's times start at zero.
+    cpu_before=0 cpu_after=0
     children_cpu() {
         times >"$work/times"
         read -r "$1" < <(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
