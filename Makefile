@@ -41,7 +41,8 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                  $(BUILD)/tests/programs/libsetenv.so
 
-.PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz
+.PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
+        realworld
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -294,6 +295,10 @@ $(BUILD)/tests/bench/timed: tests/bench/timed.c
 BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed)
 bench: all $(BENCH_PROGRAMS)
 	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
+
+# Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
+realworld: all
+	@bash tests/realworld/run.sh
 
 demo:
 	@sh tools/deps.sh

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""check.py — judge a realworld corpus run against the hand verdicts (make realworld).
+
+Usage: check.py PROGRAMS.tsv EXPECTED.tsv OUTDIR
+OUTDIR holds NAME.json (failrun's report) for each program and cpu.tsv (name, failrun's exit
+status, CPU seconds including children, wall seconds), written by run.sh.
+
+A finding's identity is `.identity` when the report has it; otherwise the basename of
+location.module, "!", and location.function — or, where the code is stripped (function "??"),
+fn_<hex> of the function start that .eh_frame gives for location.offset (what the engine will
+report itself). Each program passes when every finding has an expectation line and every
+expected `real` finding is present; the corpus also needs precision (real / all findings) of at
+least 95 % (one more check). The last line is "realworld: N passed, N failed".
+"""
+import bisect
+import json
+import os
+import re
+import subprocess
+import sys
+
+PRECISION_FLOOR = 0.95
+OUTCOMES = ["crash", "silent", "hang", "leak", "sanitizer"]
+
+_frames = {}
+
+
+def eh_frame_starts(module):
+    """Sorted (start, end) ranges of the FDEs in MODULE's .eh_frame (readelf -wf)."""
+    if module not in _frames:
+        ranges = []
+        try:
+            text = subprocess.run(["readelf", "--debug-dump=frames", module], capture_output=True,
+                                  text=True, check=False).stdout
+            for match in re.finditer(r"FDE cie=\w+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", text):
+                ranges.append((int(match.group(1), 16), int(match.group(2), 16)))
+        except OSError:
+            pass
+        ranges.sort()
+        _frames[module] = ranges
+    return _frames[module]
+
+
+def function_name(frame):
+    function = frame.get("function") or "??"
+    if function != "??":
+        return function
+    offset = frame.get("offset")
+    module = frame.get("module") or ""
+    if offset is None:
+        return "??"
+    ranges = eh_frame_starts(module)
+
+    def start(address):
+        index = bisect.bisect_right(ranges, (address, float("inf"))) - 1
+        if index >= 0 and ranges[index][0] <= address < ranges[index][1]:
+            return ranges[index][0]
+        return None
+
+    # Frames other than a signal's are return addresses: the call may be the last instruction
+    # of its function (a call to abort), so the address itself can lie past the function's
+    # end or at the next one's start. Look up the byte before it then.
+    here = start(offset)
+    if here is None or here == offset:
+        here = start(offset - 1) if start(offset - 1) is not None else here
+    return "fn_%x" % here if here is not None else "off_%x" % offset
+
+
+def identity(finding):
+    if finding.get("identity"):
+        return finding["identity"]
+    location = finding.get("location") or {}
+    return "%s!%s" % (os.path.basename(location.get("module") or "?"), function_name(location))
+
+
+def read_tsv(path):
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            rows.append(line.split("\t"))
+    return rows
+
+
+def suppressed_count(report):
+    value = report.get("suppressed", 0)
+    if isinstance(value, (list, dict)):
+        return len(value)
+    return value or 0
+
+
+def main():
+    programs_path, expected_path, outdir = sys.argv[1:4]
+    programs = [row[0] for row in read_tsv(programs_path)]
+    expected = {}
+    for row in read_tsv(expected_path):
+        if len(row) < 5 or row[3] not in ("real", "false"):
+            print("expected.tsv: bad line: %s" % "\t".join(row))
+            continue
+        expected[(row[0], row[1], row[2])] = (row[3], row[4])
+    cpu = {}
+    cpu_path = os.path.join(outdir, "cpu.tsv")
+    if os.path.exists(cpu_path):
+        for row in read_tsv(cpu_path):
+            cpu[row[0]] = (int(row[1]), float(row[2]), float(row[3]))
+
+    table = []
+    passed = failed = 0
+    total = real = 0
+    total_cpu = total_wall = 0.0
+    for name in programs:
+        problems = []
+        report = None
+        status, seconds, wall = cpu.get(name, (None, 0.0, 0.0))
+        total_cpu += seconds
+        total_wall += wall
+        try:
+            with open(os.path.join(outdir, name + ".json"), encoding="utf-8") as handle:
+                report = json.load(handle)
+        except (OSError, ValueError) as error:
+            problems.append("%s: no report (%s)" % (name, error))
+        if status not in (None, 0, 1):
+            problems.append("%s: failrun exited %s (see build/realworld/%s.err)" % (name, status, name))
+        counts = {}
+        present = set()
+        reals = 0
+        if report is not None:
+            for finding in report.get("findings", []):
+                key = (name, finding.get("outcome"), identity(finding))
+                counts[key[1]] = counts.get(key[1], 0) + 1
+                total += 1
+                present.add(key)
+                verdict = expected.get(key)
+                if verdict is None:
+                    problems.append("unjudged finding: %s\t%s\t%s\t(replay: %s)"
+                                    % (key + (finding.get("replay", ""),)))
+                elif verdict[0] == "real":
+                    real += 1
+                    reals += 1
+        for key, (verdict, reason) in sorted(expected.items()):
+            if key[0] != name or key in present:
+                continue
+            if verdict == "real":
+                problems.append("lost real finding: %s\t%s\t%s\t(%s)" % (key + (reason,)))
+            else:
+                print("gone (was judged false): %s\t%s\t%s" % key)
+        for problem in problems:
+            print(problem)
+        if problems:
+            failed += 1
+        else:
+            passed += 1
+        campaign = (report or {}).get("campaign", {})
+        found = ", ".join("%s %d" % (outcome, counts[outcome])
+                          for outcome in OUTCOMES + sorted(set(counts) - set(OUTCOMES))
+                          if outcome in counts) or "-"
+        table.append([name, str(campaign.get("sites", "?")), str(campaign.get("runs", "?")),
+                      "%.1f" % seconds, found, str(suppressed_count(report or {})),
+                      "%d/%d" % (reals, sum(counts.values())), "FAIL" if problems else "ok"])
+
+    header = ["program", "sites", "runs", "CPU s", "findings by outcome", "suppressed",
+              "real/all", "check"]
+    table.append(["total", str(sum(int(r[1]) for r in table if r[1].isdigit())),
+                  str(sum(int(r[2]) for r in table if r[2].isdigit())), "%.1f" % total_cpu,
+                  "%d findings" % total, "", "", ""])
+    widths = [max(len(row[i]) for row in table + [header]) for i in range(len(header))]
+    print()
+    for row in [header] + table:
+        print(" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    precision = real / total if total else 1.0
+    print()
+    print("precision: %d real of %d findings = %.1f %% (floor %d %%); corpus wall time %.0f s"
+          % (real, total, 100 * precision, 100 * PRECISION_FLOOR, total_wall))
+    if precision < PRECISION_FLOOR:
+        print("precision below %d %%" % (100 * PRECISION_FLOOR))
+        failed += 1
+    else:
+        passed += 1
+    print("realworld: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
