@@ -36,7 +36,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_policy test_coverage test_live)
+                test_symbolise test_oom test_policy test_coverage test_findings test_live)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                  $(BUILD)/tests/programs/libsetenv.so
@@ -130,6 +130,11 @@ $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 $(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/sanitizer.o \
+                              $(BUILD)/obj/injector/suppress.o $(BUILD)/obj/injector/util.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 

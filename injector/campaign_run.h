@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+struct symboliser;
+
 struct run_options {
     const char *database_path;
     struct campaign_settings settings;
@@ -38,6 +40,7 @@ struct campaign_context {
     struct run_options *options;
     char *state_dir;
     struct module_map modules;
+    struct symboliser *symbols; /* function identity of frames (judge.c), under the lock */
     struct baseline_observation baseline;
     int64_t baseline_id;
     uint64_t baseline_stdout, baseline_stderr;
@@ -49,6 +52,9 @@ struct campaign_context {
     bool target_sanitized;
     bool baseline_scanned;
     sanitizer_leak_list baseline_leaks;
+    /* Exploration keys of the sites that have a run (exploration_key), built on first use. */
+    VECTOR(uint64_t) explored;
+    bool explored_loaded;
 };
 
 /* One fault run: its plan, what it did, what was recorded. */
@@ -95,5 +101,8 @@ void run_fork_phase(struct campaign_context *context);
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
 enum outcome conclude_job(struct campaign_context *context, struct job *job);
+/* What makes an error-path site new: its allocation call (the first frame of the program's own
+   code, exactly) and the functions, not return addresses, of the own frames above it. */
+uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames);
 
 #endif

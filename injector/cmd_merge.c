@@ -80,19 +80,22 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                  "  (SELECT 1 FROM main.runs m WHERE m.kind = 'fault' AND m.plan IS r.plan)",
                  offset);
     database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
-                      " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding)"
+                      " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding, leak_bytes,"
+                      " stdout_hash)"
                       " SELECT c.new, r.kind, r.site, r.plan, r.chain, r.state, r.exit_code,"
                       " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
-                      " r.dir, r.finding FROM src.runs r JOIN temp.copied c ON c.old = r.id"
+                      " r.dir, r.finding, r.leak_bytes, r.stdout_hash FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name)"
+                      " nofail, name, unexplored)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
-                      " coalesce(c.new, s.first_run), s.nofail, s.name FROM src.sites s"
+                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"
-                      "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name)");
+                      "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name),"
+                      "  unexplored = iif(excluded.first_run < first_run, excluded.unexplored,"
+                      "                   unexplored)");
     database_exec(db, "INSERT INTO main.live SELECT c.new, l.site, l.blocks, l.bytes"
                       " FROM src.live l JOIN temp.copied c ON c.old = l.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
@@ -104,9 +107,9 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
     /* Findings by key, counted over the runs actually copied, the earliest run representing. */
     database_exec(db, "INSERT INTO main.findings(key, outcome, signal, site, frames, detail,"
-                      " first_run, runs)"
+                      " first_run, runs, bytes)"
                       " SELECT f.key, f.outcome, f.signal, r.site, f.frames, f.detail,"
-                      "  min(c.new), count(*) FROM src.findings f"
+                      "  min(c.new), count(*), f.bytes FROM src.findings f"
                       " JOIN src.runs r ON r.finding = f.id JOIN temp.copied c ON c.old = r.id"
                       " GROUP BY f.id HAVING true"
                       " ON CONFLICT(key) DO UPDATE SET runs = runs + excluded.runs,"

@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "report.h"
 #include "suppress.h"
+#include "symbolise.h"
 #include "util.h"
 
 #include <errno.h>
@@ -358,7 +359,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     if (kernel && options.fork)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");
-    struct campaign_context context = {.options = &options};
+    struct campaign_context context = {.options = &options, .symbols = symboliser_new()};
     int64_t started = now_ms();
     open_campaign(&context);
     if (!baseline_done(context.db))
@@ -388,6 +389,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     size_t bugs = report_bug_count(report);
     json_decref(report);
     module_map_free(&context.modules);
+    symboliser_free(context.symbols);
     database_close(context.db);
     campaign_settings_free(&options.settings);
     free(context.state_dir);

@@ -68,7 +68,8 @@ static const char schema[] =
     "  problems INTEGER,"
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
     "  finding INTEGER,"
-    "  leak_bytes INTEGER);"            /* confirmed by LeakSanitizer's scan (leakcheck.c) */
+    "  leak_bytes INTEGER,"             /* confirmed by LeakSanitizer's scan (leakcheck.c) */
+    "  stdout_hash INTEGER);"           /* of the command's stdout: chains compare with it */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER);"
@@ -112,6 +113,7 @@ static const char migrate_1_to_2[] =
 static const char migrate_2_to_3[] =
     "ALTER TABLE sites ADD COLUMN unexplored TEXT;"
     "ALTER TABLE runs ADD COLUMN leak_bytes INTEGER;"
+    "ALTER TABLE runs ADD COLUMN stdout_hash INTEGER;"
     "ALTER TABLE findings ADD COLUMN bytes INTEGER;"
     "PRAGMA user_version = 3;";
 

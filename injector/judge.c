@@ -8,66 +8,124 @@
 #include "database.h"
 #include "internal.h"
 #include "sanitizer.h"
+#include "symbolise.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- fault runs ---- */
 
-/* Did the process end inside the very call that allocated (xmalloc style: print, then exit or
-   abort right there) rather than after the failure was passed up to a caller?
-   The activation of the allocating function is still live exactly when the ending stack (of exit
-   or of the fatal signal) holds a frame of its module followed by the same return addresses that
-   followed the allocating function in the injection stack. Return addresses, not names: this
-   works on stripped binaries too. */
+/* Function identity of a frame: its module and the start of the function that holds it (a
+   symbol's, or the .eh_frame entry's on stripped code), the address itself when neither knows. */
+struct function_id {
+    uint64_t module, start;
+};
+
+static struct function_id function_of(struct campaign_context *context,
+                                      const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    uint64_t start = 0;
+    /* Every stored frame reads as a return address (a fault's pc is stored + 1). */
+    if (!path || !symboliser_function(context->symbols, path, frame->offset, true, &start, NULL, 0))
+        start = frame->offset;
+    return (struct function_id){frame->module, start};
+}
+
+static bool same_function(struct function_id a, struct function_id b)
+{
+    return a.module == b.module && a.start == b.start;
+}
+
+uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames)
+{
+    int own = first_own_frame(&context->modules, frames);
+    if (own < 0)
+        return hash_bytes(3, frames->frames, (size_t)frames->count * sizeof *frames->frames);
+    uint64_t words[2 * RECORD_MAX_FRAMES];
+    size_t n = 0;
+    words[n++] = frames->frames[own].module;
+    words[n++] = frames->frames[own].offset;
+    for (int i = own + 1; i < frames->count; i++) {
+        if (module_is_plumbing(module_map_path(&context->modules, frames->frames[i].module)))
+            continue;
+        struct function_id function = function_of(context, &frames->frames[i]);
+        words[n++] = function.module;
+        words[n++] = function.start;
+    }
+    return hash_bytes(3, words, n * sizeof *words);
+}
+
 static bool frames_equal(const struct record_frame *a, const struct record_frame *b)
 {
     return a->module == b->module && a->offset == b->offset;
 }
 
+/* Did the process end (exit, or abort) in the activation of the function whose allocation failed
+   or of the one that called it, rather than after the failure was passed further up? That is a
+   program's own out-of-memory exit: xmalloc printing and exiting, or a caller that gets NULL
+   from its allocation wrapper and calls its panic helper. Judged by function identity (the
+   ending stack holds a frame of that function) plus the activation's callers (the return
+   addresses below it equal the injection stack's), so it works on stripped binaries too. */
 static bool ended_in_caller(struct campaign_context *context, const struct run_records *records,
                             const struct frame_list *injection)
 {
     int caller = first_own_frame(&context->modules, injection);
-    if (caller < 0 || caller + 1 >= injection->count)
+    if (caller < 0)
         return false;
-    const struct record_frame *below = &injection->frames[caller + 1];
-    int below_count = injection->count - caller - 1;
-    for (size_t i = 0; i < records->processes.count; i++) {
-        const struct ingest_process *process = &records->processes.items[i];
-        if (!process->faulted)
-            continue;
-        const struct frame_list *ending =
-            process->signal ? &process->crash_stack : &process->exit_stack;
-        for (int j = 0; j + 1 < ending->count; j++) {
-            if (ending->frames[j].module != injection->frames[caller].module)
+    for (int level = caller; level <= caller + 1 && level < injection->count; level++) {
+        struct function_id function = function_of(context, &injection->frames[level]);
+        const struct record_frame *below = &injection->frames[level + 1];
+        int below_count = injection->count - level - 1;
+        for (size_t i = 0; i < records->processes.count; i++) {
+            const struct ingest_process *process = &records->processes.items[i];
+            if (!process->faulted)
                 continue;
-            int k = 0;
-            while (k < below_count && j + 1 + k < ending->count &&
-                   frames_equal(&below[k], &ending->frames[j + 1 + k]))
-                k++;
-            if (k == below_count || (k > 0 && j + 1 + k == ending->count))
-                return true;
+            const struct frame_list *ending =
+                process->signal ? &process->crash_stack : &process->exit_stack;
+            for (int j = 0; j < ending->count; j++) {
+                if (ending->frames[j].module != function.module ||
+                    !same_function(function_of(context, &ending->frames[j]), function))
+                    continue;
+                int k = 0;
+                while (k < below_count && j + 1 + k < ending->count &&
+                       frames_equal(&below[k], &ending->frames[j + 1 + k]))
+                    k++;
+                if (k == below_count || (k > 0 && j + 1 + k == ending->count))
+                    return true;
+            }
         }
     }
     return false;
 }
 
-/* The deduplication key of a bug: the frame of the program's own code where it ended (or, for a
-   leak, that allocated the leaked block). One faulty error leg reached from many sites, or through
-   many callers, is one finding seen in many runs. */
+/* The deduplication key of a bug: the function where it went wrong (the first frame that is not
+   failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
+   program's own code it was reached from; for an abort or a leak both are the program's frame
+   (glibc aborts for its caller; a leak is where the block was allocated). One faulty error leg
+   reached from many sites is one finding seen in many runs; two functions are two findings. */
 static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
                          const struct frame_list *evidence)
 {
-    int first = first_own_frame(&context->modules, evidence);
-    if (first < 0)
-        first = 0;
     if (evidence->count == 0)
         return xasprintf("%s:%d", outcome_name(outcome), signal);
-    return xasprintf("%s:%d:%016llx+%llx", outcome_name(outcome), signal,
-                     (unsigned long long)evidence->frames[first].module,
-                     (unsigned long long)evidence->frames[first].offset);
+    int own = first_own_frame(&context->modules, evidence);
+    if (own < 0)
+        own = 0;
+    int fault = own;
+    if (signal != SIGABRT && outcome != OUTCOME_LEAK)
+        for (int i = 0; i < evidence->count; i++)
+            if (!module_is_tool(module_map_path(&context->modules, evidence->frames[i].module))) {
+                fault = i;
+                break;
+            }
+    struct function_id where = function_of(context, &evidence->frames[fault]);
+    struct function_id from = function_of(context, &evidence->frames[own]);
+    return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
+                     (unsigned long long)where.module, (unsigned long long)where.start,
+                     (unsigned long long)from.module, (unsigned long long)from.start);
 }
 
 /* A module named only by a sanitizer's report: found by path, or added under the id the preload
@@ -256,6 +314,35 @@ static void set_leak_bytes(sqlite3 *db, int64_t run_id, uint64_t bytes)
     sqlite3_finalize(statement);
 }
 
+/* A chain fails its prefix's sites first: output that differs from the baseline's because of
+   them is the prefix run's finding. When this run ended as the prefix run did (same status, same
+   output), the chain's own failure changed nothing. */
+static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_hash)
+{
+    const char *last = job->chain ? strrchr(job->chain, ',') : NULL;
+    if (!last)
+        return false;
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM runs WHERE chain = ? AND state = 'done' AND exit_code = ?"
+            " AND signal = ? AND stdout_hash = ?");
+    sqlite3_bind_text(statement, 1, job->chain, (int)(last - job->chain), SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 2, job->result.exit_code);
+    sqlite3_bind_int(statement, 3, job->result.signal);
+    sqlite3_bind_int64(statement, 4, (sqlite3_int64)stdout_hash);
+    bool same = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
+    sqlite3_finalize(statement);
+    return same;
+}
+
+static void set_stdout_hash(sqlite3 *db, int64_t run_id, uint64_t hash)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET stdout_hash = ? WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, (sqlite3_int64)hash);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    sqlite3_finalize(statement);
+}
+
 /* Under the database lock: classify the run and store it with all it revealed, in one
    transaction. */
 enum outcome conclude_job(struct campaign_context *context, struct job *job)
@@ -268,6 +355,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     }
     char *out = xasprintf("%s/stdout", job->dir), *err = xasprintf("%s/stderr", job->dir);
     char *stderr_text = read_whole_file(err, NULL);
+    uint64_t stdout_hash = file_hash(out);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_exec(context->db, "BEGIN IMMEDIATE");
@@ -286,7 +374,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
            output mixes its children's with its own timings, and which child said what is
            unknowable. Elsewhere exit statuses and stacks decide. */
         .stdout_same = !context->baseline_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
-                       file_hash(out) == context->baseline_stdout,
+                       stdout_hash == context->baseline_stdout,
         .stderr_same = !context->baseline_stderr || file_hash(err) == context->baseline_stderr,
         .stderr_text = stderr_text,
     };
@@ -327,6 +415,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
        never plan these (policy.h), so only the others need the check (it symbolises). */
     if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
         outcome = OUTCOME_NOT_REACHED;
+    if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
+        outcome = OUTCOME_ABSORBED;
 
     int64_t finding = 0;
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
@@ -350,6 +440,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
                records->problems, finding);
     if (leaked)
         set_leak_bytes(context->db, job->run_id, leaked);
+    set_stdout_hash(context->db, job->run_id, stdout_hash);
     if (target)
         plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
     database_exec(context->db, "COMMIT");

@@ -92,6 +92,24 @@ static const char *suppressed_by(const struct suppressions *rules, const char *o
     return rule;
 }
 
+/* A line saying how to get debug info for the module of a headline frame that has none, once per
+   module. */
+static void add_debug_hint(struct symboliser *symboliser, json_t *frame, json_t *hints)
+{
+    const char *module = json_string_value(json_object_get(frame, "module"));
+    if (!module || !*module || *module == '?' || symboliser_has_debug_info(symboliser, module))
+        return;
+    size_t index;
+    json_t *hint;
+    json_array_foreach(hints, index, hint)
+        if (!strcmp(json_string_value(json_object_get(hint, "module")), module))
+            return;
+    char *text = symboliser_debug_hint(module);
+    if (text)
+        json_array_append_new(hints, json_pack("{s:s, s:s}", "module", module, "hint", text));
+    free(text);
+}
+
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
     json_t *campaign = json_object();
@@ -228,7 +246,7 @@ static json_t *kernel_sweeps(sqlite3 *db)
 
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                         const char *database_path, const struct suppressions *rules,
-                        json_t *suppressed)
+                        json_t *suppressed, json_t *hints)
 {
     struct symboliser *symboliser = symboliser_new();
     struct module_map map;
@@ -305,6 +323,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_object_set_new(finding, "suppressed_by", json_string(rule));
             json_array_append_new(suppressed, finding);
         } else {
+            add_debug_hint(symboliser, json_object_get(finding, "location"), hints);
+            if (json_object_get(finding, "fault"))
+                add_debug_hint(symboliser, json_object_get(finding, "fault"), hints);
             json_array_append_new(list, finding);
         }
     }
@@ -386,9 +407,10 @@ json_t *report_build(sqlite3 *db, const char *database_path,
         fatal("%s holds no campaign yet; run `failrun run -- CMD` first", database_path);
     json_t *report = json_object();
     json_object_set_new(report, "campaign", campaign_summary(db, &settings));
-    json_t *suppressed = json_array();
+    json_t *suppressed = json_array(), *hints = json_array();
     json_object_set_new(report, "findings",
-                        findings(db, &settings, database_path, rules, suppressed));
+                        findings(db, &settings, database_path, rules, suppressed, hints));
+    json_object_set_new(report, "debug_info", hints);
     json_object_set_new(report, "suppressed", json_integer((json_int_t)json_array_size(suppressed)));
     json_object_set_new(report, "suppressed_findings", suppressed);
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
@@ -556,6 +578,9 @@ void report_print_text(json_t *report, FILE *out)
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
+    json_t *hint;
+    json_array_foreach(json_object_get(report, "debug_info"), index, hint)
+        fprintf(out, "%sdebug info: %s\n", index ? "" : "\n", string_of(hint, "hint"));
     fprintf(out, "\noutcomes:");
     json_t *counts = json_object_get(report, "outcomes");
     const char *separator = "";

@@ -356,6 +356,41 @@ static void leave_unexplored(sqlite3 *db, int64_t run_id, const char *site, cons
     sqlite3_finalize(statement);
 }
 
+static uint64_t site_key(struct campaign_context *context, const char *site)
+{
+    sqlite3_stmt *statement = database_prepare(context->db, "SELECT frames FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    struct frame_list frames = {0};
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
+    sqlite3_finalize(statement);
+    return exploration_key(context, &frames);
+}
+
+/* Has a site with the same exploration key had a run? If not, remember this one as explored. */
+static bool explored_before(struct campaign_context *context, const char *site)
+{
+    if (!context->explored_loaded) {
+        context->explored_loaded = true;
+        /* Every site of the baseline (each has a run, in this shard or another) and every site
+           that got a run since. */
+        sqlite3_stmt *sites = database_prepare(
+            context->db, "SELECT id FROM sites WHERE first_run IN"
+                         " (SELECT id FROM runs WHERE kind = 'baseline') UNION"
+                         " SELECT site FROM runs WHERE kind = 'fault' AND site IS NOT NULL");
+        while (sqlite3_step(sites) == SQLITE_ROW)
+            VECTOR_PUSH(context->explored,
+                        site_key(context, (const char *)sqlite3_column_text(sites, 0)));
+        sqlite3_finalize(sites);
+    }
+    uint64_t key = site_key(context, site);
+    for (size_t i = 0; i < context->explored.count; i++)
+        if (context->explored.items[i] == key)
+            return true;
+    VECTOR_PUSH(context->explored, key);
+    return false;
+}
+
 void plan_follow_ups(struct campaign_context *context, const struct job *job,
                      enum outcome outcome)
 {
@@ -398,6 +433,11 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
     sqlite3_bind_int64(fresh, 1, job->run_id);
     while (sqlite3_step(fresh) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(fresh, 0);
+        if (explored_before(context, site)) {
+            /* The same allocation call reached through the same functions: nothing new. */
+            leave_unexplored(context->db, job->run_id, site, "same-function");
+            continue;
+        }
         char *chain = xasprintf("%s,%s:1", job->chain, site);
         if (!plan_run(context, site, chain, 0, 0) && !site_is_instrumentation(context->db, site))
             leave_unexplored(context->db, job->run_id, site, "max-runs");

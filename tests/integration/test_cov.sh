@@ -57,10 +57,12 @@ cp all.db old.db
 sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN name;
             ALTER TABLE campaign DROP COLUMN policy; ALTER TABLE campaign DROP COLUMN nofail_below;
             ALTER TABLE campaign DROP COLUMN kernel; DROP TABLE kernel_faults;
-            DROP TABLE cov_runs; PRAGMA user_version = 1;"
+            DROP TABLE cov_runs; ALTER TABLE sites DROP COLUMN unexplored;
+            ALTER TABLE runs DROP COLUMN leak_bytes; ALTER TABLE runs DROP COLUMN stdout_hash; ALTER TABLE findings DROP COLUMN bytes;
+            PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 2, coverage tables added" "2|1" \
+check_equal "schema 1: migrated to 3, coverage tables added" "3|1" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# test_findings.sh — what a maintainer reads must be right: wrong output after a warning is a
+# bug, a program's own out-of-memory exit (through a panic helper above its allocation wrapper)
+# is not, a leak is a block nothing points to (reachable ones are no finding), suppression
+# rules hide known bugs and count them, and chains stop at a deliberate exit.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+P="$PROGRAMS/findings"
+
+"$FAILRUN" run -q --json --db warn.db -- "$P" warn >warn.json
+check_equal "a warning then wrong output with status 0: one silent finding at the allocation" \
+    "silent findings.c" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.location.file | sub(".*/"; ""))"' warn.json)"
+
+"$FAILRUN" run -q --json --db panic.db -- "$P" panic >panic.json
+check_equal "panic helper one frame above the wrapper: oom-abort, no finding" "0 1" \
+    "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"])"' panic.json)"
+check_equal "the exit path's own allocation is left unexplored, and why" "oom-abort" \
+    "$(sql panic.db "SELECT group_concat(DISTINCT unexplored) FROM sites WHERE unexplored IS NOT NULL")"
+check_equal "... so the campaign made one run per baseline site and no chain" 0 \
+    "$(sql panic.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")"
+
+"$FAILRUN" run -q --json --db abort.db -- "$P" abort >abort.json
+check_equal "abort() from the panic helper: oom-abort, no crash" "0 1 0" \
+    "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' abort.json)"
+
+"$FAILRUN" run -q --json --db reachable.db -- "$P" reachable >reachable.json
+check_equal "a block kept reachable from a global: no leak, though more blocks stayed live" \
+    "0 0" "$(jq -r '"\(.findings | length) \(.leaks.runs)"' reachable.json)"
+
+"$FAILRUN" run -q --json --db lost.db -- "$P" lost >lost.json
+check_equal "a block nothing points to: one leak, 48 bytes, at its allocation" \
+    "leak 48 findings.c" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.bytes) \(.location.file | sub(".*/"; ""))"' lost.json)"
+check_equal "the leaking runs' outcome is judged first (absorbed), the leak apart" "absorbed" \
+    "$(jq -r '[.runs[] | select(.finding != null) | .outcome] | unique | join(" ")' lost.json)"
+
+# Suppressions: a rule hides the finding, the report counts it, exit status 0.
+printf '# kv_put is known\ncrash:kv_put\n' >kv.supp
+"$FAILRUN" run -q --json --db kv.db --suppressions kv.supp -- "$EXAMPLES/kvtest" >kv.json
+check_equal "a suppressed finding is listed apart and counted" "crash:kv_put 1" \
+    "$(jq -r '"\(.suppressed_findings[0].suppressed_by) \(.suppressed)"' kv.json)"
+check "... and is not among the findings" \
+    test "$(jq '[.findings[] | select(.location.function == "kv_put")] | length' kv.json)" = 0
+"$FAILRUN" report --db kv.db --suppressions kv.supp >kv.txt
+check "failrun report says suppressed: 1" grep -q "suppressed: 1" kv.txt
+printf 'crash kv_put\n' >bad.supp
+"$FAILRUN" report --db kv.db --suppressions bad.supp >/dev/null 2>bad.txt
+check_equal "a line that is not a rule: exit 2" 2 $?
+check "... naming the file and line" grep -q "bad.supp:1: " bad.txt

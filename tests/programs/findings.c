@@ -1,0 +1,85 @@
+/* findings.c — one program per way a maintainer reads a failed allocation, chosen by argv[1]:
+ *   warn       prints a warning, then a wrong result with exit status 0: a bug (silent)
+ *   panic      an allocation wrapper returns NULL and its caller calls the program's own panic
+ *              helper, which exits 3: a deliberate out-of-memory exit (oom-abort), not a bug
+ *   abort      the same with abort(): oom-abort too
+ *   reachable  the failure leaves a block live at exit, still reachable from a global: no leak
+ *   lost       the failure leaves a block nothing points to any more: a leak
+ * Every mode prints the same line as without a failure when it absorbs one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *cache; /* a block the program keeps on purpose */
+
+__attribute__((noinline)) static void *try_alloc(size_t size)
+{
+    return malloc(size);
+}
+
+__attribute__((noinline, noreturn)) static void panic(int abort_instead)
+{
+    char *message = malloc(64); /* the exit path allocates: never an error leg to explore */
+    snprintf(message ? message : (char[64]){0}, 64, "findings: out of memory\n");
+    fputs(message ? message : "findings: out of memory\n", stderr);
+    if (abort_instead)
+        abort();
+    exit(3);
+}
+
+static int warn(void)
+{
+    char *line = malloc(32);
+    if (!line) {
+        fputs("warning: out of memory, result left empty\n", stderr);
+        puts("");
+        return 0;
+    }
+    strcpy(line, "result 42");
+    puts(line);
+    free(line);
+    return 0;
+}
+
+static int panics(int abort_instead)
+{
+    char *line = try_alloc(32);
+    if (!line)
+        panic(abort_instead);
+    strcpy(line, "result 42");
+    puts(line);
+    free(line);
+    return 0;
+}
+
+static int keeps(int lose)
+{
+    char *first = malloc(48);
+    if (!first)
+        return 1;
+    char *second = malloc(16);
+    if (!second) {
+        if (!lose)
+            cache = first; /* kept for later: reachable */
+        first = NULL;     /* lost: nothing points to it */
+        puts("result 42");
+        return 0;
+    }
+    free(second);
+    free(first);
+    puts("result 42");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "warn"))
+        return warn();
+    if (!strcmp(mode, "panic") || !strcmp(mode, "abort"))
+        return panics(!strcmp(mode, "abort"));
+    if (!strcmp(mode, "reachable") || !strcmp(mode, "lost"))
+        return keeps(!strcmp(mode, "lost"));
+    fputs("usage: findings warn|panic|abort|reachable|lost\n", stderr);
+    return 2;
+}
