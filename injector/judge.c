@@ -167,9 +167,13 @@ static void sanitizer_frames(struct campaign_context *context,
 
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
                               enum outcome outcome, int signal, const struct frame_list *evidence,
-                              const char *detail, uint64_t bytes)
+                              const char *detail, uint64_t bytes, uint64_t symptom)
 {
-    char *key = finding_key(context, outcome, signal, evidence);
+    /* Wrong output is deduplicated by what the user sees: every failure inside one regcomp
+       that ends in the same wrong output is one bug, not one per allocation it makes. */
+    char *key = symptom ? xasprintf("%s:output:%016llx", outcome_name(outcome),
+                                    (unsigned long long)symptom)
+                        : finding_key(context, outcome, signal, evidence);
     char *frames = frames_to_json(evidence);
     sqlite3_stmt *statement = database_prepare(
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
@@ -297,7 +301,7 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
                                  (unsigned long long)leaks[i]->objects,
                                  leaks[i]->direct ? "" : " (indirectly)");
         int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
-                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i]->bytes);
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i]->bytes, 0);
         if (!*finding)
             *finding = id;
         free(detail);
@@ -427,7 +431,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     if (outcome_is_bug(outcome))
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
-                                 observation.sanitizer ? report.kind : NULL, 0);
+                                 observation.sanitizer ? report.kind : NULL, 0,
+                                 outcome == OUTCOME_SILENT ? stdout_hash | 1 : 0);
     if (reported)
         sanitizer_report_free(&report);
     /* Leaks only where the process that had the fault ended as in the baseline: an error exit
@@ -442,7 +447,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         set_leak_bytes(context->db, job->run_id, leaked);
     set_stdout_hash(context->db, job->run_id, stdout_hash);
     if (target)
-        plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
+        plan_follow_ups(context, job, outcome, observation.exit_code != baseline.exit_code);
     database_exec(context->db, "COMMIT");
 
     if (!outcome_is_bug(outcome) && !finding && !context->options->keep_runs)

@@ -286,12 +286,21 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         bool leak = !strcmp(outcome, "leak");
         json_t *fault = leak ? json_deep_copy(json_object_get(finding, "location"))
                              : fault_frame(evidence);
-        /* An abort is deliberate: glibc's assertion or heap check, raised for the caller's bug. */
-        bool system = !leak && signal != SIGABRT && json_is_true(json_object_get(fault, "system"));
+        /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
+           injection), and an abort is deliberate: glibc's assertion or heap check, raised for
+           its caller's bug. */
+        bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
+        bool system = crashed && signal != SIGABRT && json_is_true(json_object_get(fault, "system"));
         json_object_set_new(finding, "system_library", json_boolean(system));
-        char *identity = frame_identity(system ? fault : json_object_get(finding, "location"));
+        /* "module!function", and for a fault in a system library also where it was reached
+           from: "libc.so.6!strlen<-prog!parse". */
+        char *own = frame_identity(json_object_get(finding, "location"));
+        char *where = system ? frame_identity(fault) : NULL;
+        char *identity = where ? xasprintf("%s<-%s", where, own) : xstrdup(own);
         json_object_set_new(finding, "identity", json_string(identity));
         free(identity);
+        free(where);
+        free(own);
         if (system)
             json_object_set_new(finding, "fault", fault);
         else

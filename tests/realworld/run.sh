@@ -18,7 +18,7 @@ programs=$here/programs.tsv
 
 if [ "${REALWORLD_CHECK_ONLY:-}" != 1 ]; then
     # shellcheck disable=SC2046
-    sh "$root/tools/install-packages.sh" realworld python3 jq binutils \
+    sh "$root/tools/install-packages.sh" realworld python3 jq binutils libc6-dbg \
         $(grep -v '^#' "$programs" | cut -f2 | sort -u) || exit 2
     [ -x "$failrun" ] || { echo "realworld: build failrun first (make all)" >&2; exit 2; }
     mkdir -p "$out/work"
