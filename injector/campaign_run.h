@@ -91,10 +91,10 @@ void run_planned(struct campaign_context *context);
 void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
 void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
                 const char *outcome, const char *crash_frames, int problems, int64_t finding);
-/* Plan runs for the sites `job` revealed first (chains), unless the run ended the program:
-   oom-abort, crash, hang, or an exit status other than the baseline's (`error_exit`). */
+/* Plan runs for the sites `job` revealed first (chains), unless the run ended in oom-abort,
+   crash or hang. */
 void plan_follow_ups(struct campaign_context *context, const struct job *job,
-                     enum outcome outcome, bool error_exit);
+                     enum outcome outcome);
 void keep_sites_in_scope(struct run_records *records, const char *scope);
 
 /* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */

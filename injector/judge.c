@@ -76,6 +76,11 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     if (caller < 0)
         return false;
     for (int level = caller; level <= caller + 1 && level < injection->count; level++) {
+        /* The caller's caller counts only as the program's own code: main's return into libc
+           is an ordinary error exit, not a panic helper. */
+        if (level > caller &&
+            module_is_plumbing(module_map_path(&context->modules, injection->frames[level].module)))
+            break;
         struct function_id function = function_of(context, &injection->frames[level]);
         const struct record_frame *below = &injection->frames[level + 1];
         int below_count = injection->count - level - 1;
@@ -447,7 +452,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         set_leak_bytes(context->db, job->run_id, leaked);
     set_stdout_hash(context->db, job->run_id, stdout_hash);
     if (target)
-        plan_follow_ups(context, job, outcome, observation.exit_code != baseline.exit_code);
+        plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
     database_exec(context->db, "COMMIT");
 
     if (!outcome_is_bug(outcome) && !finding && !context->options->keep_runs)

@@ -392,7 +392,7 @@ static bool explored_before(struct campaign_context *context, const char *site)
 }
 
 void plan_follow_ups(struct campaign_context *context, const struct job *job,
-                     enum outcome outcome, bool error_exit)
+                     enum outcome outcome)
 {
     const struct campaign_settings *settings = &context->options->settings;
     if (settings->kernel) {
@@ -419,12 +419,11 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
         return; /* a chain of 8 is long enough */
     }
     /* The program ended at (or because of) the failure: what it allocated on the way out is
-       the exit path of a process that is going down anyway, not an error leg that continues.
-       On the realworld corpus, no finding was reached only by extending such runs. */
-    if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH || outcome == OUTCOME_HANG ||
-        (outcome == OUTCOME_HANDLED && error_exit)) {
-        leave_unexplored(context->db, job->run_id, NULL,
-                         outcome == OUTCOME_HANDLED ? "error-exit" : outcome_name(outcome));
+       the exit path of a process going down on purpose (oom-abort) or already broken (crash,
+       hang), not an error leg. An error exit (handled) is still extended: an error leg's own
+       unchecked allocation (the message it formats before exiting) is a bug worth finding. */
+    if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH || outcome == OUTCOME_HANG) {
+        leave_unexplored(context->db, job->run_id, NULL, outcome_name(outcome));
         return;
     }
     char *failable = failable_sites_condition(settings);

@@ -46,6 +46,9 @@ check_equal "stripped: the null dereference is named by kv_put's FDE start, no f
     "$(jq -r '.findings[] | select(.signal_name == "SEGV") | "\(.location.function) \(.location.file):\(.location.line)"' plain.json)"
 check_equal "stripped: the double free is named by kv_serialise's FDE start" "fn_$kv_serialise" \
     "$(jq -r '.findings[] | select(.signal_name == "ABRT") | .crash_stack[] | select(.module | endswith("/kvtest")) | .function' plain.json | head -n 1)"
+"$FAILRUN" report --db campaign.db >plain.txt
+check "stripped: the report tells how to get debug info, with the build-id" \
+    grep -q "^debug info: no debug info for .*kvtest (build-id $build_id)" plain.txt
 "$PROBE" ./kvtest "$kv_put" >probe.out
 check "stripped: the symboliser finds no debug info" grep -qx "debug-info no" probe.out
 check "stripped: the hint gives the build-id and DEBUGINFOD_URLS" \
