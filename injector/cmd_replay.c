@@ -31,7 +31,8 @@ const char replay_usage[] =
     "  --db PATH     campaign database (default .failrun/campaign.db)\n"
     "  --persistent  the last site keeps failing at every later call\n"
     "  --print-env   print the environment that arms the fault instead of running anything,\n"
-    "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`\n";
+    "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`;\n"
+    "                the records go to the /tmp/failrun-replay-* folder it names\n";
 
 int cmd_replay(int argc, char **argv)
 {
@@ -128,12 +129,14 @@ int cmd_replay(int argc, char **argv)
               raw_plan ? raw_plan : chain);
     char **environment = run_environment(&settings, directory_template, plan);
     if (print_environment) {
+        /* Plain NAME=value lines: `env $(failrun replay --print-env ...)` splits them on white
+           space and removes no quotes. The folder stays: the program writes its records there
+           when it runs under gdb later. */
         for (size_t i = 0; environment[i]; i++) {
-            char *quoted = shell_quote(environment[i]);
-            printf("%s\n", quoted);
-            free(quoted);
+            if (strpbrk(environment[i], " \t\n"))
+                warn("%.60s contains white space: `env $(...)` would split it", environment[i]);
+            printf("%s\n", environment[i]);
         }
-        rmdir(directory_template);
         return 0;
     }
     struct spawn_request request = {

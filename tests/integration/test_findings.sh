@@ -50,3 +50,14 @@ printf 'crash kv_put\n' >bad.supp
 "$FAILRUN" report --db kv.db --suppressions bad.supp >/dev/null 2>bad.txt
 check_equal "a line that is not a rule: exit 2" 2 $?
 check "... naming the file and line" grep -q "bad.supp:1: " bad.txt
+
+# The README's gdb recipe: `env $(failrun replay --print-env SITE -- CMD) CMD` arms the fault
+# (the warn mode's failure empties its result line), and the records land in the folder named.
+site=$(jq -r '.findings[0].site' warn.json)
+"$FAILRUN" replay --db warn.db --print-env "$site:1" -- "$P" warn >env.txt
+# shellcheck disable=SC2046
+env $(cat env.txt) "$P" warn >armed.out 2>/dev/null
+check_equal "replay --print-env: the printed environment arms the fault" "" "$(cat armed.out)"
+check "replay --print-env: the run's records are in the folder it names" \
+    sh -c "ls \"$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)\"/*.rec >/dev/null"
+rm -rf "$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)"
