@@ -24,11 +24,16 @@ check "shards: each shard ran only part of the campaign" \
 findings='[.findings[] | [.outcome, .signal_name, .location.file, .location.line, .runs]] | sort'
 check_equal "merged: the same findings as the unsharded campaign" \
     "$(jq -c "$findings" "$work/whole.json")" "$(jq -c "$findings" "$work/all.json")"
-check_equal "merged: the same outcome counts" \
-    "$(jq -c .outcomes "$work/whole.json")" "$(jq -c .outcomes "$work/all.json")"
-check_equal "merged: the same runs, each with the same outcome" \
-    "$(sql "$work/whole.db" "SELECT plan, outcome FROM runs ORDER BY plan")" \
-    "$(sql "$work/all.db" "SELECT plan, outcome FROM runs ORDER BY plan")"
+# A site first seen on an error path is explored from the chain of the run that revealed it
+# first; a shard sees only its own runs, so it may explore the same site from another chain too
+# (README, Distributed campaigns). The baseline sites' runs and the error-path sites explored
+# are the same.
+check_equal "merged: the same runs of baseline sites, each with the same outcome" \
+    "$(sql "$work/whole.db" "SELECT plan, outcome FROM runs WHERE chain NOT LIKE '%,%' ORDER BY plan")" \
+    "$(sql "$work/all.db" "SELECT plan, outcome FROM runs WHERE chain NOT LIKE '%,%' ORDER BY plan")"
+check_equal "merged: the same error-path sites explored" \
+    "$(sql "$work/whole.db" "SELECT DISTINCT site FROM runs WHERE chain LIKE '%,%' ORDER BY 1")" \
+    "$(sql "$work/all.db" "SELECT DISTINCT site FROM runs WHERE chain LIKE '%,%' ORDER BY 1")"
 
 "$FAILRUN" run -q --db "$work/other.db" -- "$EXAMPLES/kvtest" >/dev/null
 "$FAILRUN" merge "$work/shard1.db" "$work/other.db" -o "$work/bad.db" 2>"$work/err.txt"
