@@ -67,6 +67,47 @@ static json_t *fault_frame(json_t *stack)
     return json_null();
 }
 
+/* Is this one of the C library's functions that do only what their arguments say: string and
+   memory functions (strlen, __strlen_evex, memcpy, strdup, wcslen, stpcpy), free and realloc of
+   a pointer (regfree of a regex), formatting into a buffer (sprintf)? */
+static bool leaf_function(const char *function)
+{
+    static const char *const prefixes[] = {"str", "mem", "wcs", "stp", "free", "libc_free",
+                                           "realloc", "libc_realloc", "sprintf", "vsprintf",
+                                           "snprintf", "vsnprintf", "regfree"};
+    if (!function)
+        return false;
+    while (*function == '_')
+        function++;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
+/* Does the fault lie in the program's use of the library rather than in the library? It does
+   when the program called the faulting function itself or through one or two more library
+   calls (fputs of a NULL stream, strdup of a NULL that faults in strlen, regfree that frees a
+   pointer it never got), or only through functions that do just what their arguments say.
+   Deeper inside the library (the NSS code under getpwuid), the fault is the library's. */
+static bool fault_in_caller(json_t *stack)
+{
+    size_t index;
+    json_t *entry;
+    int depth = 0;
+    bool leaves_only = true;
+    json_array_foreach(stack, index, entry) {
+        if (json_is_true(json_object_get(entry, "tool")) ||
+            json_is_true(json_object_get(entry, "inlined")))
+            continue;
+        if (!json_is_true(json_object_get(entry, "plumbing")))
+            return depth > 0 && (depth < 3 || leaves_only);
+        depth++;
+        leaves_only &= leaf_function(json_string_value(json_object_get(entry, "function")));
+    }
+    return false;
+}
+
 static char *frame_identity(json_t *frame)
 {
     const char *module = json_string_value(json_object_get(frame, "module"));
@@ -299,7 +340,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
            injection), and an abort is deliberate: glibc's assertion or heap check, raised for
            its caller's bug. */
         bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
-        bool system = crashed && signal != SIGABRT && json_is_true(json_object_get(fault, "system"));
+        bool system = crashed && signal != SIGABRT &&
+                      json_is_true(json_object_get(fault, "system")) &&
+                      !fault_in_caller(evidence);
         json_object_set_new(finding, "system_library", json_boolean(system));
         /* "module!function", and for a fault in a system library also where it was reached
            from: "libc.so.6!strlen<-prog!parse". */

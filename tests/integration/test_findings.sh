@@ -40,6 +40,13 @@ check_equal "a block nothing points to: one leak, 48 bytes, at its allocation" \
 check_equal "the leaking runs' outcome is judged first (absorbed), the leak apart" "absorbed" \
     "$(jq -r '[.runs[] | select(.finding != null) | .outcome] | unique | join(" ")' lost.json)"
 
+"$FAILRUN" run -q --json --db stream.db -- "$P" stream >stream.json
+check_equal "a NULL stream given to fputs: the crash is the program's, at the line that passed it" \
+    "crash SEGV false $(marker tests/programs/findings.c 'BUG(stream)' | cut -d: -f2)" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.signal_name) \(.system_library) \(.location.line)"' stream.json)"
+check "... and its crash stack starts inside the C library" \
+    test "$(jq -r '.findings[0].crash_stack[0].module' stream.json | sed 's|.*/||')" = libc.so.6
+
 # Suppressions: a rule hides the finding, the report counts it, exit status 0.
 printf '# kv_put is known\ncrash:kv_put\n' >kv.supp
 "$FAILRUN" run -q --json --db kv.db --suppressions kv.supp -- "$EXAMPLES/kvtest" >kv.json

@@ -5,6 +5,8 @@
  *   abort      the same with abort(): oom-abort too
  *   reachable  the failure leaves a block live at exit, still reachable from a global: no leak
  *   lost       the failure leaves a block nothing points to any more: a leak
+ *   stream     the failure leaves a NULL stream that fputs is given: a crash inside the C
+ *              library whose fault is the program's argument, headlined at the program's line
  * Every mode prints the same line as without a failure when it absorbs one. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,15 @@ static int keeps(int lose)
     return 0;
 }
 
+static int stream(void)
+{
+    char *buffer = malloc(64);
+    FILE *out = buffer ? stdout : NULL;
+    fputs("result 42\n", out); /* BUG(stream) */
+    free(buffer);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -80,6 +91,8 @@ int main(int argc, char **argv)
         return panics(!strcmp(mode, "abort"));
     if (!strcmp(mode, "reachable") || !strcmp(mode, "lost"))
         return keeps(!strcmp(mode, "lost"));
-    fputs("usage: findings warn|panic|abort|reachable|lost\n", stderr);
+    if (!strcmp(mode, "stream"))
+        return stream();
+    fputs("usage: findings warn|panic|abort|reachable|lost|stream\n", stderr);
     return 2;
 }
