@@ -26,6 +26,7 @@ struct run_options {
     int jobs;
     VECTOR(const char *) suppression_files; /* --suppressions, NULL-terminated after parsing */
     bool no_default_suppressions;
+    bool replace; /* --replace: discard a stored campaign of another command or options */
 };
 
 struct campaign_context {

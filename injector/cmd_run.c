@@ -63,6 +63,9 @@ const char run_usage[] =
     "                    outcomes; sites in multi-threaded processes are re-run\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
+    "  --replace         discard the campaign in --db even if it is of another command or\n"
+    "                    other options (without it failrun refuses; the same campaign again\n"
+    "                    resumes when unfinished and starts over when finished)\n"
     "  --suppressions FILE  hide findings matching its rules (repeatable; see failrun(1));\n"
     "                    --no-default-suppressions drops the bundled rules for glibc bugs\n"
     "  --quiet           no progress lines\n"
@@ -103,6 +106,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
         {"fork", no_argument, NULL, 'F'},
         {"suppressions", required_argument, NULL, 'X'},
+        {"replace", no_argument, NULL, 'E'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
@@ -223,6 +227,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'Z':
             options->no_default_suppressions = true;
             break;
+        case 'E':
+            options->replace = true;
+            break;
         case 'q':
             options->quiet = true;
             break;
@@ -314,7 +321,19 @@ static void open_campaign(struct campaign_context *context)
         bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
                           sqlite3_column_int(statement, 0);
         sqlite3_finalize(statement);
-        resume = unfinished && campaign_same_command(&stored, &options->settings);
+        bool same = campaign_same_command(&stored, &options->settings);
+        resume = unfinished && same;
+        /* Never lose a campaign without being asked: one of another command or other options
+           stays unless --replace says so; the same campaign again starts over. */
+        if (!same && !options->replace) {
+            char *command = shell_join(stored.argv);
+            fatal("%s holds a %s campaign of `%.200s` with other options; pass another --db to "
+                  "keep both, or --replace to discard it", options->database_path,
+                  unfinished ? "unfinished" : "finished", command);
+        }
+        if (!resume && !options->quiet)
+            fprintf(stderr, "failrun: replacing the %s campaign in %s\n",
+                    unfinished ? "unfinished" : "finished", options->database_path);
     }
     if (resume) {
         if (!options->quiet)

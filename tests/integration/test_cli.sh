@@ -71,3 +71,16 @@ check_equal "resume: the planted bugs were found through the shell" 2 "$(jq '.fi
 # Found by fuzzing failrun run's command line: a count too large for the campaign's bound.
 expect_usage_error "a --max-runs beyond 2^53" "--max-runs 868888" \
     "$FAILRUN" run --max-runs 86888888888888888888888888 -- true
+
+# A finished campaign is never replaced silently by one with other options (issue: a
+# `--policy nofail` run once wiped 1,463 runs): refused with one line, unless --replace.
+"$FAILRUN" run -q --db keep.db -- "$EXAMPLES/kvtest" >/dev/null
+runs_before=$(sqlite3 keep.db "SELECT count(*) FROM runs")
+expect_usage_error "other options over a finished campaign" "another --db to keep both" \
+    "$FAILRUN" run -q --policy nofail --db keep.db -- "$EXAMPLES/kvtest"
+check_equal "... and the finished campaign is kept whole" "$runs_before" \
+    "$(sqlite3 keep.db "SELECT count(*) FROM runs")"
+"$FAILRUN" run -q --replace --policy nofail --db keep.db -- "$EXAMPLES/kvtest" >/dev/null
+check_equal "--replace discards it" nofail "$(sqlite3 keep.db "SELECT policy FROM campaign")"
+"$FAILRUN" run --policy nofail --db keep.db -- "$EXAMPLES/kvtest" >/dev/null 2>again.err
+check "the same campaign again starts over, and says so" grep -q "replacing the finished" again.err
