@@ -232,6 +232,34 @@ static void stable_output(struct campaign_context *context, const char *plan, in
     free(dir);
 }
 
+/* "prog (status 8), sh (status 1)": the processes of a run that did not end with 0 (each
+   program once), the first that say why a test harness failed. Static text, replaced by the
+   next call. */
+static const char *failing_processes(const struct run_records *records)
+{
+    static char text[512];
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *process = &records->processes.items[i];
+        if (process->signal == 0 && (!process->exited || process->exit_status == 0))
+            continue;
+        const char *base = strrchr(process->exe, '/');
+        base = base ? base + 1 : process->exe;
+        if (strstr(text, base))
+            continue;
+        int n = process->signal
+                    ? snprintf(text + used, sizeof text - used, "%s%s (SIG%s)", used ? ", " : "",
+                               base, sigabbrev_np(process->signal))
+                    : snprintf(text + used, sizeof text - used, "%s%s (status %d)",
+                               used ? ", " : "", base, process->exit_status);
+        if (n < 0 || (size_t)n >= sizeof text - used)
+            break;
+        used += (size_t)n;
+    }
+    return used ? text : "no process recorded a failure: see the run's stderr";
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -256,11 +284,11 @@ void run_baseline(struct campaign_context *context)
               "that passes on its own (output in %s)", sigabbrev_np(result.signal), dir);
     if (result.exit_code == 127 && !result.started)
         fatal("cannot run %s (see %s/stderr)", context->options->settings.argv[0], dir);
-    if (result.exit_code != 0)
-        warn("the command exits with status %d even without faults; outcomes compare against it",
-             result.exit_code);
     struct run_records records = {0};
     ingest_run(dir, &records);
+    if (result.exit_code != 0)
+        warn("the command exits with status %d even without faults (%s); outcomes compare "
+             "against it", result.exit_code, failing_processes(&records));
     if (records.processes.count == 0)
         fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
               "setuid? failrun needs a dynamically linked program");

@@ -84,3 +84,8 @@ check_equal "... and the finished campaign is kept whole" "$runs_before" \
 check_equal "--replace discards it" nofail "$(sqlite3 keep.db "SELECT policy FROM campaign")"
 "$FAILRUN" run --policy nofail --db keep.db -- "$EXAMPLES/kvtest" >/dev/null 2>again.err
 check "the same campaign again starts over, and says so" grep -q "replacing the finished" again.err
+
+# A baseline that fails (a suite under valgrind exits 8) names its failing processes.
+"$FAILRUN" run -q --db failing.db -- sh -c "'$PROGRAMS/findings' nonsense; exit 8" >/dev/null 2>failing.err
+check "a failing baseline: the warning names the failing program and its status" \
+    grep -q "exits with status 8 even without faults (.*findings (status 2)" failing.err
