@@ -475,13 +475,23 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
     sqlite3_finalize(statement);
     database_exec(db, "DETACH other");
-    json_t *check = json_pack("{s:s,s:s,s:I,s:I,s:b,s:o}", "database", other_path,
+    json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
+    bool same_threshold = (json_int_t)settings.nofail_below == threshold;
+    json_t *check = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b,s:I,s:o}", "database", other_path,
         "policy", settings.policy_nofail ? "nofail" : "all", "fault_runs", runs,
         "deletable", json_integer_value(json_object_get(json_object_get(report, "lines"),
                                                         "deletable")),
-        "ok", json_array_size(reached) == 0 && settings.policy_nofail, "deletable_reached", reached);
+        "ok", json_array_size(reached) == 0 && settings.policy_nofail && same_threshold,
+        "checked", runs > 0, "campaign_nofail_below", (json_int_t)settings.nofail_below,
+        "deletable_reached", reached);
     if (!settings.policy_nofail)
         warn("%s was not run with --policy nofail; the check cannot pass", other_path);
+    else if (!same_threshold)
+        warn("%s exempted requests up to %llu bytes, this analysis %lld; run both with the same "
+             "--nofail-below", other_path, (unsigned long long)settings.nofail_below,
+             (long long)threshold);
+    else if (runs == 0)
+        warn("%s made no fault run (every site is NOFAIL-eligible): it checks nothing", other_path);
     campaign_settings_free(&settings);
     return check;
 }
@@ -540,8 +550,13 @@ static void print_text(json_t *report, FILE *out)
                 json_string_value(json_object_get(check, "policy")),
                 json_integer_value(json_object_get(check, "fault_runs")),
                 json_is_true(json_object_get(check, "ok"))
-                    ? "reached none of the deletable lines"
-                    : reached ? "REACHED deletable lines" : "not a --policy nofail campaign");
+                    ? json_is_true(json_object_get(check, "checked"))
+                          ? "reached none of the deletable lines"
+                          : "nothing checked: no fault run (every site NOFAIL-eligible)"
+                : reached ? "REACHED deletable lines"
+                : !strcmp(json_string_value(json_object_get(check, "policy")), "nofail")
+                    ? "a different --nofail-below: not comparable"
+                    : "not a --policy nofail campaign");
         json_array_foreach(json_object_get(check, "deletable_reached"), index, file)
             fprintf(out, "  reached: %s:%lld\n", json_string_value(json_object_get(file, "path")),
                     json_integer_value(json_object_get(file, "line")));

@@ -85,6 +85,15 @@ check "the text report says so" grep -q "reached none of the deletable lines" ch
 check_equal "cov --nofail-db: exit 1 when the campaign reached deletable lines" 1 $?
 check_equal "... and it lists each deletable line it reached" "$(jq '.lines.deletable' all.json)" \
     "$(jq '.nofail_check.deletable_reached | length' loose.json)"
+"$FAILRUN" cov --db all.db --nofail-db loose.db >loose.txt 2>loose.err
+check "... warning that the two thresholds differ" grep -q "exempted requests up to 1 bytes" loose.err
+# Every site eligible: the NOFAIL campaign fails nothing, so its check checks nothing.
+"$FAILRUN" run -q --policy nofail --nofail-below 100000000 --db all-eligible.db -- "$CLASSIC" \
+    the code absent <"$TEXT" >/dev/null
+"$FAILRUN" cov --db all.db --nofail-below 100000000 --nofail-db all-eligible.db >vacuous.txt \
+    2>vacuous.err
+check "no fault run: the check says it checked nothing, not that it passed" \
+    grep -q "nothing checked: no fault run" vacuous.txt
 
 # lcov tracefile: genhtml renders it; its line counts are the JSON's.
 genhtml -q -o lcov-html all.info >/dev/null 2>genhtml.err
