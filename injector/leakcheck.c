@@ -141,13 +141,11 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
     ingest_run(dir, records);
     for (size_t i = 0; i < all.count; i++) {
         const struct ingest_process *image = final_image(records, all.items[i].pid);
-        if (image && scope_includes(context->options->settings.scope, image->exe)) {
+        if (image && scope_includes(context->options->settings.scope, image->exe))
             VECTOR_PUSH(*leaks, all.items[i]);
-        } else {
-            sanitizer_leak_list one = {.items = &all.items[i], .count = 1};
-            for (int j = 0; j < one.items->frame_count; j++)
-                free(one.items->paths[j]);
-        }
+        else
+            for (int j = 0; j < all.items[i].frame_count; j++)
+                free(all.items[i].paths[j]);
     }
     free(all.items);
     if (scan_failed)
