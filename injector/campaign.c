@@ -298,30 +298,29 @@ void module_map_free(struct module_map *map)
     memset(map, 0, sizeof *map);
 }
 
+/* Is the file name of `path` one that starts with one of `prefixes`? */
+static bool base_name_starts(const char *path, const char *const *prefixes, size_t count)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path ? path : "";
+    for (size_t i = 0; i < count; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
 bool module_is_plumbing(const char *path)
 {
     static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload", "libunwind",
                                            "liblzma", "libasan", "liblsan", "libubsan"};
-    if (!path)
-        return true;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
-            return true;
-    return false;
+    return !path || base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 
 bool module_is_tool(const char *path)
 {
     static const char *const prefixes[] = {"libfail", "libunwind", "libasan", "liblsan",
                                            "libubsan", "libtsan"};
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path ? path : "";
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
-            return true;
-    return false;
+    return base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 
 bool module_is_system(const char *path)
@@ -331,12 +330,7 @@ bool module_is_system(const char *path)
         "libresolv.so", "libnss_", "libnsl.so", "libutil.so", "libcrypt.so", "libstdc++.so",
         "libgcc_s.so", "libanl.so",
     };
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path ? path : "";
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
-            return true;
-    return false;
+    return base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 
 int first_own_frame(const struct module_map *map, const struct frame_list *frames)

@@ -314,10 +314,13 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
     return total;
 }
 
-static void set_leak_bytes(sqlite3 *db, int64_t run_id, uint64_t bytes)
+/* One value into a column of the run's row (`column`: a name of ours, never the user's). */
+static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint64_t value)
 {
-    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET leak_bytes = ? WHERE id = ?");
-    sqlite3_bind_int64(statement, 1, (sqlite3_int64)bytes);
+    char *sql = sqlite3_mprintf("UPDATE runs SET \"%w\" = ? WHERE id = ?", column);
+    sqlite3_stmt *statement = database_prepare(db, sql);
+    sqlite3_free(sql);
+    sqlite3_bind_int64(statement, 1, (sqlite3_int64)value);
     sqlite3_bind_int64(statement, 2, run_id);
     database_step_done(statement);
     sqlite3_finalize(statement);
@@ -341,15 +344,6 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     bool same = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
     sqlite3_finalize(statement);
     return same;
-}
-
-static void set_stdout_hash(sqlite3 *db, int64_t run_id, uint64_t hash)
-{
-    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET stdout_hash = ? WHERE id = ?");
-    sqlite3_bind_int64(statement, 1, (sqlite3_int64)hash);
-    sqlite3_bind_int64(statement, 2, run_id);
-    database_step_done(statement);
-    sqlite3_finalize(statement);
 }
 
 /* Under the database lock: classify the run and store it with all it revealed, in one
@@ -449,8 +443,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
     if (leaked)
-        set_leak_bytes(context->db, job->run_id, leaked);
-    set_stdout_hash(context->db, job->run_id, stdout_hash);
+        set_run_value(context->db, job->run_id, "leak_bytes", leaked);
+    set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     if (target)
         plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
     database_exec(context->db, "COMMIT");

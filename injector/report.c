@@ -42,29 +42,31 @@ static json_t *symbolise_stack(struct symboliser *symboliser, const struct modul
     return stack;
 }
 
-/* The first frame of the program's own code: where a reader should look. */
-static json_t *stack_location(json_t *stack)
+/* The first frame whose `flag` ("plumbing", "tool") is not set, copied; `fallback` first frame
+   when every one has it. */
+static json_t *first_frame_without(json_t *stack, const char *flag, bool fallback)
 {
     size_t index;
     json_t *entry;
     json_array_foreach(stack, index, entry) {
-        if (!json_is_true(json_object_get(entry, "plumbing")))
+        if (!json_is_true(json_object_get(entry, flag)))
             return json_deep_copy(entry);
     }
-    return json_array_size(stack) ? json_deep_copy(json_array_get(stack, 0)) : json_null();
+    return fallback && json_array_size(stack) ? json_deep_copy(json_array_get(stack, 0))
+                                              : json_null();
+}
+
+/* The first frame of the program's own code: where a reader should look. */
+static json_t *stack_location(json_t *stack)
+{
+    return first_frame_without(stack, "plumbing", true);
 }
 
 /* Where it went wrong: the first frame that is not failrun's or a sanitizer's runtime, even when
    it lies in the C library (a fault inside a system library is headlined there). */
 static json_t *fault_frame(json_t *stack)
 {
-    size_t index;
-    json_t *entry;
-    json_array_foreach(stack, index, entry) {
-        if (!json_is_true(json_object_get(entry, "tool")))
-            return json_deep_copy(entry);
-    }
-    return json_null();
+    return first_frame_without(stack, "tool", false);
 }
 
 /* Is this one of the C library's functions that do only what their arguments say: string and

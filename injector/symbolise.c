@@ -44,6 +44,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -344,6 +345,28 @@ done:
     }
 }
 
+_Static_assert(offsetof(struct cu_range, low) == 0 && offsetof(struct fde_range, low) == 0 &&
+                   offsetof(struct function_range, low) == 0 && sizeof(Dwarf_Addr) == 8,
+               "count_starting_at_or_below reads a uint64_t `low` at the start of each entry");
+
+/* How many entries of a table sorted by `low` start at or below addr: the index just past the
+ * rightmost one that could hold it. `low` is the first member of every table's entries. */
+static size_t count_starting_at_or_below(const void *table, size_t count, size_t stride,
+                                         uint64_t addr)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t low;
+        memcpy(&low, (const char *)table + mid * stride, sizeof low);
+        if (low <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The CU covering module address addr, and the bias to subtract for libdw. */
 static bool find_cu(struct module_entry *e, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
 {
@@ -359,14 +382,7 @@ static bool find_cu(struct module_entry *e, Dwarf_Addr addr, Dwarf_Die *cu, Dwar
     Dwarf_Addr a = addr - *bias;
     /* Rightmost range starting at or below a, then walk left while ranges could still reach
      * past a (overlaps are rare, so this is normally one step). */
-    size_t lo = 0, hi = e->range_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->ranges[mid].low <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = count_starting_at_or_below(e->ranges, e->range_count, sizeof *e->ranges, a);
     for (size_t i = lo; i-- > 0 && e->ranges[i].reach > a;) {
         if (a < e->ranges[i].high) {
             *cu = e->ranges[i].cu;
@@ -724,14 +740,7 @@ static bool find_fde(struct module_entry *e, uint64_t addr, struct fde_range *fo
 {
     if (!e->fdes_built)
         build_fde_table(e);
-    size_t lo = 0, hi = e->fde_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->fdes[mid].low <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = count_starting_at_or_below(e->fdes, e->fde_count, sizeof *e->fdes, addr);
     /* FDEs do not overlap in practice; look back a few entries in case they do. */
     for (size_t i = lo, steps = 0; i-- > 0 && steps < 4; steps++) {
         if (addr < e->fdes[i].high) {
@@ -840,14 +849,8 @@ static bool fde_function(struct module_entry *e, Dwarf_Addr addr, struct functio
 /* Index of the cached function range holding addr, or of where one would go (*hit false). */
 static size_t find_function(const struct module_entry *e, uint64_t addr, bool *hit)
 {
-    size_t lo = 0, hi = e->function_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->functions[mid].low <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = count_starting_at_or_below(e->functions, e->function_count,
+                                           sizeof *e->functions, addr);
     *hit = lo > 0 && addr < e->functions[lo - 1].high;
     return *hit ? lo - 1 : lo;
 }
