@@ -42,7 +42,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                  $(BUILD)/tests/programs/libsetenv.so
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
-        realworld
+        realworld realworld-fork
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -304,6 +304,11 @@ bench: all $(BENCH_PROGRAMS)
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
 realworld: all
 	@bash tests/realworld/run.sh
+
+# Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
+# (tests/realworld/fork_agreement.sh; not part of make check: about a minute on 2 cores).
+realworld-fork: all
+	@bash tests/realworld/fork_agreement.sh
 
 demo:
 	@sh tools/deps.sh

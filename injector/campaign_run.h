@@ -35,6 +35,10 @@ struct campaign_context {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int busy;
+    /* Runs taken and not yet concluded, and those of them that finished: runs are concluded in
+       id order (scheduler.c, conclude_in_order). */
+    VECTOR(int64_t) in_flight;
+    VECTOR(struct job) finished;
     int64_t last_taken, total, done, findings, started_ms;
     bool terminal;
     sqlite3 *db;

@@ -524,6 +524,40 @@ static void show_progress(struct campaign_context *context, const struct job *jo
                 (long long)context->total, job->site ? job->site : "-", outcome_name(outcome));
 }
 
+/* Under the lock: conclude finished runs in the order of their ids, each once every run taken
+   before it is concluded. What a run plans depends on what was concluded before it: a site
+   reached on the error legs of two runs is stored as first seen by whichever is concluded first
+   (sites.first_run) and gets its chain from that run only, and of two sites with one exploration
+   key only the first is explored. Concluding in the order runs finished made those chains, and
+   so the run count, differ from campaign to campaign (and between -j1, -j2 and --fork). */
+static void conclude_in_order(struct campaign_context *context)
+{
+    while (context->finished.count) {
+        int64_t oldest = context->in_flight.items[0];
+        for (size_t i = 1; i < context->in_flight.count; i++)
+            if (context->in_flight.items[i] < oldest)
+                oldest = context->in_flight.items[i];
+        size_t at = 0;
+        while (at < context->finished.count && context->finished.items[at].run_id != oldest)
+            at++;
+        if (at == context->finished.count)
+            return; /* the oldest run is still running */
+        struct job job = context->finished.items[at];
+        context->finished.items[at] = context->finished.items[--context->finished.count];
+        for (size_t i = 0; i < context->in_flight.count; i++)
+            if (context->in_flight.items[i] == oldest) {
+                context->in_flight.items[i] = context->in_flight.items[--context->in_flight.count];
+                break;
+            }
+        enum outcome outcome = conclude_job(context, &job);
+        context->busy--;
+        context->done++;
+        context->findings += outcome_is_bug(outcome);
+        show_progress(context, &job, outcome);
+        job_free(&job);
+    }
+}
+
 static void *worker(void *argument)
 {
     struct campaign_context *context = argument;
@@ -537,15 +571,12 @@ static void *worker(void *argument)
             continue;
         }
         context->busy++;
+        VECTOR_PUSH(context->in_flight, job.run_id);
         pthread_mutex_unlock(&context->lock);
         perform_job(context, &job);
         pthread_mutex_lock(&context->lock);
-        enum outcome outcome = conclude_job(context, &job);
-        context->busy--;
-        context->done++;
-        context->findings += outcome_is_bug(outcome);
-        show_progress(context, &job, outcome);
-        job_free(&job);
+        VECTOR_PUSH(context->finished, job);
+        conclude_in_order(context);
         pthread_cond_broadcast(&context->changed);
     }
     pthread_cond_broadcast(&context->changed);
@@ -576,6 +607,10 @@ void run_planned(struct campaign_context *context)
     for (int i = 0; i < workers; i++)
         pthread_join(threads[i], NULL);
     free(threads);
+    free(context->in_flight.items);
+    free(context->finished.items);
+    memset(&context->in_flight, 0, sizeof context->in_flight);
+    memset(&context->finished, 0, sizeof context->finished);
     if (!context->options->quiet && context->terminal && context->done)
         fputc('\n', stderr);
 }
