@@ -1,6 +1,6 @@
-/* chainorder.c — two sites whose error legs reach one new allocation, `report`, through the same
-   functions (so one exploration key): only one of them may get the chain that fails it, and it
-   must be the same one however -j orders the runs. The first site's error leg is slow, so with
+/* chainorder.c — two sites whose failures reach one new allocation site, `report`'s, through one
+   error leg: only the run that is concluded first sees it as new and gets the chain that fails
+   it, and that must be the same run however -j orders them. The first site's error leg is slow, so with
    -j2 its run finishes after the second's. Each failure is absorbed (exit 0): chains follow. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +19,11 @@ static void report(const char *what)
 static int load(void)
 {
     char *first = malloc(100);
-    if (!first) {
-        usleep(400 * 1000);
-        report("the first buffer");
-        return -1;
-    }
-    char *second = malloc(200);
-    if (!second) {
-        report("the second buffer");
+    char *second = first ? malloc(200) : NULL;
+    if (!first || !second) { /* one error leg, one call of report: one site for both failures */
+        if (!first)
+            usleep(400 * 1000);
+        report(first ? "the second buffer" : "the first buffer");
         free(first);
         return -1;
     }
