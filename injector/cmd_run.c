@@ -326,10 +326,11 @@ static void open_campaign(struct campaign_context *context)
         /* Never lose a campaign without being asked: one of another command or other options
            stays unless --replace says so; the same campaign again starts over. */
         if (!same && !options->replace) {
-            char *command = shell_join(stored.argv);
-            fatal("%s holds a %s campaign of `%.200s` with other options; pass another --db to "
-                  "keep both, or --replace to discard it", options->database_path,
-                  unfinished ? "unfinished" : "finished", command);
+            char *command = shell_join(stored.argv), *asked = shell_join(options->settings.argv);
+            fatal("%s holds a %s campaign of `%.200s`%s; pass another --db to keep both, or "
+                  "--replace to discard it", options->database_path,
+                  unfinished ? "unfinished" : "finished", command,
+                  strcmp(command, asked) ? "" : " with other options");
         }
         if (!resume && !options->quiet)
             fprintf(stderr, "failrun: replacing the %s campaign in %s\n",
