@@ -55,7 +55,7 @@ struct campaign_context {
        LeakSanitizer, made by the first run that needs it (under leakcheck.c's own lock). */
     VECTOR(struct live_count) baseline_live;
     bool target_sanitized;
-    bool baseline_scanned;
+    bool baseline_scanned, baseline_scan_ok;
     sanitizer_leak_list baseline_leaks;
     /* Exploration keys of the sites that have a run (exploration_key), built on first use. */
     VECTOR(uint64_t) explored;

@@ -481,7 +481,8 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
         "policy", settings.policy_nofail ? "nofail" : "all", "fault_runs", runs,
         "deletable", json_integer_value(json_object_get(json_object_get(report, "lines"),
                                                         "deletable")),
-        "ok", json_array_size(reached) == 0 && settings.policy_nofail && same_threshold,
+        "ok", json_array_size(reached) == 0 && settings.policy_nofail && same_threshold &&
+                  runs > 0,
         "checked", runs > 0, "campaign_nofail_below", (json_int_t)settings.nofail_below,
         "deletable_reached", reached);
     if (!settings.policy_nofail)
@@ -549,11 +550,10 @@ static void print_text(json_t *report, FILE *out)
                 json_string_value(json_object_get(check, "database")),
                 json_string_value(json_object_get(check, "policy")),
                 json_integer_value(json_object_get(check, "fault_runs")),
-                json_is_true(json_object_get(check, "ok"))
-                    ? json_is_true(json_object_get(check, "checked"))
-                          ? "reached none of the deletable lines"
-                          : "nothing checked: no fault run (every site NOFAIL-eligible)"
+                json_is_true(json_object_get(check, "ok")) ? "reached none of the deletable lines"
                 : reached ? "REACHED deletable lines"
+                : !json_is_true(json_object_get(check, "checked"))
+                    ? "nothing checked: no fault run (every site NOFAIL-eligible)"
                 : !strcmp(json_string_value(json_object_get(check, "policy")), "nofail")
                     ? "a different --nofail-below: not comparable"
                     : "not a --policy nofail campaign");

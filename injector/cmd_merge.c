@@ -115,6 +115,8 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " ON CONFLICT(key) DO UPDATE SET runs = runs + excluded.runs,"
                       "  site = iif(excluded.first_run < first_run, excluded.site, site),"
                       "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
+                      "  detail = iif(excluded.first_run < first_run, excluded.detail, detail),"
+                      "  bytes = iif(excluded.first_run < first_run, excluded.bytes, bytes),"
                       "  first_run = min(first_run, excluded.first_run)");
     database_exec(db, "UPDATE main.runs SET finding = (SELECT m.id FROM main.findings m"
                       "  JOIN src.findings s ON s.key = m.key WHERE s.id = main.runs.finding)"

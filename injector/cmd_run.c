@@ -410,6 +410,9 @@ int run_campaign(int argc, char **argv, bool kernel)
     json_decref(report);
     module_map_free(&context.modules);
     symboliser_free(context.symbols);
+    free(context.baseline_live.items);
+    free(context.explored.items);
+    sanitizer_leaks_free(&context.baseline_leaks);
     database_close(context.db);
     campaign_settings_free(&options.settings);
     free(context.state_dir);

@@ -152,6 +152,25 @@ static int check_identity(sqlite3 *db, const char *path)
     return version;
 }
 
+/* Bring an older database to this schema in one transaction, reading its version again inside
+   it: a crash half-way leaves it as it was, and a second failrun that opened it at the same time
+   finds it migrated. */
+static bool migrate(sqlite3 *db, char **error)
+{
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, error) != SQLITE_OK)
+        return false;
+    sqlite3_stmt *statement = NULL;
+    int version = DATABASE_SCHEMA_VERSION;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, NULL) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW)
+        version = sqlite3_column_int(statement, 0);
+    sqlite3_finalize(statement);
+    bool ok = (version != 1 || sqlite3_exec(db, migrate_1_to_2, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK);
+    sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return ok;
+}
+
 sqlite3 *database_open(const char *path, bool create)
 {
     sqlite3 *db = NULL;
@@ -166,9 +185,7 @@ sqlite3 *database_open(const char *path, bool create)
     char *error = NULL;
     if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL,
                      &error) != SQLITE_OK ||
-        (version == 1 && sqlite3_exec(db, migrate_1_to_2, NULL, NULL, &error) != SQLITE_OK) ||
-        (version >= 1 && version < 3 &&
-         sqlite3_exec(db, migrate_2_to_3, NULL, NULL, &error) != SQLITE_OK) ||
+        (version >= 1 && version < DATABASE_SCHEMA_VERSION && !migrate(db, &error)) ||
         sqlite3_exec(db, schema, NULL, NULL, &error) != SQLITE_OK)
         fatal("%s is damaged or not a failrun database (%s); remove it and run again", path,
               error ? error : "?");

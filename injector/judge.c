@@ -84,6 +84,8 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
         struct function_id function = function_of(context, &injection->frames[level]);
         const struct record_frame *below = &injection->frames[level + 1];
         int below_count = injection->count - level - 1;
+        if (below_count == 0)
+            break; /* the stack was cut here: nothing tells this activation from another */
         for (size_t i = 0; i < records->processes.count; i++) {
             const struct ingest_process *process = &records->processes.items[i];
             if (!process->faulted)
@@ -294,19 +296,19 @@ void load_baseline_sanitizer(struct campaign_context *context)
 static uint64_t record_leaks(struct campaign_context *context, const struct job *job,
                              int64_t *finding)
 {
-    const struct sanitizer_leak *leaks[8];
+    struct confirmed_leak leaks[8];
     uint64_t total = 0;
     size_t count = leak_confirmed(context, job, leaks, 8, &total);
     for (size_t i = 0; i < count; i++) {
+        const struct sanitizer_leak *leak = leaks[i].leak;
         struct frame_list frames;
-        frames_of_paths(context, leaks[i]->frame_count, leaks[i]->paths, leaks[i]->offsets,
-                        &frames);
+        frames_of_paths(context, leak->frame_count, leak->paths, leak->offsets, &frames);
         char *detail = xasprintf("%llu byte(s) in %llu object(s) unreachable at exit%s",
-                                 (unsigned long long)leaks[i]->bytes,
-                                 (unsigned long long)leaks[i]->objects,
-                                 leaks[i]->direct ? "" : " (indirectly)");
+                                 (unsigned long long)leaks[i].bytes,
+                                 (unsigned long long)leaks[i].objects,
+                                 leaks[i].direct ? "" : " (indirectly)");
         int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
-                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i]->bytes, 0);
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0);
         if (!*finding)
             *finding = id;
         free(detail);

@@ -148,9 +148,11 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
                 free(all.items[i].paths[j]);
     }
     free(all.items);
-    if (scan_failed)
-        warn("the leak scan failed in a run (LeakSanitizer needs ptrace); leaks stay "
-             "unconfirmed");
+    static bool warned;
+    if ((scan_failed || result.timed_out) && !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+        warn("the leak scan %s (%s); such runs' leaks stay unconfirmed",
+             scan_failed ? "could not run" : "timed out",
+             scan_failed ? "LeakSanitizer needs ptrace" : "raise --timeout");
     return !scan_failed && !result.timed_out && !result.signal;
 }
 
@@ -162,9 +164,11 @@ static void scan_baseline(struct campaign_context *context)
         remove_tree(dir);
         struct run_records records = {0};
         char *plan = plan_record(&context->options->settings);
-        if (!scanned_run(context, dir, plan, &context->baseline_leaks, &records))
-            warn("the baseline did not run cleanly under the leak scan; leaks it always has may "
-                 "be reported");
+        context->baseline_scan_ok =
+            scanned_run(context, dir, plan, &context->baseline_leaks, &records);
+        if (!context->baseline_scan_ok)
+            warn("the command did not run cleanly under the leak scan without faults; leaks "
+                 "stay unconfirmed and are not reported");
         free(plan);
         run_records_free(&records);
         remove_tree(dir);
@@ -189,6 +193,8 @@ void leak_confirm(struct campaign_context *context, struct job *job)
         return;
     }
     scan_baseline(context);
+    if (!context->baseline_scan_ok)
+        return; /* nothing to subtract the leaks it always has from */
     char *dir = xasprintf("%s/leakscan", job->dir);
     struct run_records records = {0};
     job->leak_scanned = scanned_run(context, dir, job->plan, &job->leaks, &records);
@@ -228,40 +234,59 @@ static uint64_t bytes_like(const sanitizer_leak_list *list, const struct sanitiz
     return bytes;
 }
 
+/* Is any entry for the allocation site of `leak` in `list` a direct leak? */
+static bool direct_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (list->items[i].direct && same_allocation(&list->items[i], leak))
+            return true;
+    return false;
+}
+
+static uint64_t objects_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
+{
+    uint64_t objects = 0;
+    for (size_t i = 0; i < list->count; i++)
+        if (same_allocation(&list->items[i], leak))
+            objects += list->items[i].objects;
+    return objects;
+}
+
 size_t leak_confirmed(const struct campaign_context *context, const struct job *job,
-                      const struct sanitizer_leak **out, size_t max, uint64_t *total_bytes)
+                      struct confirmed_leak *out, size_t max, uint64_t *total_bytes)
 {
     size_t found = 0;
+    bool any_direct = false;
     *total_bytes = 0;
     if (!job->leak_scanned)
         return 0;
-    for (size_t i = 0; i < job->leaks.count; i++) {
-        const struct sanitizer_leak *leak = &job->leaks.items[i];
-        if (allocation_frame(leak) < 0)
-            continue;
-        bool seen = false; /* one entry per allocation site */
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = same_allocation(&job->leaks.items[j], leak);
-        if (seen)
-            continue;
-        uint64_t bytes = bytes_like(&job->leaks, leak);
-        uint64_t before = bytes_like(&context->baseline_leaks, leak);
-        if (bytes <= before)
-            continue;
-        *total_bytes += bytes - before;
-        /* Direct leaks first: an indirect one is reachable from a direct one. */
-        if (found < max && leak->direct)
-            out[found++] = leak;
-    }
-    for (size_t i = 0; i < job->leaks.count && found < max; i++) {
-        const struct sanitizer_leak *leak = &job->leaks.items[i];
-        if (leak->direct || allocation_frame(leak) < 0)
-            continue;
-        bool covered = false;
-        for (size_t j = 0; j < found && !covered; j++)
-            covered = out[j]->direct || same_allocation(out[j], leak);
-        if (!covered && bytes_like(&job->leaks, leak) > bytes_like(&context->baseline_leaks, leak))
-            out[found++] = leak;
+    /* One entry per allocation site: its bytes beyond the baseline's, direct if any of its
+       blocks is; indirect sites only when no direct one leaked (they hang off it). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < job->leaks.count; i++) {
+            const struct sanitizer_leak *leak = &job->leaks.items[i];
+            if (allocation_frame(leak) < 0)
+                continue;
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = same_allocation(&job->leaks.items[j], leak);
+            uint64_t bytes = bytes_like(&job->leaks, leak);
+            uint64_t before = bytes_like(&context->baseline_leaks, leak);
+            if (seen || bytes <= before)
+                continue;
+            bool direct = direct_like(&job->leaks, leak);
+            if (pass == 0) {
+                *total_bytes += bytes - before;
+                any_direct |= direct;
+            }
+            if ((pass == 0) != direct || (pass == 1 && any_direct) || found >= max)
+                continue;
+            uint64_t objects = objects_like(&job->leaks, leak);
+            uint64_t objects_before = objects_like(&context->baseline_leaks, leak);
+            out[found++] = (struct confirmed_leak){
+                .leak = leak, .bytes = bytes - before, .direct = direct,
+                .objects = objects > objects_before ? objects - objects_before : 1};
+        }
     }
     return found;
 }

@@ -246,11 +246,22 @@ static const char *failing_processes(const struct run_records *records)
             continue;
         const char *base = strrchr(process->exe, '/');
         base = base ? base + 1 : process->exe;
-        if (strstr(text, base))
+        bool listed = false; /* each program once, by its whole name */
+        for (size_t j = 0; j < i && !listed; j++) {
+            const struct ingest_process *earlier = &records->processes.items[j];
+            const char *name = strrchr(earlier->exe, '/');
+            listed = !strcmp(name ? name + 1 : earlier->exe, base) &&
+                     (earlier->signal || (earlier->exited && earlier->exit_status));
+        }
+        if (listed)
             continue;
-        int n = process->signal
+        const char *signal_name = process->signal ? sigabbrev_np(process->signal) : NULL;
+        int n = process->signal && signal_name
                     ? snprintf(text + used, sizeof text - used, "%s%s (SIG%s)", used ? ", " : "",
-                               base, sigabbrev_np(process->signal))
+                               base, signal_name)
+                : process->signal
+                    ? snprintf(text + used, sizeof text - used, "%s%s (signal %d)",
+                               used ? ", " : "", base, process->signal)
                     : snprintf(text + used, sizeof text - used, "%s%s (status %d)",
                                used ? ", " : "", base, process->exit_status);
         if (n < 0 || (size_t)n >= sizeof text - used)
@@ -372,11 +383,16 @@ static void perform_job(struct campaign_context *context, struct job *job)
    with the chain that led there; an nth sweep moves on to the next call. */
 /* Mark the sites a run revealed first (or just `site`) that will get no run of their own, and
    why. */
-static void leave_unexplored(sqlite3 *db, int64_t run_id, const char *site, const char *reason)
+static void leave_unexplored(struct campaign_context *context, int64_t run_id, const char *site,
+                             const char *reason)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "UPDATE sites SET unexplored = ? WHERE first_run = ? AND unexplored IS NULL"
-            " AND (?3 IS NULL OR id = ?3)");
+    /* Only sites a run could fail (not exempt by the NOFAIL policy) count. */
+    char *failable = failable_sites_condition(&context->options->settings);
+    char *query = xasprintf("UPDATE sites SET unexplored = ? WHERE first_run = ? AND"
+                            " unexplored IS NULL AND (?3 IS NULL OR id = ?3) AND %s", failable);
+    sqlite3_stmt *statement = database_prepare(context->db, query);
+    free(query);
+    free(failable);
     sqlite3_bind_text(statement, 1, reason, -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, run_id);
     bind_text_or_null(statement, 3, site);
@@ -443,7 +459,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
     if (!job->chain)
         return; /* random runs are not extended */
     if (length >= PLAN_MAX_FAULTS) {
-        leave_unexplored(context->db, job->run_id, NULL, "chain-length");
+        leave_unexplored(context, job->run_id, NULL, "chain-length");
         return; /* a chain of 8 is long enough */
     }
     /* The program ended at (or because of) the failure: what it allocated on the way out is
@@ -451,7 +467,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
        hang), not an error leg. An error exit (handled) is still extended: an error leg's own
        unchecked allocation (the message it formats before exiting) is a bug worth finding. */
     if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH || outcome == OUTCOME_HANG) {
-        leave_unexplored(context->db, job->run_id, NULL, outcome_name(outcome));
+        leave_unexplored(context, job->run_id, NULL, outcome_name(outcome));
         return;
     }
     char *failable = failable_sites_condition(settings);
@@ -465,12 +481,12 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
         const char *site = (const char *)sqlite3_column_text(fresh, 0);
         if (explored_before(context, site)) {
             /* The same allocation call, made from the same call of its function: nothing new. */
-            leave_unexplored(context->db, job->run_id, site, "same-call");
+            leave_unexplored(context, job->run_id, site, "same-call");
             continue;
         }
         char *chain = xasprintf("%s,%s:1", job->chain, site);
         if (!plan_run(context, site, chain, 0, 0) && !site_is_instrumentation(context->db, site))
-            leave_unexplored(context->db, job->run_id, site, "max-runs");
+            leave_unexplored(context, job->run_id, site, "max-runs");
         free(chain);
     }
     sqlite3_finalize(fresh);
