@@ -224,32 +224,25 @@ static bool same_allocation(const struct sanitizer_leak *a, const struct sanitiz
     return i >= 0 && j >= 0 && a->offsets[i] == b->offsets[j] && !strcmp(a->paths[i], b->paths[j]);
 }
 
-/* Bytes the scans found unreachable, allocated where `leak` was, in `list`. */
-static uint64_t bytes_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
-{
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < list->count; i++)
-        if (same_allocation(&list->items[i], leak))
-            bytes += list->items[i].bytes;
-    return bytes;
-}
+/* What the scans in `list` found unreachable, allocated where `leak` was: bytes, objects, and
+   whether any of those blocks was a direct leak. */
+struct site_total {
+    uint64_t bytes, objects;
+    bool direct;
+};
 
-/* Is any entry for the allocation site of `leak` in `list` a direct leak? */
-static bool direct_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
+static struct site_total total_like(const sanitizer_leak_list *list,
+                                    const struct sanitizer_leak *leak)
 {
-    for (size_t i = 0; i < list->count; i++)
-        if (list->items[i].direct && same_allocation(&list->items[i], leak))
-            return true;
-    return false;
-}
-
-static uint64_t objects_like(const sanitizer_leak_list *list, const struct sanitizer_leak *leak)
-{
-    uint64_t objects = 0;
-    for (size_t i = 0; i < list->count; i++)
-        if (same_allocation(&list->items[i], leak))
-            objects += list->items[i].objects;
-    return objects;
+    struct site_total total = {0};
+    for (size_t i = 0; i < list->count; i++) {
+        if (!same_allocation(&list->items[i], leak))
+            continue;
+        total.bytes += list->items[i].bytes;
+        total.objects += list->items[i].objects;
+        total.direct |= list->items[i].direct;
+    }
+    return total;
 }
 
 size_t leak_confirmed(const struct campaign_context *context, const struct job *job,
@@ -270,22 +263,19 @@ size_t leak_confirmed(const struct campaign_context *context, const struct job *
             bool seen = false;
             for (size_t j = 0; j < i && !seen; j++)
                 seen = same_allocation(&job->leaks.items[j], leak);
-            uint64_t bytes = bytes_like(&job->leaks, leak);
-            uint64_t before = bytes_like(&context->baseline_leaks, leak);
-            if (seen || bytes <= before)
+            struct site_total run = total_like(&job->leaks, leak);
+            struct site_total before = total_like(&context->baseline_leaks, leak);
+            if (seen || run.bytes <= before.bytes)
                 continue;
-            bool direct = direct_like(&job->leaks, leak);
             if (pass == 0) {
-                *total_bytes += bytes - before;
-                any_direct |= direct;
+                *total_bytes += run.bytes - before.bytes;
+                any_direct |= run.direct;
             }
-            if ((pass == 0) != direct || (pass == 1 && any_direct) || found >= max)
+            if ((pass == 0) != run.direct || (pass == 1 && any_direct) || found >= max)
                 continue;
-            uint64_t objects = objects_like(&job->leaks, leak);
-            uint64_t objects_before = objects_like(&context->baseline_leaks, leak);
             out[found++] = (struct confirmed_leak){
-                .leak = leak, .bytes = bytes - before, .direct = direct,
-                .objects = objects > objects_before ? objects - objects_before : 1};
+                .leak = leak, .bytes = run.bytes - before.bytes, .direct = run.direct,
+                .objects = run.objects > before.objects ? run.objects - before.objects : 1};
         }
     }
     return found;
