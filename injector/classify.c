@@ -73,7 +73,10 @@ enum outcome classify(const struct observation *run, const struct baseline_obser
     return run->stderr_same ? OUTCOME_ABSORBED : OUTCOME_HANDLED;
 }
 
-bool leak_possible(enum outcome outcome)
+bool leak_possible(enum outcome outcome, const struct observation *run,
+                   const struct baseline_observation *baseline)
 {
-    return outcome == OUTCOME_ABSORBED || outcome == OUTCOME_HANDLED || outcome == OUTCOME_SILENT;
+    return (outcome == OUTCOME_ABSORBED || outcome == OUTCOME_HANDLED ||
+            outcome == OUTCOME_SILENT) &&
+           run->exit_code == baseline->exit_code;
 }

@@ -43,9 +43,11 @@ struct baseline_observation {
 };
 
 enum outcome classify(const struct observation *run, const struct baseline_observation *baseline);
-/* Whether a run with this outcome may be checked for leaks: it ended as the baseline did (an
-   error exit, a crash or a kill leaves blocks live on purpose, or by accident of the bug). */
-bool leak_possible(enum outcome outcome);
+/* Whether a run may be checked for leaks: the process that had the fault ended as in the
+   baseline, with its exit status (an error exit, a crash or a kill leaves blocks live on purpose,
+   or by accident of the bug). `outcome` is classify's for the same observation. */
+bool leak_possible(enum outcome outcome, const struct observation *run,
+                   const struct baseline_observation *baseline);
 const char *outcome_name(enum outcome outcome);
 /* -1 when the name is unknown. */
 int outcome_from_name(const char *name);

@@ -119,14 +119,18 @@ static void test_sanitizer(void **state)
 static void test_leak_possible(void **state)
 {
     (void)state;
-    assert_true(leak_possible(OUTCOME_ABSORBED));
-    assert_true(leak_possible(OUTCOME_SILENT));
-    assert_true(leak_possible(OUTCOME_HANDLED));
-    assert_false(leak_possible(OUTCOME_OOM_ABORT));
-    assert_false(leak_possible(OUTCOME_CRASH));
-    assert_false(leak_possible(OUTCOME_HANG));
-    assert_false(leak_possible(OUTCOME_NOT_REACHED));
     struct observation run = absorbed_run();
+    assert_true(leak_possible(OUTCOME_ABSORBED, &run, &clean));
+    assert_true(leak_possible(OUTCOME_SILENT, &run, &clean));
+    assert_true(leak_possible(OUTCOME_HANDLED, &run, &clean)); /* a message, the same status */
+    assert_false(leak_possible(OUTCOME_OOM_ABORT, &run, &clean));
+    assert_false(leak_possible(OUTCOME_CRASH, &run, &clean));
+    assert_false(leak_possible(OUTCOME_HANG, &run, &clean));
+    assert_false(leak_possible(OUTCOME_NOT_REACHED, &run, &clean));
+    run.exit_code = 1; /* an error exit leaves blocks behind on purpose */
+    assert_false(leak_possible(OUTCOME_HANDLED, &run, &clean));
+    struct baseline_observation failing = {.exit_code = 1};
+    assert_true(leak_possible(OUTCOME_HANDLED, &run, &failing));
     for (int status = 0; status < 2; status++) {
         run.exit_code = status;
         run.stdout_same = status == 0;
