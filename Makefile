@@ -14,7 +14,7 @@ CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/live.c libfail/forkmode.c
+                libfail/live.c libfail/forkmode.c libfail/gcovdump.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -39,7 +39,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
                 test_symbolise test_oom test_policy test_coverage test_findings test_live)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
-                 $(BUILD)/tests/programs/libsetenv.so
+                 $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork
@@ -213,6 +213,24 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
+
+# A --coverage program over a --coverage shared library, neither linked with an export flag,
+# whose fault runs crash: each module must dump its own coverage (libfail/gcovdump.c). The
+# stripped copy of the library cannot, and failrun cov must say so (test_cov_crash.sh).
+$(BUILD)/tests/programs/libcovlib.so $(BUILD)/tests/programs/libcovlib-stripped.so: \
+                                                                     tests/programs/libcovlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) --coverage -fPIC -shared -o $@ $<
+	case $@ in *-stripped.so) strip $@;; esac
+
+$(BUILD)/tests/programs/covcrash: tests/programs/covcrash.c $(BUILD)/tests/programs/libcovlib.so
+	$(CC) $(EXAMPLE_CFLAGS) --coverage -o $@ $< -L$(BUILD)/tests/programs \
+	    -Wl,-rpath,'$$ORIGIN' -l:libcovlib.so
+
+$(BUILD)/tests/programs/covcrash-stripped: tests/programs/covcrash.c \
+                                           $(BUILD)/tests/programs/libcovlib-stripped.so
+	$(CC) $(EXAMPLE_CFLAGS) --coverage -o $@ $< -L$(BUILD)/tests/programs \
+	    -Wl,-rpath,'$$ORIGIN' -l:libcovlib-stripped.so
 
 # These use libfail.h, so they link libfail.so (the preload's copy serves them under failrun).
 $(BUILD)/tests/programs/policy $(BUILD)/tests/programs/failnth: \

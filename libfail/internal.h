@@ -98,9 +98,16 @@ void stack_normalise(const uintptr_t *pcs, int count, struct record_frame *frame
 uint64_t stack_signature(const struct record_frame *frames, int count) LF_HIDDEN;
 /* Look up the module holding pc; false when none. */
 bool module_find(uintptr_t pc, struct module_info *out) LF_HIDDEN;
+/* The modules of the current table as they are (no refresh, no lock): for a signal handler. */
+const struct module_info *module_table_current(int *count) LF_HIDDEN;
 /* Called for each module of the current table (after a rebuild); used to emit MODULE records. */
 void module_table_reset_after_fork(void) LF_HIDDEN;
 void module_table_set_listener(void (*listener)(const struct module_info *)) LF_HIDDEN;
+
+/* ---- gcovdump.c: coverage of crashing runs ---- */
+/* From the fatal-signal handler: call `exported_dump` (the __gcov_dump dlsym found, or NULL),
+   then every loaded module's own libgcov exit function, found in its file. Once per process. */
+void gcov_dump_modules(void (*exported_dump)(void)) LF_HIDDEN;
 
 /* ---- live.c: the table of live blocks (leak accounting, lf_live_since) ---- */
 /* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must

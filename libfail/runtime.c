@@ -105,8 +105,9 @@ static __thread uint64_t random_state __attribute__((tls_model("initial-exec")))
 static _Atomic bool persistent_reported;
 
 static struct sigaction previous_actions[NSIG];
-/* gcov's dump function when the program exports it (linked with --coverage and
-   -Wl,--export-dynamic-symbol=__gcov_dump): a crashing run then keeps its coverage. */
+/* gcov's dump function when a module exports it (linked with --coverage and
+   -Wl,--undefined=__gcov_dump): it writes every module sharing that module's gcov master list;
+   gcovdump.c then finds each remaining module's own dump function in its file. */
 static void (*gcov_dump)(void);
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP};
 
@@ -424,11 +425,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     stack_normalise(pcs, count, frames);
     emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
                 count);
-    if (gcov_dump) {
-        void (*dump)(void) = gcov_dump;
-        gcov_dump = NULL; /* once: a fault inside the dump must not recurse */
-        dump();
-    }
+    gcov_dump_modules(gcov_dump);
     /* Hand the signal to whoever had it before us (usually the default action: die). A fault
        the kernel raised recurs when the instruction runs again, with its genuine siginfo (a
        sanitizer's handler reads si_addr); a sent signal is raised again, pending until we

@@ -242,6 +242,13 @@ LF_INLINE const struct module_info *module_lookup(uintptr_t pc, const struct mod
     return module_lookup_slow(table, pc);
 }
 
+const struct module_info *LF_TEXT module_table_current(int *count)
+{
+    struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
+    *count = table ? table->count : 0;
+    return table ? table->modules : NULL;
+}
+
 bool LF_TEXT module_find(uintptr_t pc, struct module_info *out)
 {
     const struct module_info *module = module_lookup(pc, NULL);
