@@ -22,7 +22,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
                    libfail/plan.c injector/sanitizer.c injector/export.c \
-                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c \
+                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/covload.c injector/cmd_cov.c injector/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)

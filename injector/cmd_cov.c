@@ -1,7 +1,7 @@
 /*
  * cmd_cov.c — `failrun cov`: error-leg coverage of a campaign whose target was built with
  * --coverage. Reads each run's gcov data (coverage.c), classifies every line and branch
- * (covanalysis.c), and prints the summary; writes an lcov tracefile and the HTML report
+ * (covload.c, covanalysis.c), and prints the summary; writes an lcov tracefile and the HTML report
  * (html.c) on request. Like report.c, everything is built once as one JSON document, so the
  * text, --json, lcov and HTML outputs always agree.
  */
@@ -26,17 +26,21 @@
 const char cov_usage[] =
     "usage: failrun cov [options]\n"
     "\n"
-    "Error-leg coverage of the stored campaign (its target built with --coverage): lines run\n"
-    "in a fault run but never in the baseline, each credited to the sites whose failure\n"
-    "reached it; which of them a NOFAIL policy makes dead code (deletable) and which it keeps;\n"
-    "and lines no run executed (untested).\n"
+    "Error-leg coverage of the stored campaign (its target built with --coverage). An error\n"
+    "leg is the program's reaction to a failure: from the branch after the failed call that a\n"
+    "fault run took more often than the baseline, the lines of that function the fault run ran\n"
+    "more often, and so on up through each caller that reacted too; each is credited to the\n"
+    "sites whose failure reached it, and split into deletable (a NOFAIL policy makes it dead\n"
+    "code) and kept. Also: lines no run reached, and error-reaction branches (the branch right\n"
+    "after a failable call) no run took.\n"
     "\n"
     "  --db PATH          campaign database (default .failrun/campaign.db)\n"
     "  --nofail-below N   NOFAIL-eligible: sites whose every request is at most N bytes, and\n"
     "                     LF_NOFAIL sites (default 32768)\n"
     "  --nofail-db PATH   a campaign of the same command run with --policy nofail: check that\n"
-    "                     it reached none of the deletable lines (exit 1 if it did)\n"
-    "  --lcov PATH        write an lcov tracefile (genhtml renders it)\n"
+    "                     none of its error legs is a deletable line (exit 1 if one is)\n"
+    "  --lcov PATH        write an lcov tracefile of every run's counts summed (genhtml\n"
+    "                     renders it; the classes are in --json and --html)\n"
     "  --html PATH        write one self-contained HTML report\n"
     "  --json             print the analysis as JSON\n"
     "\n"
@@ -82,162 +86,159 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         fatal("unexpected argument '%s'; see `failrun help cov`", argv[optind]);
 }
 
-/* ---- loading the campaign for the analysis ---- */
+/* ---- the sites: NOFAIL eligibility and calling contexts as source lines ---- */
 
-struct site_info {
-    uint64_t signature;
-    size_t index;
+struct site_table {
+    size_t count;
+    char **ids;
+    struct coverage_site *sites;
+    struct coverage_call **calls; /* each site's, owned */
+    json_t *entries;              /* the JSON of each site */
 };
 
-struct campaign_data {
-    size_t site_count;
-    char **site_ids;
-    bool *eligible;
-    struct site_info *by_signature; /* sorted */
-    size_t run_count;
-    int64_t *run_ids; /* ascending */
-    struct coverage_run *runs;
+/* cov_files ids by path, for the source files the symboliser names. */
+struct file_lookup {
+    json_t *by_path; /* as the symboliser gives it -> id, or -1 */
+    json_t *known;   /* canonical path -> id */
 };
 
-static int compare_signatures(const void *a, const void *b)
+static int64_t lookup_file(struct file_lookup *files, const char *path)
 {
-    uint64_t left = ((const struct site_info *)a)->signature;
-    uint64_t right = ((const struct site_info *)b)->signature;
-    return (left > right) - (left < right);
-}
-
-static int site_index(const struct campaign_data *data, const char *id)
-{
-    struct site_info key = {0};
-    char head[17] = {0};
-    strncpy(head, id, 16);
-    if (!parse_hex16(head, &key.signature))
+    if (!path || !*path)
         return -1;
-    struct site_info *found = bsearch(&key, data->by_signature, data->site_count,
-                                      sizeof key, compare_signatures);
-    return found ? (int)found->index : -1;
+    json_t *cached = json_object_get(files->by_path, path);
+    if (cached)
+        return json_integer_value(cached);
+    char *canonical = realpath(path, NULL);
+    json_t *known = json_object_get(files->known, canonical ? canonical : path);
+    int64_t id = known ? json_integer_value(known) : -1;
+    json_object_set_new(files->by_path, path, json_integer(id));
+    free(canonical);
+    return id;
 }
 
-static void load_sites(sqlite3 *db, struct campaign_data *data, uint64_t threshold)
+typedef VECTOR(struct coverage_call) call_list;
+
+/* Every frame from the first own one outwards, inlined calls included, as (file, line). */
+static void site_calls(struct symboliser *symboliser, const struct module_map *map,
+                       const struct frame_list *frames, int own, struct file_lookup *files,
+                       call_list *calls)
 {
-    sqlite3_stmt *statement =
-        database_prepare(db, "SELECT id, nofail, function, max_size FROM sites ORDER BY rowid");
+    for (int i = own; own >= 0 && i < frames->count; i++) {
+        const char *path = module_map_path(map, frames->frames[i].module);
+        struct symbol_frame symbol[8];
+        int n = path && symboliser && !module_is_plumbing(path)
+                    ? symboliser_lookup(symboliser, path, frames->frames[i].offset, true, symbol, 8)
+                    : 0;
+        if (n == 0)
+            VECTOR_PUSH(*calls, ((struct coverage_call){-1, 0}));
+        for (int j = 0; j < n; j++)
+            VECTOR_PUSH(*calls, ((struct coverage_call){lookup_file(files, symbol[j].file),
+                                                       symbol[j].line}));
+    }
+}
+
+static json_t *site_entry(sqlite3_stmt *statement, bool eligible)
+{
+    const char *name = (const char *)sqlite3_column_text(statement, 4);
+    json_t *site = json_pack("{s:s,s:s,s:I,s:b,s:b,s:I}",
+        "id", (const char *)sqlite3_column_text(statement, 0),
+        "function", (const char *)sqlite3_column_text(statement, 1),
+        "size", (json_int_t)sqlite3_column_int64(statement, 2),
+        "nofail", sqlite3_column_int(statement, 3), "eligible", eligible,
+        "runs", (json_int_t)sqlite3_column_int64(statement, 6));
+    if (name)
+        json_object_set_new(site, "name", json_string(name));
+    return site;
+}
+
+static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table)
+{
+    struct symboliser *symboliser = symboliser_new();
+    struct module_map map;
+    module_map_load(db, &map);
+    struct file_lookup files = {json_object(), json_object()};
+    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_object_set_new(files.known, (const char *)sqlite3_column_text(statement, 1),
+                            json_integer(sqlite3_column_int64(statement, 0)));
+    sqlite3_finalize(statement);
     VECTOR(char *) ids = {0};
-    VECTOR(bool) eligible = {0};
+    VECTOR(struct coverage_site) sites = {0};
+    VECTOR(struct coverage_call *) owned = {0};
+    table->entries = json_array();
+    statement = database_prepare(
+        db, "SELECT id, function, max_size, nofail, name, frames,"
+            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault')"
+            " FROM sites s ORDER BY rowid");
     while (sqlite3_step(statement) == SQLITE_ROW) {
-        VECTOR_PUSH(ids, column_text(statement, 0));
-        VECTOR_PUSH(eligible, site_nofail_eligible(
-                                  sqlite3_column_int(statement, 1),
-                                  (const char *)sqlite3_column_text(statement, 2),
-                                  (uint64_t)sqlite3_column_int64(statement, 3), threshold));
-    }
-    sqlite3_finalize(statement);
-    data->site_count = ids.count;
-    data->site_ids = ids.items;
-    data->eligible = eligible.items;
-    data->by_signature = xcalloc(ids.count + 1, sizeof *data->by_signature);
-    for (size_t i = 0; i < ids.count; i++) {
-        parse_hex16(ids.items[i], &data->by_signature[i].signature);
-        data->by_signature[i].index = i;
-    }
-    qsort(data->by_signature, ids.count, sizeof *data->by_signature, compare_signatures);
-}
-
-static void load_runs(sqlite3 *db, struct campaign_data *data)
-{
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, kind = 'baseline', site, chain, outcome IS 'not-reached' FROM runs"
-            " WHERE state = 'done' ORDER BY id");
-    VECTOR(int64_t) ids = {0};
-    VECTOR(struct coverage_run) runs = {0};
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        struct coverage_run run = {.baseline = sqlite3_column_int(statement, 1), .site = -1};
-        const char *site = (const char *)sqlite3_column_text(statement, 2);
-        if (!run.baseline && site && !sqlite3_column_int(statement, 4))
-            run.site = site_index(data, site);
-        const char *chain = (const char *)sqlite3_column_text(statement, 3);
-        if (chain && run.site >= 0) {
-            VECTOR(int) members = {0};
-            for (const char *at = chain; at && *at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL)
-                VECTOR_PUSH(members, site_index(data, at));
-            run.chain = members.items;
-            run.chain_count = members.count;
+        bool nofail = sqlite3_column_int(statement, 3);
+        struct coverage_site site = {.eligible = site_nofail_eligible(
+                                         nofail, (const char *)sqlite3_column_text(statement, 1),
+                                         (uint64_t)sqlite3_column_int64(statement, 2), threshold),
+                                     .never_fails = nofail};
+        json_t *entry = site_entry(statement, site.eligible);
+        struct frame_list frames = {0};
+        frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);
+        int own = first_own_frame(&map, &frames);
+        const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
+        struct symbol_frame symbol[8];
+        int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
+                                                       true, symbol, 8) : 0;
+        if (n > 0) {
+            bool instrumentation = !strncmp(symbol[n - 1].function, "gcov_", 5) ||
+                                   !strncmp(symbol[n - 1].function, "__gcov_", 7);
+            site.never_fails |= instrumentation;
+            json_object_set_new(entry, "instrumentation", json_boolean(instrumentation));
+            json_object_set_new(entry, "location",
+                json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
+                          "file", symbol[0].file, "line", symbol[0].line));
         }
-        VECTOR_PUSH(ids, sqlite3_column_int64(statement, 0));
-        VECTOR_PUSH(runs, run);
+        call_list calls = {0};
+        site_calls(symboliser, &map, &frames, own, &files, &calls);
+        site.calls = calls.items;
+        site.call_count = calls.count;
+        VECTOR_PUSH(owned, calls.items);
+        VECTOR_PUSH(ids, column_text(statement, 0));
+        VECTOR_PUSH(sites, site);
+        json_array_append_new(table->entries, entry);
     }
     sqlite3_finalize(statement);
-    data->run_count = runs.count;
-    data->run_ids = ids.items;
-    data->runs = runs.items;
+    json_decref(files.by_path);
+    json_decref(files.known);
+    module_map_free(&map);
+    symboliser_free(symboliser);
+    table->count = ids.count;
+    table->ids = ids.items;
+    table->sites = sites.items;
+    table->calls = owned.items;
 }
 
-static int run_index(const struct campaign_data *data, int64_t id)
+static void site_table_free(struct site_table *table)
 {
-    size_t low = 0, high = data->run_count;
-    while (low < high) {
-        size_t middle = (low + high) / 2;
-        if (data->run_ids[middle] < id)
-            low = middle + 1;
-        else
-            high = middle;
+    for (size_t i = 0; i < table->count; i++) {
+        free(table->ids[i]);
+        free(table->calls[i]);
     }
-    return low < data->run_count && data->run_ids[low] == id ? (int)low : -1;
-}
-
-/* Analyse one kind of item: `items` is the temp table (rowid - 1 = index), `hits_sql` returns
-   (run, index) rows. */
-static struct coverage_item *analyse(sqlite3 *db, struct campaign_data *data, const char *count_sql,
-                                     const char *hits_sql, size_t *count)
-{
-    sqlite3_stmt *statement = database_prepare(db, count_sql);
-    *count = sqlite3_step(statement) == SQLITE_ROW ? (size_t)sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
-    VECTOR(size_t) *hits = xcalloc(data->run_count + 1, sizeof *hits);
-    statement = database_prepare(db, hits_sql);
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        int run = run_index(data, sqlite3_column_int64(statement, 0));
-        if (run >= 0)
-            VECTOR_PUSH(hits[run], (size_t)sqlite3_column_int64(statement, 1));
-    }
-    sqlite3_finalize(statement);
-    for (size_t r = 0; r < data->run_count; r++) {
-        data->runs[r].hits = hits[r].items;
-        data->runs[r].hit_count = hits[r].count;
-    }
-    struct coverage_input input = {.item_count = *count, .site_count = data->site_count,
-                                   .site_eligible = data->eligible,
-                                   .run_count = data->run_count, .runs = data->runs};
-    struct coverage_item *items = xcalloc(*count + 1, sizeof *items);
-    coverage_analyse(&input, items);
-    for (size_t r = 0; r < data->run_count; r++) {
-        free(hits[r].items);
-        data->runs[r].hits = NULL;
-        data->runs[r].hit_count = 0;
-    }
-    free(hits);
-    return items;
-}
-
-static void campaign_data_free(struct campaign_data *data)
-{
-    for (size_t i = 0; i < data->site_count; i++)
-        free(data->site_ids[i]);
-    for (size_t i = 0; i < data->run_count; i++)
-        free((void *)data->runs[i].chain);
-    free(data->site_ids);
-    free(data->eligible);
-    free(data->by_signature);
-    free(data->run_ids);
-    free(data->runs);
+    free(table->ids);
+    free(table->sites);
+    free(table->calls);
+    json_decref(table->entries);
 }
 
 /* ---- the JSON document ---- */
 
-static json_t *empty_summary(void)
+static const char *const line_keys[] = {"tested", "deletable", "kept", "unreached", "ordinary",
+                                        "total"};
+static const char *const branch_keys[] = {"tested", "deletable", "kept", "untaken", "unreached",
+                                          "ordinary", "total"};
+
+static json_t *empty_summary(const char *const *keys, size_t count)
 {
-    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "tested", 0, "deletable", 0, "kept", 0,
-                     "untested", 0, "baseline", 0, "total", 0);
+    json_t *summary = json_object();
+    for (size_t i = 0; i < count; i++)
+        json_object_set_new(summary, keys[i], json_integer(0));
+    return summary;
 }
 
 static void count_into(json_t *summary, enum line_class class)
@@ -259,49 +260,6 @@ static const char *display_path(const char *path, const char *cwd)
     return path;
 }
 
-static json_t *site_entries(sqlite3 *db, const struct campaign_data *data)
-{
-    struct symboliser *symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    json_t *sites = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, function, max_size, nofail, name, frames,"
-            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault')"
-            " FROM sites s ORDER BY rowid");
-    for (size_t i = 0; sqlite3_step(statement) == SQLITE_ROW && i < data->site_count; i++) {
-        const char *name = (const char *)sqlite3_column_text(statement, 4);
-        json_t *site = json_pack("{s:s,s:s,s:I,s:b,s:b,s:I}",
-            "id", (const char *)sqlite3_column_text(statement, 0),
-            "function", (const char *)sqlite3_column_text(statement, 1),
-            "size", (json_int_t)sqlite3_column_int64(statement, 2),
-            "nofail", sqlite3_column_int(statement, 3), "eligible", data->eligible[i],
-            "runs", (json_int_t)sqlite3_column_int64(statement, 6));
-        if (name)
-            json_object_set_new(site, "name", json_string(name));
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);
-        int own = first_own_frame(&map, &frames);
-        const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
-        struct symbol_frame symbol[8];
-        int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
-                                                       true, symbol, 8) : 0;
-        if (n > 0)
-            json_object_set_new(site, "instrumentation",
-                                json_boolean(!strncmp(symbol[n - 1].function, "gcov_", 5) ||
-                                             !strncmp(symbol[n - 1].function, "__gcov_", 7)));
-        if (n > 0)
-            json_object_set_new(site, "location",
-                json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
-                          "file", symbol[0].file, "line", symbol[0].line));
-        json_array_append_new(sites, site);
-    }
-    sqlite3_finalize(statement);
-    module_map_free(&map);
-    symboliser_free(symboliser);
-    return sites;
-}
-
 static json_t *site_list(const struct coverage_item *item)
 {
     json_t *list = json_array();
@@ -310,180 +268,188 @@ static json_t *site_list(const struct coverage_item *item)
     return list;
 }
 
-/* Every file with its lines (and branches) and their classes; the summaries per file and in
-   total. The temp tables give each line and branch its analysis index. */
-static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
-                            const struct coverage_item *branches, const char *cwd,
+/* One file's lines (layout lines first .. end-1) and branches, with their classes. */
+static json_t *file_entry(const struct coverage_result *result, const char *path, const char *cwd,
+                          size_t first, size_t end, json_t *line_total, json_t *branch_total)
+{
+    json_t *file = json_pack("{s:s,s:s}", "path", path, "display", display_path(path, cwd));
+    json_t *summary = empty_summary(line_keys, 6), *branch_summary = empty_summary(branch_keys, 7);
+    json_t *line_list = json_array(), *branch_list = json_array();
+    for (size_t l = first; l < end; l++) {
+        const struct coverage_line *line = &result->layout.lines[l];
+        const struct coverage_item *item = &result->lines[l];
+        count_into(summary, item->class);
+        count_into(line_total, item->class);
+        json_array_append_new(line_list, json_pack("{s:i,s:s,s:I,s:o}", "line", line->line,
+            "class", line_class_name(item->class), "count", (json_int_t)result->line_totals[l],
+            "sites", site_list(item)));
+        for (size_t b = line->first_branch; b < line->first_branch + line->branch_count; b++) {
+            const struct coverage_item *branch = &result->branches[b];
+            count_into(branch_summary, branch->class);
+            count_into(branch_total, branch->class);
+            json_array_append_new(branch_list, json_pack("{s:i,s:I,s:s,s:I,s:o}",
+                "line", line->line, "branch", (json_int_t)(b - line->first_branch),
+                "class", line_class_name(branch->class),
+                "count", (json_int_t)result->branch_totals[b], "sites", site_list(branch)));
+        }
+    }
+    json_object_set_new(file, "lines_summary", summary);
+    json_object_set_new(file, "branches_summary", branch_summary);
+    json_object_set_new(file, "lines", line_list);
+    json_object_set_new(file, "branches", branch_list);
+    return file;
+}
+
+/* Every file with its lines and branches, by path; the summaries per file and in total. */
+static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, const char *cwd,
                             json_t *line_total, json_t *branch_total)
 {
     json_t *files = json_array();
-    sqlite3_stmt *file_rows = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
-    sqlite3_stmt *line_rows = database_prepare(
-        db, "SELECT i.rowid - 1, i.line, coalesce(t.count, 0) FROM temp.line_items i"
-            " LEFT JOIN temp.line_totals t ON t.file = i.file AND t.line = i.line"
-            " WHERE i.file = ? ORDER BY i.line");
-    sqlite3_stmt *branch_rows = database_prepare(
-        db, "SELECT i.rowid - 1, i.line, i.branch, coalesce(t.count, 0) FROM temp.branch_items i"
-            " LEFT JOIN temp.branch_totals t ON t.file = i.file AND t.line = i.line"
-            "  AND t.branch = i.branch"
-            " WHERE i.file = ? ORDER BY i.line, i.branch");
-    while (sqlite3_step(file_rows) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(file_rows, 0);
-        const char *path = (const char *)sqlite3_column_text(file_rows, 1);
-        json_t *file = json_pack("{s:s,s:s}", "path", path, "display", display_path(path, cwd));
-        json_t *summary = empty_summary(), *branch_summary = empty_summary();
-        json_t *line_list = json_array(), *branch_list = json_array();
-        sqlite3_bind_int64(line_rows, 1, id);
-        while (sqlite3_step(line_rows) == SQLITE_ROW) {
-            const struct coverage_item *item = &lines[sqlite3_column_int64(line_rows, 0)];
-            count_into(summary, item->class);
-            count_into(line_total, item->class);
-            json_array_append_new(line_list, json_pack("{s:I,s:s,s:I,s:o}",
-                "line", (json_int_t)sqlite3_column_int64(line_rows, 1),
-                "class", line_class_name(item->class),
-                "count", (json_int_t)sqlite3_column_int64(line_rows, 2), "sites", site_list(item)));
-        }
-        sqlite3_reset(line_rows);
-        sqlite3_bind_int64(branch_rows, 1, id);
-        while (sqlite3_step(branch_rows) == SQLITE_ROW) {
-            const struct coverage_item *item = &branches[sqlite3_column_int64(branch_rows, 0)];
-            count_into(branch_summary, item->class);
-            count_into(branch_total, item->class);
-            json_array_append_new(branch_list, json_pack("{s:I,s:I,s:s,s:I}",
-                "line", (json_int_t)sqlite3_column_int64(branch_rows, 1),
-                "branch", (json_int_t)sqlite3_column_int64(branch_rows, 2),
-                "class", line_class_name(item->class),
-                "count", (json_int_t)sqlite3_column_int64(branch_rows, 3)));
-        }
-        sqlite3_reset(branch_rows);
-        json_object_set_new(file, "lines_summary", summary);
-        json_object_set_new(file, "branches_summary", branch_summary);
-        json_object_set_new(file, "lines", line_list);
-        json_object_set_new(file, "branches", branch_list);
-        json_array_append_new(files, file);
+    const struct coverage_layout *layout = &result->layout;
+    json_t *ranges = json_object(); /* file id -> [first, end) of its lines (sorted by file) */
+    for (size_t l = 0, first = 0; l < layout->line_count; l++) {
+        if (l + 1 < layout->line_count && layout->lines[l + 1].file == layout->lines[l].file)
+            continue;
+        char key[32];
+        snprintf(key, sizeof key, "%lld", (long long)layout->lines[l].file);
+        json_object_set_new(ranges, key, json_pack("[I,I]", (json_int_t)first, (json_int_t)l + 1));
+        first = l + 1;
     }
-    sqlite3_finalize(file_rows);
-    sqlite3_finalize(line_rows);
-    sqlite3_finalize(branch_rows);
+    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        json_t *range = json_object_get(ranges, (const char *)sqlite3_column_text(statement, 0));
+        if (!range)
+            continue;
+        json_array_append_new(files, file_entry(result, (const char *)sqlite3_column_text(statement, 1), cwd,
+            (size_t)json_integer_value(json_array_get(range, 0)),
+            (size_t)json_integer_value(json_array_get(range, 1)), line_total, branch_total));
+    }
+    sqlite3_finalize(statement);
+    json_decref(ranges);
     return files;
 }
 
-static json_t *build(sqlite3 *db, const struct cov_options *options)
+/* Data files the baseline wrote that a crashing run did not: the modules that did not dump
+   their coverage when the run died (stripped, with no exported __gcov_dump). */
+static json_t *crash_missing(sqlite3 *db)
 {
-    database_exec(db, "DROP TABLE IF EXISTS temp.line_items; DROP TABLE IF EXISTS temp.branch_items;"
-                      "CREATE TEMP TABLE line_items AS SELECT file, line FROM cov_lines"
-                      " ORDER BY file, line;"
-                      "CREATE INDEX temp.line_items_key ON line_items(file, line);"
-                      "CREATE TEMP TABLE branch_items AS SELECT file, line, branch FROM cov_branches"
-                      " ORDER BY file, line, branch;"
-                      "CREATE INDEX temp.branch_items_key ON branch_items(file, line, branch);"
-                      /* Counts summed over runs once: the hits tables are keyed by run first. */
-                      "DROP TABLE IF EXISTS temp.line_totals; DROP TABLE IF EXISTS temp.branch_totals;"
-                      "CREATE TEMP TABLE line_totals(file, line, count, PRIMARY KEY(file, line));"
-                      "INSERT INTO line_totals SELECT file, line, sum(count) FROM cov_line_hits"
-                      " GROUP BY file, line;"
-                      "CREATE TEMP TABLE branch_totals(file, line, branch, count,"
-                      " PRIMARY KEY(file, line, branch));"
-                      "INSERT INTO branch_totals SELECT file, line, branch, sum(count)"
-                      " FROM cov_branch_hits GROUP BY file, line, branch;");
-    struct campaign_data data = {0};
-    load_sites(db, &data, options->nofail_below);
-    load_runs(db, &data);
-    size_t line_count = 0, branch_count = 0;
-    struct coverage_item *lines = analyse(
-        db, &data, "SELECT count(*) FROM temp.line_items",
-        "SELECT h.run, i.rowid - 1 FROM cov_line_hits h JOIN temp.line_items i"
-        " ON i.file = h.file AND i.line = h.line", &line_count);
-    struct coverage_item *branches = analyse(
-        db, &data, "SELECT count(*) FROM temp.branch_items",
-        "SELECT h.run, i.rowid - 1 FROM cov_branch_hits h JOIN temp.branch_items i"
-        " ON i.file = h.file AND i.line = h.line AND i.branch = h.branch", &branch_count);
+    json_t *missing = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT d.path, count(*) FROM runs r"
+            " JOIN cov_runs c ON c.run = r.id"
+            " JOIN cov_run_data b ON b.run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
+            " JOIN cov_data d ON d.id = b.data"
+            " WHERE r.outcome = 'crash' AND NOT EXISTS"
+            "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
+            " GROUP BY d.path ORDER BY d.path");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_array_append_new(missing, json_pack("{s:s,s:I}",
+            "data_file", (const char *)sqlite3_column_text(statement, 0),
+            "runs", (json_int_t)sqlite3_column_int64(statement, 1)));
+    sqlite3_finalize(statement);
+    return missing;
+}
+
+static json_t *run_counts(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM runs WHERE state = 'done' AND kind = 'baseline'),"
+            " (SELECT count(*) FROM runs WHERE state = 'done' AND kind = 'fault'),"
+            " (SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run WHERE c.data_files = 0),"
+            " (SELECT coalesce(sum(data_files), 0) FROM cov_runs),"
+            " (SELECT coalesce(sum(gcov_files), 0) FROM cov_runs)");
+    sqlite3_step(statement);
+    json_t *runs = json_pack("{s:I,s:I,s:I,s:I,s:I}",
+        "baseline", (json_int_t)sqlite3_column_int64(statement, 0),
+        "fault", (json_int_t)sqlite3_column_int64(statement, 1),
+        "without_data", (json_int_t)sqlite3_column_int64(statement, 2),
+        "data_files", (json_int_t)sqlite3_column_int64(statement, 3),
+        "gcov_files", (json_int_t)sqlite3_column_int64(statement, 4));
+    sqlite3_finalize(statement);
+    json_object_set_new(runs, "crash_missing", crash_missing(db));
+    return runs;
+}
+
+/* The whole analysis as JSON; NULL when the baseline left no coverage data. */
+static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path)
+{
+    struct site_table sites = {0};
+    load_sites(db, nofail_below, &sites);
+    struct coverage_result result;
+    if (!coverage_analyse_database(db, sites.ids, sites.sites, sites.count, &result)) {
+        site_table_free(&sites);
+        return NULL;
+    }
     struct campaign_settings settings = {0};
     campaign_load(db, &settings);
-    json_t *line_total = empty_summary(), *branch_total = empty_summary();
+    json_t *line_total = empty_summary(line_keys, 6), *branch_total = empty_summary(branch_keys, 7);
     json_t *report = json_object();
-    json_object_set_new(report, "database", json_string(options->database_path));
+    json_object_set_new(report, "database", json_string(database_path));
     json_object_set_new(report, "policy", json_string(settings.policy_nofail ? "nofail" : "all"));
-    json_object_set_new(report, "nofail_below", json_integer((json_int_t)options->nofail_below));
-    json_object_set_new(report, "sites", site_entries(db, &data));
+    json_object_set_new(report, "nofail_below", json_integer((json_int_t)nofail_below));
+    json_object_set_new(report, "sites", json_incref(sites.entries));
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
-    json_object_set_new(report, "files", file_entries(db, lines, branches, settings.cwd,
-                                                      line_total, branch_total));
+    json_object_set_new(report, "files", file_entries(db, &result, settings.cwd, line_total,
+                                                      branch_total));
     json_object_set_new(report, "lines", line_total);
     json_object_set_new(report, "branches", branch_total);
-    int baseline = 0;
-    for (size_t i = 0; i < data.run_count; i++)
-        baseline += data.runs[i].baseline;
-    sqlite3_stmt *empty = database_prepare(
-        db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run WHERE c.data_files = 0");
-    json_int_t without = sqlite3_step(empty) == SQLITE_ROW ? sqlite3_column_int64(empty, 0) : 0;
-    sqlite3_finalize(empty);
-    json_object_set_new(report, "runs", json_pack("{s:i,s:i,s:I}", "baseline", baseline,
-                                                  "fault", (int)data.run_count - baseline,
-                                                  "without_data", without));
-    coverage_items_free(lines, line_count);
-    coverage_items_free(branches, branch_count);
-    free(lines);
-    free(branches);
-    campaign_data_free(&data);
+    json_object_set_new(report, "runs", run_counts(db));
+    coverage_result_free(&result);
+    site_table_free(&sites);
     campaign_settings_free(&settings);
     return report;
 }
 
-/* The other campaign (--policy nofail): which deletable lines did any of its runs execute? */
-static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
+/* The other campaign (--policy nofail): which deletable lines are error legs of its fault runs?
+   Its legs are found by the same rule against its own baseline. */
+static json_t *nofail_check(json_t *report, const char *other_path)
 {
     sqlite3 *other = database_open(other_path, false);
     struct coverage_read_stats stats;
     coverage_read(other, &stats);
     struct campaign_settings settings = {0};
     campaign_load(other, &settings);
+    json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
+    json_t *theirs = build(other, (uint64_t)threshold, other_path);
+    sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
+                                                      " WHERE kind = 'fault' AND state = 'done'");
+    json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
     database_close(other);
-    char *attach = sqlite3_mprintf("ATTACH %Q AS other", other_path);
-    database_exec(db, attach);
-    sqlite3_free(attach);
-    database_exec(db, "CREATE TEMP TABLE deletable(path TEXT, line INTEGER)");
-    sqlite3_stmt *insert = database_prepare(db, "INSERT INTO temp.deletable VALUES (?, ?)");
-    size_t index;
-    json_t *file;
-    json_array_foreach(json_object_get(report, "files"), index, file) {
-        size_t at;
-        json_t *line;
+    json_t *legs = json_object(); /* "path:line" of every error-leg line of the other campaign */
+    size_t index, at;
+    json_t *file, *line;
+    json_array_foreach(theirs ? json_object_get(theirs, "files") : NULL, index, file)
+        json_array_foreach(json_object_get(file, "lines"), at, line) {
+            const char *class = json_string_value(json_object_get(line, "class"));
+            if (strcmp(class, "deletable") && strcmp(class, "kept"))
+                continue;
+            char *key = xasprintf("%s:%lld", json_string_value(json_object_get(file, "path")),
+                                  json_integer_value(json_object_get(line, "line")));
+            json_object_set_new(legs, key, json_true());
+            free(key);
+        }
+    json_t *reached = json_array();
+    json_array_foreach(json_object_get(report, "files"), index, file)
         json_array_foreach(json_object_get(file, "lines"), at, line) {
             if (strcmp(json_string_value(json_object_get(line, "class")), "deletable"))
                 continue;
-            sqlite3_bind_text(insert, 1, json_string_value(json_object_get(file, "path")), -1,
-                              SQLITE_TRANSIENT);
-            sqlite3_bind_int64(insert, 2, json_integer_value(json_object_get(line, "line")));
-            database_step_done(insert);
+            const char *path = json_string_value(json_object_get(file, "path"));
+            json_int_t number = json_integer_value(json_object_get(line, "line"));
+            char *key = xasprintf("%s:%lld", path, (long long)number);
+            if (json_object_get(legs, key))
+                json_array_append_new(reached, json_pack("{s:s,s:I}", "path", path, "line", number));
+            free(key);
         }
-    }
-    sqlite3_finalize(insert);
-    json_t *reached = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT DISTINCT d.path, d.line FROM temp.deletable d"
-            " JOIN other.cov_files f ON f.path = d.path"
-            " JOIN other.cov_line_hits h ON h.file = f.id AND h.line = d.line"
-            " ORDER BY d.path, d.line");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(reached, json_pack("{s:s,s:I}",
-            "path", (const char *)sqlite3_column_text(statement, 0),
-            "line", (json_int_t)sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
-    statement = database_prepare(db, "SELECT count(*) FROM other.runs WHERE kind = 'fault'"
-                                     " AND state = 'done'");
-    json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
-    database_exec(db, "DETACH other");
-    json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
+    json_decref(legs);
     bool same_threshold = (json_int_t)settings.nofail_below == threshold;
+    bool checked = runs > 0 && theirs;
     json_t *check = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b,s:I,s:o}", "database", other_path,
         "policy", settings.policy_nofail ? "nofail" : "all", "fault_runs", runs,
         "deletable", json_integer_value(json_object_get(json_object_get(report, "lines"),
                                                         "deletable")),
-        "ok", json_array_size(reached) == 0 && settings.policy_nofail && same_threshold &&
-                  runs > 0,
-        "checked", runs > 0, "campaign_nofail_below", (json_int_t)settings.nofail_below,
+        "ok", json_array_size(reached) == 0 && settings.policy_nofail && same_threshold && checked,
+        "checked", checked, "campaign_nofail_below", (json_int_t)settings.nofail_below,
         "deletable_reached", reached);
     if (!settings.policy_nofail)
         warn("%s was not run with --policy nofail; the check cannot pass", other_path);
@@ -493,77 +459,91 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
              (long long)threshold);
     else if (runs == 0)
         warn("%s made no fault run (every site is NOFAIL-eligible): it checks nothing", other_path);
+    else if (!theirs)
+        warn("the baseline of %s left no coverage data: it checks nothing", other_path);
+    json_decref(theirs);
     campaign_settings_free(&settings);
     return check;
 }
 
-static void print_summary_line(FILE *out, const char *what, json_t *summary)
+static long long number(json_t *object, const char *key)
 {
-    fprintf(out, "%s: %lld tested (deletable %lld, kept %lld); untested %lld; %lld of %lld run"
-                 " without a fault\n", what,
-            json_integer_value(json_object_get(summary, "tested")),
-            json_integer_value(json_object_get(summary, "deletable")),
-            json_integer_value(json_object_get(summary, "kept")),
-            json_integer_value(json_object_get(summary, "untested")),
-            json_integer_value(json_object_get(summary, "baseline")),
-            json_integer_value(json_object_get(summary, "total")));
+    return (long long)json_integer_value(json_object_get(object, key));
+}
+
+static void print_warnings(json_t *runs)
+{
+    if (number(runs, "without_data"))
+        warn("%lld run(s) left no coverage data (killed, or exited with _exit: gcov writes at "
+             "exit)", number(runs, "without_data"));
+    json_t *missing = json_object_get(runs, "crash_missing");
+    if (json_array_size(missing)) {
+        json_t *first = json_array_get(missing, 0);
+        warn("crashing runs did not write %zu data file(s) the baseline wrote (e.g. %s, missing "
+             "in %lld run(s)): its module did not dump its coverage on the crash; keep its "
+             "symbol table (do not strip it) or link it with -Wl,--undefined=__gcov_dump",
+             json_array_size(missing), json_string_value(json_object_get(first, "data_file")),
+             number(first, "runs"));
+    }
 }
 
 static void print_text(json_t *report, FILE *out)
 {
     json_t *runs = json_object_get(report, "runs");
     fprintf(out, "coverage of %lld run(s): %lld baseline, %lld fault; failrun cov took %.2f s"
-                 " (%.1f ms per run)\n",
-            json_integer_value(json_object_get(runs, "baseline")) +
-                json_integer_value(json_object_get(runs, "fault")),
-            json_integer_value(json_object_get(runs, "baseline")),
-            json_integer_value(json_object_get(runs, "fault")),
-            json_real_value(json_object_get(report, "seconds")),
-            json_real_value(json_object_get(report, "ms_per_run")));
-    if (json_integer_value(json_object_get(runs, "without_data")))
-        fprintf(out, "%lld run(s) left no coverage data (a crash, with __gcov_dump not exported?)\n",
-                json_integer_value(json_object_get(runs, "without_data")));
-    print_summary_line(out, "error-leg lines", json_object_get(report, "lines"));
-    print_summary_line(out, "error-leg branches", json_object_get(report, "branches"));
+                 " (%.1f ms per run); gcov read %lld of %lld data files, the others were the"
+                 " baseline's byte for byte\n",
+            number(runs, "baseline") + number(runs, "fault"), number(runs, "baseline"),
+            number(runs, "fault"), json_real_value(json_object_get(report, "seconds")),
+            json_real_value(json_object_get(report, "ms_per_run")), number(runs, "gcov_files"),
+            number(runs, "data_files"));
+    json_t *lines = json_object_get(report, "lines"), *branches = json_object_get(report, "branches");
+    fprintf(out, "error-leg lines: %lld tested (deletable %lld, kept %lld); %lld line(s) no run"
+                 " reached; %lld ordinary, of %lld instrumented\n",
+            number(lines, "tested"), number(lines, "deletable"), number(lines, "kept"),
+            number(lines, "unreached"), number(lines, "ordinary"), number(lines, "total"));
+    fprintf(out, "error-reaction branches: %lld taken (deletable %lld, kept %lld); %lld never"
+                 " taken by any run; of %lld branches\n",
+            number(branches, "tested"), number(branches, "deletable"), number(branches, "kept"),
+            number(branches, "untaken"), number(branches, "total"));
     fprintf(out, "NOFAIL-eligible: LF_NOFAIL sites and sites requesting at most %lld bytes\n",
-            json_integer_value(json_object_get(report, "nofail_below")));
+            number(report, "nofail_below"));
     size_t index;
     json_t *file;
     int width = 16;
     json_array_foreach(json_object_get(report, "files"), index, file)
         if ((int)strlen(json_string_value(json_object_get(file, "display"))) > width)
             width = (int)strlen(json_string_value(json_object_get(file, "display")));
-    fprintf(out, "per file (lines):\n  %-*s  tested deletable  kept untested\n", width, "");
+    fprintf(out, "per file (lines; untaken: error-reaction branches):\n"
+                 "  %-*s  tested deletable  kept unreached untaken\n", width, "");
     json_array_foreach(json_object_get(report, "files"), index, file) {
         json_t *s = json_object_get(file, "lines_summary");
-        fprintf(out, "  %-*s %7lld %9lld %5lld %8lld\n", width,
-                json_string_value(json_object_get(file, "display")),
-                json_integer_value(json_object_get(s, "tested")),
-                json_integer_value(json_object_get(s, "deletable")),
-                json_integer_value(json_object_get(s, "kept")),
-                json_integer_value(json_object_get(s, "untested")));
+        fprintf(out, "  %-*s %7lld %9lld %5lld %9lld %7lld\n", width,
+                json_string_value(json_object_get(file, "display")), number(s, "tested"),
+                number(s, "deletable"), number(s, "kept"), number(s, "unreached"),
+                number(json_object_get(file, "branches_summary"), "untaken"));
     }
     json_t *check = json_object_get(report, "nofail_check");
     if (check) {
         size_t reached = json_array_size(json_object_get(check, "deletable_reached"));
         fprintf(out, "NOFAIL check (%s, policy %s, %lld fault runs): %s\n",
                 json_string_value(json_object_get(check, "database")),
-                json_string_value(json_object_get(check, "policy")),
-                json_integer_value(json_object_get(check, "fault_runs")),
+                json_string_value(json_object_get(check, "policy")), number(check, "fault_runs"),
                 json_is_true(json_object_get(check, "ok")) ? "reached none of the deletable lines"
                 : reached ? "REACHED deletable lines"
                 : !json_is_true(json_object_get(check, "checked"))
-                    ? "nothing checked: no fault run (every site NOFAIL-eligible)"
+                    ? "nothing checked: no fault run (every site NOFAIL-eligible) or no coverage"
                 : !strcmp(json_string_value(json_object_get(check, "policy")), "nofail")
                     ? "a different --nofail-below: not comparable"
                     : "not a --policy nofail campaign");
         json_array_foreach(json_object_get(check, "deletable_reached"), index, file)
             fprintf(out, "  reached: %s:%lld\n", json_string_value(json_object_get(file, "path")),
-                    json_integer_value(json_object_get(file, "line")));
+                    number(file, "line"));
     }
 }
 
-/* lcov's tracefile format (geninfo(1)): the campaign's summed counts, per file. */
+/* lcov's tracefile format (geninfo(1)): every run's counts summed, per file. The error-leg
+   classes have no place in it: they are in --json and --html. */
 static void write_lcov(json_t *report, const char *path)
 {
     FILE *out = fopen(path, "w");
@@ -578,9 +558,8 @@ static void write_lcov(json_t *report, const char *path)
         json_t *item;
         json_array_foreach(json_object_get(file, "branches"), at, item) {
             json_int_t count = json_integer_value(json_object_get(item, "count"));
-            fprintf(out, "BRDA:%lld,0,%lld,%lld\n",
-                    json_integer_value(json_object_get(item, "line")),
-                    json_integer_value(json_object_get(item, "branch")), count);
+            fprintf(out, "BRDA:%lld,0,%lld,%lld\n", number(item, "line"), number(item, "branch"),
+                    (long long)count);
             found++;
             hit += count > 0;
         }
@@ -588,7 +567,7 @@ static void write_lcov(json_t *report, const char *path)
         found = hit = 0;
         json_array_foreach(json_object_get(file, "lines"), at, item) {
             json_int_t count = json_integer_value(json_object_get(item, "count"));
-            fprintf(out, "DA:%lld,%lld\n", json_integer_value(json_object_get(item, "line")), count);
+            fprintf(out, "DA:%lld,%lld\n", number(item, "line"), (long long)count);
             found++;
             hit += count > 0;
         }
@@ -616,24 +595,20 @@ int cmd_cov(int argc, char **argv)
         warn("%d .gcda file(s) had no .gcno (rebuilt since?); their runs count without them",
              stats.missing);
     /* Without the baseline's data every line a fault run reached would look like an error leg. */
-    sqlite3_stmt *baseline = database_prepare(
-        db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run"
-            " WHERE r.kind = 'baseline' AND c.data_files > 0");
-    bool baseline_read = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_int64(baseline, 0) > 0;
-    sqlite3_finalize(baseline);
-    if (!baseline_read)
+    json_t *report = build(db, options.nofail_below, options.database_path);
+    if (!report)
         fatal("the baseline run of %s left no coverage data (its .gcov folder is missing or "
               "unreadable): error legs cannot be told from ordinary lines; run the campaign again",
               options.database_path);
-    json_t *report = build(db, &options);
     if (options.nofail_database)
-        json_object_set_new(report, "nofail_check", nofail_check(db, report, options.nofail_database));
-    int64_t runs = json_integer_value(json_object_get(json_object_get(report, "runs"), "baseline")) +
-                   json_integer_value(json_object_get(json_object_get(report, "runs"), "fault"));
+        json_object_set_new(report, "nofail_check", nofail_check(report, options.nofail_database));
+    json_t *runs = json_object_get(report, "runs");
+    int64_t run_count = number(runs, "baseline") + number(runs, "fault");
     double elapsed = (double)(now_ms() - started);
     json_object_set_new(report, "seconds", json_real(elapsed / 1000));
-    json_object_set_new(report, "ms_per_run", json_real(runs ? elapsed / (double)runs : 0));
+    json_object_set_new(report, "ms_per_run", json_real(run_count ? elapsed / (double)run_count : 0));
     json_object_set_new(report, "runs_read_now", json_integer(stats.runs));
+    print_warnings(runs);
     if (options.lcov_path)
         write_lcov(report, options.lcov_path);
     if (options.html_path)

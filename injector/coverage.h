@@ -1,18 +1,43 @@
 /*
  * coverage.h — error-leg coverage (DESIGN.md "Coverage of error legs").
  *
- * Reading: every run of a campaign ran with GCOV_PREFIX set to its own folder (campaign.c), so
- * a target built with --coverage left one set of .gcda files per run. coverage_read() feeds
- * each run's files to `gcov --json-format --stdout -b` and stores its line and branch counts.
+ * Reading (coverage.c): every run of a campaign ran with GCOV_PREFIX set to its own folder
+ * (campaign.c), so a target built with --coverage left one set of .gcda files per run.
+ * coverage_read() stores their line and branch counts, running gcov only on the files whose
+ * bytes differ from the baseline's.
  *
- * Analysis: coverage_analyse() is a pure function of those counts, the runs and the sites, so
- * its rules are unit-tested without running anything:
- *   - error leg: executed in some fault run, never in the baseline;
- *   - attributed to the faulted site of each fault run that executed it;
- *   - deletable: every fault run that reached it failed a NOFAIL-eligible site on the way (its
- *     chain holds one) — a campaign under --policy nofail can reach it through none of them;
- *     kept: some run reached it failing only sites the policy still lets fail;
- *   - untested: executed in no run at all.
+ * Analysis (covanalysis.c, pure; covload.c feeds it from the database): an error leg is the
+ * program's reaction to a failure, found from the counts of the fault run against the
+ * baseline's, level by level up the failed site's calling context (its stored frames):
+ *   - the reaction point of a call is the branch after it: the branches on the call's own
+ *     line (`if (!(p = malloc(n)))`), else those of the next line with branches in the same
+ *     function (`p = malloc(n); if (!p)`); for the failed call itself the next line's are
+ *     tried too, as its own line's branches may come before the call (`malloc(n ? n : 1)`);
+ *   - the failure reached that point when the fault run took one of its branches more often
+ *     than the baseline did: that branch went the way no unfailed call went. (Compared by
+ *     count, not by "never in the baseline", so a leg the baseline also ran, through a suite's
+ *     own OOM test, is still credited to the site whose failure reaches it.);
+ *   - the leg: the lines of that function after the reaction point that the fault run ran more
+ *     often than the baseline, and that the baseline ran no more often than it took those
+ *     branches itself (the non-failing path covers the others: code after the paths join, or
+ *     run again because the program retried); then, recursively, the functions such a line
+ *     calls by name, with the same two conditions (the baseline's runs of the calling line in
+ *     place of the branches): an error-reporting or cleanup helper;
+ *   - then the caller, at the line of its call: a level with no branch after the call passes
+ *     the failure up unexamined; a level whose branch after the call shows no change absorbed
+ *     the failure (or the program never came back), and the walk stops there.
+ * Lines a failure reached by other ways (ordinary validation of data the failure corrupted, an
+ * argument check in shared cleanup, later work of a program that carried on) are not on the
+ * failed site's calling context after a reaction, or are run by the non-failing path too, so
+ * they are not error legs. Limits: the calling context is the stored frames (--depth, 8 by
+ * default); counts are compared whole-run, so a program whose counts vary from run to run
+ * (threads, timing) can add or hide lines.
+ *   - deletable: every fault run that reached a leg failed a NOFAIL-eligible site on the way
+ *     (its chain holds one): a campaign under --policy nofail can reach it through none of
+ *     them; kept: some run reached it failing only sites the policy still lets fail;
+ *   - unreached: a line (or branch) no run executed;
+ *   - untaken: a branch at the reaction point right after a failable site's call that no run
+ *     took: an error reaction no failure exercised.
  */
 #ifndef FAILRUN_COVERAGE_H
 #define FAILRUN_COVERAGE_H
@@ -25,41 +50,75 @@
 struct coverage_read_stats {
     int runs;       /* runs read this time */
     int data_files; /* .gcda files among them */
+    int gcov_files; /* of them, read with gcov (the others were the baseline's, byte for byte) */
     int missing;    /* .gcda files whose .gcno was gone */
 };
 
 /* Read the gcov data of every finished run not read before. False when no run has any. */
 bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats);
 
-/* The gcov JSON of one data file (or several, one document per line) into `run`'s rows.
-   Exposed for tests. Returns the number of documents read, -1 on malformed input. */
+/* The gcov JSON of one data file (or several, one document per line) into `run`'s rows, each
+   document under its "data_file" name. Exposed for tests. Returns the number of documents
+   read, -1 on malformed input. */
 int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t length);
 
+/* ---- the analysis ---- */
+
 enum line_class {
-    LINE_UNTESTED, /* executed in no run */
-    LINE_BASELINE, /* executed without an error leg: in the baseline (or a run whose fault
-                      never fired) */
-    LINE_DELETABLE,/* error leg reached only through NOFAIL-eligible sites */
-    LINE_KEPT,     /* error leg reached through a site the policy still fails */
+    LINE_UNREACHED, /* no run executed it */
+    LINE_UNTAKEN,   /* branches only: an error reaction of a failable site no run took */
+    LINE_ORDINARY,  /* executed, on no error leg */
+    LINE_DELETABLE, /* error leg reached only through NOFAIL-eligible sites */
+    LINE_KEPT,      /* error leg reached through a site the policy still fails */
     LINE_CLASSES
 };
 const char *line_class_name(enum line_class class);
 
-struct coverage_run {
-    bool baseline;
-    int site;          /* index of the faulted site; -1: none (baseline, or never fired) */
-    size_t chain_count;/* every site this run failed, the faulted one included */
-    const int *chain;
-    size_t hit_count;  /* executed items (lines or branches), as indices, any order */
-    const size_t *hits;
+/* The instrumented code as gcov describes it. Lines sorted by (file, line), each once; a
+   line's branches are branch items first_branch .. first_branch + branch_count - 1. */
+struct coverage_line {
+    int64_t file;
+    int line;
+    size_t first_branch, branch_count;
+};
+struct coverage_function {
+    int64_t file;
+    int start, end; /* lines */
+};
+struct coverage_layout {
+    size_t line_count;
+    const struct coverage_line *lines;
+    size_t branch_count;
+    size_t function_count;
+    const struct coverage_function *functions;
+    /* The functions each line calls by name (from its source text): line l calls
+       callees[callee_start[l] .. callee_start[l + 1] - 1]. NULL: unknown (no source). */
+    const size_t *callee_start;
+    const long *callees;
 };
 
-struct coverage_input {
-    size_t item_count; /* lines (or branches) */
-    size_t site_count;
-    const bool *site_eligible;
-    size_t run_count;
-    const struct coverage_run *runs;
+/* A site's calling context as source lines: calls[0] is the failed call (the site's first own
+   frame), then each caller's call into it, outwards (inlined calls included). file -1: a frame
+   without coverage data (another module, no line information), skipped. */
+struct coverage_call {
+    int64_t file;
+    int line;
+};
+struct coverage_site {
+    bool eligible;    /* NOFAIL-eligible (policy.h) */
+    bool never_fails; /* LF_NOFAIL or gcov's own runtime: no error reaction to look for */
+    size_t call_count;
+    const struct coverage_call *calls;
+};
+
+/* One run's counts, indexed like the layout's lines and branches. */
+struct coverage_run {
+    bool baseline;
+    int site;           /* index of the faulted site; -1: none (baseline, or never fired) */
+    size_t chain_count; /* every site this run failed, the faulted one included */
+    const int *chain;
+    const uint64_t *line_counts;
+    const uint64_t *branch_counts;
 };
 
 struct coverage_item {
@@ -68,8 +127,36 @@ struct coverage_item {
     int *sites;
 };
 
-/* Fills out[0 .. item_count-1]; free with coverage_items_free. */
-void coverage_analyse(const struct coverage_input *input, struct coverage_item *out);
+/* The analysis takes the runs one at a time (their counts need not outlive the call). The
+   layout, sites and baseline counts must outlive the analysis. */
+struct coverage_analysis;
+struct coverage_analysis *coverage_analysis_new(const struct coverage_layout *layout,
+                                                const struct coverage_site *sites,
+                                                size_t site_count, const uint64_t *baseline_lines,
+                                                const uint64_t *baseline_branches);
+void coverage_analysis_add_run(struct coverage_analysis *analysis, const struct coverage_run *run);
+/* Fills lines[0 .. line_count-1] and branches[0 .. branch_count-1] (free each with
+   coverage_items_free) and frees the analysis. */
+void coverage_analysis_finish(struct coverage_analysis *analysis, struct coverage_item *lines,
+                              struct coverage_item *branches);
 void coverage_items_free(struct coverage_item *items, size_t count);
+
+/* ---- covload.c: a campaign's stored counts through the analysis ---- */
+
+struct coverage_result {
+    struct coverage_layout layout; /* owned */
+    struct coverage_item *lines, *branches;
+    uint64_t *line_totals, *branch_totals; /* counts summed over every run */
+    int baseline_runs, fault_runs;         /* runs with coverage data */
+};
+
+/* Analyses the campaign in `db` (its coverage read): runs name sites by id, sites[i] being the
+   one whose id is site_ids[i]. False when the baseline has no coverage data. */
+bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
+                               const struct coverage_site *sites, size_t site_count,
+                               struct coverage_result *out);
+void coverage_result_free(struct coverage_result *result);
+/* The index of (file, line) in the layout's lines; -1 when that line is not instrumented. */
+long coverage_find_line(const struct coverage_layout *layout, int64_t file, int line);
 
 #endif

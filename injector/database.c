@@ -11,7 +11,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 3;"
+    "PRAGMA user_version = 4;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -88,19 +88,28 @@ static const char schema[] =
     "  bytes INTEGER);"                 /* a leak: bytes unreachable in its first run */
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
-       Lines and branches hold every instrumented one (hit or not); hits only non-zero counts. */
+       Lines, branches and functions hold every instrumented one (hit or not). Counts are kept
+       per data file (.gcda) of a run, non-zero ones only; a data file whose bytes equal the
+       baseline's has no rows of its own: cov_run_data.same says to use the baseline's. */
     "CREATE TABLE IF NOT EXISTS cov_files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS cov_data(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS cov_lines(file INTEGER NOT NULL, line INTEGER NOT NULL,"
     "  PRIMARY KEY(file, line)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS cov_line_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,"
-    "  line INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY(run, file, line)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS cov_branches(file INTEGER NOT NULL, line INTEGER NOT NULL,"
     "  branch INTEGER NOT NULL, PRIMARY KEY(file, line, branch)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS cov_branch_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,"
-    "  line INTEGER NOT NULL, branch INTEGER NOT NULL, count INTEGER NOT NULL,"
-    "  PRIMARY KEY(run, file, line, branch)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_functions(file INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    "  end_line INTEGER NOT NULL, name TEXT NOT NULL,"
+    "  PRIMARY KEY(file, start_line, end_line, name)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_run_data(run INTEGER NOT NULL, data INTEGER NOT NULL,"
+    "  same INTEGER NOT NULL, PRIMARY KEY(run, data)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_line_hits(run INTEGER NOT NULL, data INTEGER NOT NULL,"
+    "  file INTEGER NOT NULL, line INTEGER NOT NULL, count INTEGER NOT NULL,"
+    "  PRIMARY KEY(run, data, file, line)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS cov_branch_hits(run INTEGER NOT NULL, data INTEGER NOT NULL,"
+    "  file INTEGER NOT NULL, line INTEGER NOT NULL, branch INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL, PRIMARY KEY(run, data, file, line, branch)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS cov_runs(run INTEGER PRIMARY KEY,"  /* runs already read */
-    "  data_files INTEGER NOT NULL, read_ms INTEGER NOT NULL);";
+    "  data_files INTEGER NOT NULL, gcov_files INTEGER NOT NULL, read_ms INTEGER NOT NULL);";
 
 /* Version 1 lacked the policy columns; everything else version 2 added is a new table. */
 static const char migrate_1_to_2[] =
@@ -116,6 +125,13 @@ static const char migrate_2_to_3[] =
     "ALTER TABLE runs ADD COLUMN stdout_hash INTEGER;"
     "ALTER TABLE findings ADD COLUMN bytes INTEGER;"
     "PRAGMA user_version = 3;";
+/* Version 4 keeps coverage counts per data file: what version 3 read is dropped, and read again
+   from the runs' folders by the next failrun cov. */
+static const char migrate_3_to_4[] =
+    "DROP TABLE IF EXISTS cov_line_hits; DROP TABLE IF EXISTS cov_branch_hits;"
+    "DROP TABLE IF EXISTS cov_runs; DROP TABLE IF EXISTS cov_files;"
+    "DROP TABLE IF EXISTS cov_lines; DROP TABLE IF EXISTS cov_branches;"
+    "PRAGMA user_version = 4;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -146,7 +162,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && version != 1 && version != 2)
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 3))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -166,7 +182,8 @@ static bool migrate(sqlite3 *db, char **error)
         version = sqlite3_column_int(statement, 0);
     sqlite3_finalize(statement);
     bool ok = (version != 1 || sqlite3_exec(db, migrate_1_to_2, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK);
+              (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -229,7 +246,8 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;"
                       "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
-                      "DELETE FROM cov_branch_hits; DELETE FROM cov_runs;");
+                      "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM cov_data;"
+                      "DELETE FROM cov_functions; DELETE FROM cov_run_data;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)

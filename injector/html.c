@@ -1,7 +1,9 @@
 /*
  * html.c — the coverage report as one self-contained HTML page (see html.h): a summary, two
  * inline SVG charts (outcomes of the fault runs; the deletable share of the error legs), the
- * sites, and every file's source annotated line by line. No script at all, nothing fetched:
+ * sites, and every file's source annotated line by line: error-leg lines (deletable or kept)
+ * with the sites that reached them, lines no run reached, and lines holding an error-reaction
+ * branch no run took. No script at all, nothing fetched:
  * the page opens the same from a mail attachment as from a CI artifact.
  */
 #include "html.h"
@@ -45,9 +47,11 @@ static const char style[] =
     "table.source{font:12px/1.35 monospace;width:100%}"
     "table.source td{padding:0 6px;white-space:pre;vertical-align:top}"
     "table.source td.no,table.source td.count{color:#777;text-align:right}"
-    "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}tr.untested{background:#f6cfcf}"
+    "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}tr.unreached{background:#eeeeee}"
+    "tr.untaken{background:#f6cfcf}"
     "span.key{display:inline-block;width:1em;height:1em;vertical-align:middle;margin-right:4px}"
-    ".deletable-key{background:#f0a060}.kept-key{background:#60b060}.untested-key{background:#e07070}"
+    ".deletable-key{background:#f0a060}.kept-key{background:#60b060}.unreached-key{background:#cccccc}"
+    ".untaken-key{background:#e07070}"
     "table.source td.sites{font-family:system-ui,sans-serif;color:#555;white-space:normal;min-width:24em}"
     "details{margin:0.6em 0}summary{cursor:pointer;font-weight:600}"
     "p.ok{color:#1a6a1a;font-weight:600}p.bad{color:#a01010;font-weight:600}";
@@ -56,17 +60,25 @@ static void summary_table(FILE *out, json_t *report)
 {
     json_t *lines = json_object_get(report, "lines"), *branches = json_object_get(report, "branches");
     fputs("<table class=\"summary\"><tr><th></th><th>lines</th><th>branches</th></tr>", out);
-    const char *rows[][2] = {{"tested", "error legs tested"},
-                             {"deletable", "deletable under NOFAIL"},
-                             {"kept", "kept"},
-                             {"untested", "untested (no run)"},
-                             {"baseline", "run without a fault"},
-                             {"total", "instrumented"}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(out, "<tr><td>%s</td><td class=\"n\" id=\"lines-%s\">%lld</td>"
-                     "<td class=\"n\" id=\"branches-%s\">%lld</td></tr>",
-                rows[i][1], rows[i][0], integer(lines, rows[i][0]), rows[i][0],
-                integer(branches, rows[i][0]));
+    /* Branches count error reactions: the branch right after a failable call. */
+    const char *rows[][3] = {{"tested", "error legs tested", "error reactions taken"},
+                             {"deletable", "deletable under NOFAIL", NULL},
+                             {"kept", "kept", NULL},
+                             {"untaken", NULL, "error reactions no run took"},
+                             {"unreached", "reached by no run", NULL},
+                             {"ordinary", "run, on no error leg", NULL},
+                             {"total", "instrumented", NULL}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *key = rows[i][0];
+        fprintf(out, "<tr><td>%s%s%s</td>", rows[i][1] ? rows[i][1] : "",
+                rows[i][1] && rows[i][2] ? " / " : "", rows[i][2] ? rows[i][2] : "");
+        if (json_object_get(lines, key))
+            fprintf(out, "<td class=\"n\" id=\"lines-%s\">%lld</td>", key, integer(lines, key));
+        else
+            fputs("<td></td>", out);
+        fprintf(out, "<td class=\"n\" id=\"branches-%s\">%lld</td></tr>", key,
+                integer(branches, key));
+    }
     fputs("</table>", out);
 }
 
@@ -105,25 +117,24 @@ static void outcome_chart(FILE *out, json_t *outcomes)
     fputs("</svg>", out);
 }
 
-/* One stacked bar: deletable, kept and untested lines, with the deletable share of the tested
-   error legs written out. */
-static void share_chart(FILE *out, json_t *lines)
+/* One stacked bar: deletable and kept error-leg lines, with the deletable share written out,
+   and beside it the error reactions no run took. */
+static void share_chart(FILE *out, json_t *lines, json_t *branches)
 {
     long long deletable = integer(lines, "deletable"), kept = integer(lines, "kept"),
-              untested = integer(lines, "untested");
-    long long all = deletable + kept + untested;
-    double scale = all ? 440.0 / (double)all : 0;
+              untaken = integer(branches, "untaken"), unreached = integer(lines, "unreached");
     long long tested = deletable + kept;
+    double scale = tested ? 440.0 / (double)tested : 0;
     fprintf(out, "<svg id=\"share-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"460\""
                  " height=\"64\" role=\"img\"><title>Deletable share of the error legs</title>"
                  "<rect x=\"0\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#f0a060\"/>"
                  "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#60b060\"/>"
-                 "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"24\" fill=\"#e07070\"/>"
                  "<text x=\"0\" y=\"48\" font-size=\"12\">deletable %lld of %lld tested"
-                 " error-leg lines (%.0f%%); kept %lld; untested %lld</text></svg>",
-            scale * (double)deletable, scale * (double)deletable, scale * (double)kept,
-            scale * (double)(deletable + kept), scale * (double)untested, deletable, tested,
-            tested ? 100.0 * (double)deletable / (double)tested : 0.0, kept, untested);
+                 " error-leg lines (%.0f%%), kept %lld; %lld error reaction(s) no run took;"
+                 " %lld line(s) no run reached</text></svg>",
+            scale * (double)deletable, scale * (double)deletable, scale * (double)kept, deletable,
+            tested, tested ? 100.0 * (double)deletable / (double)tested : 0.0, kept, untaken,
+            unreached);
 }
 
 /* What the site asks for: `malloc(24)`, or a failpoint by name. */
@@ -189,9 +200,11 @@ static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t numb
     fprintf(out, "<details id=\"file-%zu\"%s><summary>", number,
             integer(summary, "tested") ? " open" : "");
     html_escape(out, string(file, "display"));
-    fprintf(out, " — tested %lld, deletable %lld, kept %lld, untested %lld</summary>",
+    fprintf(out, " — tested %lld, deletable %lld, kept %lld, reached by no run %lld; error"
+                 " reactions no run took %lld</summary>",
             integer(summary, "tested"), integer(summary, "deletable"), integer(summary, "kept"),
-            integer(summary, "untested"));
+            integer(summary, "unreached"),
+            integer(json_object_get(file, "branches_summary"), "untaken"));
     char *text = read_whole_file(string(file, "path"), NULL);
     if (!text) {
         fputs("<p>source not found: ", out);
@@ -199,8 +212,9 @@ static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t numb
         fputs("</p></details>", out);
         return;
     }
-    json_t *lines = json_object_get(file, "lines");
+    json_t *lines = json_object_get(file, "lines"), *branches = json_object_get(file, "branches");
     size_t next = 0, count = json_array_size(lines);
+    size_t next_branch = 0, branch_count = json_array_size(branches);
     fputs("<table class=\"source\">", out);
     char *cursor = text;
     for (long long line = 1; *cursor; line++) {
@@ -212,13 +226,26 @@ static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t numb
             next++;
         if (next < count && integer(json_array_get(lines, next), "line") == line)
             entry = json_array_get(lines, next);
+        /* Error reactions on this line that no run took. */
+        int untaken = 0;
+        while (next_branch < branch_count &&
+               integer(json_array_get(branches, next_branch), "line") <= line) {
+            json_t *branch = json_array_get(branches, next_branch++);
+            untaken += integer(branch, "line") == line && !strcmp(string(branch, "class"), "untaken");
+        }
         const char *class = entry ? string(entry, "class") : "";
+        if (untaken && (!strcmp(class, "ordinary") || !strcmp(class, "unreached")))
+            class = "untaken";
         fprintf(out, "<tr class=\"%s\"><td class=\"no\">%lld</td><td class=\"count\">", class, line);
         if (entry)
             fprintf(out, "%lld", integer(entry, "count"));
         fputs("</td><td>", out);
         html_escape(out, cursor);
         fputs("</td><td class=\"sites\">", out);
+        if (untaken)
+            fprintf(out, "error reaction no run took (%d branch%s)%s", untaken,
+                    untaken > 1 ? "es" : "",
+                    json_array_size(json_object_get(entry, "sites")) ? "; " : "");
         size_t at;
         json_t *site;
         json_array_foreach(json_object_get(entry, "sites"), at, site) {
@@ -270,13 +297,17 @@ void html_write_report(json_t *report, const char *path)
     fprintf(out, ": <span id=\"fault-runs\">%lld</span> fault run(s), %lld baseline. NOFAIL-eligible:"
                  " LF_NOFAIL sites and sites whose every request is at most %lld bytes.</p>",
             integer(runs, "fault"), integer(runs, "baseline"), integer(report, "nofail_below"));
-    fputs("<p><span class=\"key deletable-key\"></span>deletable (reached only through"
-          " NOFAIL-eligible failures) <span class=\"key kept-key\"></span>kept"
-          " <span class=\"key untested-key\"></span>untested (no run executed it)</p>", out);
+    fputs("<p>An error leg is the program's reaction to a failure: from the branch after the"
+          " failed call that the fault run took more often than the baseline, the lines that"
+          " followed, up through each caller that reacted too.</p>"
+          "<p><span class=\"key deletable-key\"></span>error leg, deletable (reached only through"
+          " NOFAIL-eligible failures) <span class=\"key kept-key\"></span>error leg, kept"
+          " <span class=\"key untaken-key\"></span>holds an error reaction no run took"
+          " <span class=\"key unreached-key\"></span>reached by no run</p>", out);
     summary_table(out, report);
     nofail_section(out, json_object_get(report, "nofail_check"));
     fputs("<h2>Deletable share</h2>", out);
-    share_chart(out, json_object_get(report, "lines"));
+    share_chart(out, json_object_get(report, "lines"), json_object_get(report, "branches"));
     fputs("<h2>Outcomes of the fault runs</h2>", out);
     outcome_chart(out, json_object_get(report, "outcomes"));
     fputs("<h2>Sites</h2>", out);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_cov.sh — failrun cov on wordfreq, the example written twice: the classic version's error
 # legs are classified exactly as the LEG(...) markers in its source say (deletable: the legs the
-# LF_NOFAIL version removed; kept; untested), a --policy nofail campaign reaches none of the
-# deletable lines, and the lcov and HTML outputs hold the same figures.
+# LF_NOFAIL version removed; kept; unreached: no run ran them), a --policy nofail campaign reaches
+# none of the deletable lines, and the lcov and HTML outputs hold the same figures.
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
@@ -18,10 +18,21 @@ markers() {
             sed "s|^\([0-9]*\):/\* LEG(\([a-z]*\)) \*/|$file:\1 \2|"
     done | sort
 }
-# The same from failrun cov --json: every line it classified deletable, kept or untested.
+# "file:line" of every line marked UNTAKEN, and of every line failrun cov says holds an error
+# reaction (the branch after a failable call) that no run took.
+untaken_markers() {
+    for file in "$@"; do
+        grep -n -F '/* UNTAKEN' "$ROOT/examples/wordfreq/$file" | sed "s|^\([0-9]*\):.*|$file:\1|"
+    done | sort
+}
+untaken() {
+    jq -r '.files[] | (.path | sub(".*/examples/wordfreq/"; "")) as $f | .branches[]
+           | select(.class == "untaken") | "\($f):\(.line)"' "$1" | sort -u
+}
+# The same from failrun cov --json: every line it classified deletable, kept or unreached.
 classified() {
     jq -r '.files[] | (.path | sub(".*/examples/wordfreq/"; "")) as $f | .lines[]
-           | select(.class != "baseline") | "\($f):\(.line) \(.class)"' "$1" | sort
+           | select(.class != "ordinary") | "\($f):\(.line) \(.class)"' "$1" | sort
 }
 
 "$FAILRUN" run -q --db all.db -- "$CLASSIC" the code absent <"$TEXT" >run.txt
@@ -30,10 +41,12 @@ start=$(date +%s%N)
 "$FAILRUN" cov --db all.db --json --lcov all.info --html all.html >all.json
 check_equal "cov: exits 0" 0 $?
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-check_equal "classic: exactly the marked lines are deletable, kept and untested" \
+check_equal "classic: exactly the marked lines are deletable, kept and unreached" \
     "$(markers classic/wordfreq.c classic/main.c)" "$(classified all.json)"
+check_equal "classic: the error reaction no run took is the marked one" \
+    "$(untaken_markers classic/wordfreq.c classic/main.c)" "$(untaken all.json)"
 runs=$(sql all.db "SELECT count(*) FROM runs")
-echo "# wordfreq-classic: $(jq -r '.lines | "error-leg lines tested \(.tested), deletable \(.deletable), kept \(.kept), untested \(.untested)"' all.json); failrun cov ${elapsed_ms} ms for $runs runs"
+echo "# wordfreq-classic: $(jq -r '.lines | "error-leg lines tested \(.tested), deletable \(.deletable), kept \(.kept), unreached \(.unreached)"' all.json); failrun cov ${elapsed_ms} ms for $runs runs"
 check "every deletable line names the sites that reached it, each NOFAIL-eligible" \
     test "$(jq '[.sites as $s | .files[].lines[] | select(.class == "deletable")
                  | (.sites | length > 0) and all(.sites[]; $s[.].eligible)] | all' all.json)" = true
@@ -46,7 +59,7 @@ check_equal "the 64 KiB buffer is the one site too big to be eligible" \
 check_equal "gcov's own allocations at exit are never failed" 0 \
     "$(sql all.db "SELECT count(*) FROM runs r JOIN findings f ON f.id = r.finding")"
 check "the summary line counts what the JSON counts" \
-    grep -q "error-leg lines: $(jq '.lines.tested' all.json) tested (deletable $(jq '.lines.deletable' all.json), kept $(jq '.lines.kept' all.json)); untested $(jq '.lines.untested' all.json)" \
+    grep -q "error-leg lines: $(jq '.lines.tested' all.json) tested (deletable $(jq '.lines.deletable' all.json), kept $(jq '.lines.kept' all.json)); $(jq '.lines.unreached' all.json) line(s) no run reached" \
     "$(
         "$FAILRUN" cov --db all.db >summary.txt
         echo summary.txt
@@ -62,7 +75,7 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 3, coverage tables added" "3|1" \
+check_equal "schema 1: migrated to 4, coverage tables added" "4|1" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
 
@@ -102,6 +115,36 @@ check "genhtml wrote its index" test -s lcov-html/index.html
 check_equal "lcov: one DA line per instrumented line" "$(jq '.lines.total' all.json)" \
     "$(grep -c '^DA:' all.info)"
 
+# Reading: a fault run's data file whose bytes equal the baseline's is not given to gcov; its
+# counts are the baseline's. Each such file is byte for byte the baseline's, some exist (the
+# runs whose failure was absorbed), and the counts summed over every run, read again here with
+# gcov on every file of every run, are what the lcov tracefile says, line by line.
+baseline_dir=$(sql all.db "SELECT dir FROM runs WHERE kind = 'baseline'")
+same_rows=$(sql all.db "SELECT r.dir || '.gcov' || d.path, d.path FROM cov_run_data x
+                        JOIN runs r ON r.id = x.run JOIN cov_data d ON d.id = x.data WHERE x.same")
+check "some data files were the baseline's, byte for byte, and left to it" test -n "$same_rows"
+check "... each of them really is identical to the baseline's" sh -c '
+    echo "$1" | while IFS="|" read -r copy path; do
+        cmp -s "$copy" "$2.gcov$path" || exit 1
+    done' - "$same_rows" "$baseline_dir"
+check "... so gcov read fewer files than the runs wrote" \
+    test "$(jq '.runs.gcov_files' all.json)" -lt "$(jq '.runs.data_files' all.json)"
+for dir in $(sql all.db "SELECT dir FROM runs WHERE state = 'done'"); do
+    prefix="$dir.gcov"
+    for data in $(find "$prefix" -name '*.gcda' -size +0); do
+        notes=${data#"$prefix"}
+        ln -sf "${notes%.gcda}.gcno" "${data%.gcda}.gcno"
+        gcov --json-format --stdout "$data" 2>/dev/null
+    done
+done | jq -r '.files[] | select(.file | endswith("classic/wordfreq.c")) | .lines[]
+              | "\(.line_number) \(.count)"' |
+    awk '{ sum[$1] += $2 } END { for (line in sum) print "DA:" line "," sum[line] }' |
+    sort >gcov-sums.txt
+sed -n '\|^SF:.*classic/wordfreq.c$|,/^end_of_record/p' all.info | grep '^DA:' | sort >lcov-da.txt
+check "lcov: every line's count is the sum of gcov's counts over all runs" \
+    cmp -s gcov-sums.txt lcov-da.txt
+check "... over all of wordfreq.c's lines" test "$(wc -l <lcov-da.txt)" -gt 40
+
 # HTML: self-contained, escaped, with the same counts.
 check "html: the summary counts deletable lines as the JSON does" \
     grep -q "id=\"lines-deletable\">$(jq '.lines.deletable' all.json)<" all.html
@@ -113,7 +156,7 @@ check "html: deletable lines name their sites, symbolised" \
     grep -q 'class="deletable".*malloc([0-9]*) in wf_add at wordfreq.c:' all.html
 
 # The LF_NOFAIL version: its NOFAIL sites are recorded as such and never failed; no line of it
-# is deletable, and its remaining legs are exactly those marked kept or untested.
+# is deletable, and its remaining legs are exactly those marked kept or unreached.
 if [ -x "$NOFAIL" ]; then
     "$FAILRUN" run -q --db lf.db -- "$NOFAIL" the code absent <"$TEXT" >/dev/null
     check_equal "nofail version: the campaign finds no bug" 0 $?
@@ -123,8 +166,10 @@ if [ -x "$NOFAIL" ]; then
     check_equal "nofail version: no run fails a NOFAIL site" 0 \
         "$(sql lf.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site WHERE s.nofail")"
     "$FAILRUN" cov --db lf.db --json >lf.json
-    check_equal "nofail version: exactly the marked lines are kept and untested, none deletable" \
+    check_equal "nofail version: exactly the marked lines are kept and unreached, none deletable" \
         "$(markers nofail/wordfreq.c nofail/main.c)" "$(classified lf.json)"
+    check_equal "nofail version: the error reaction no run took is the marked one" \
+        "$(untaken_markers nofail/wordfreq.c nofail/main.c)" "$(untaken lf.json)"
 else
     check "the LF_NOFAIL version was built (make all)" false
 fi
@@ -145,7 +190,7 @@ check_equal "browser: a page that logs to the console is caught (control)" 1 "$(
 browse "$work/all.html" >dom.html
 check_equal "browser: the report loads" 0 $?
 check_equal "browser: no console message" 0 "$(console_messages)"
-for class in tested deletable kept untested; do
+for class in tested deletable kept unreached; do
     check_equal "browser: shows the $class line count" "$(jq ".lines.$class" all.json)" \
         "$(sed -n "s/.*id=\"lines-$class\">\([0-9]*\)<.*/\1/p" dom.html)"
 done
@@ -156,15 +201,15 @@ check "browser: both charts are in the page" \
 check "browser: the escaped comment stays text (no script element came from the source)" \
     sh -c '! grep -q "<script" dom.html && grep -q "&lt;script&gt;alert" dom.html'
 
-# Crashing runs keep their coverage: the preload calls __gcov_dump (exported by the link flag)
-# from its fatal-signal handler. kvtest has two planted crashes.
+# Crashing runs keep their coverage: the preload dumps every instrumented module from its
+# fatal-signal handler. kvtest has two planted crashes.
 "$FAILRUN" run -q --db kv.db -- "$EXAMPLES/cov/kvtest" >/dev/null
 check "kvtest: the campaign has crashing runs" \
     test "$(sql kv.db "SELECT count(*) FROM runs WHERE outcome = 'crash'")" -gt 0
 "$FAILRUN" cov --db kv.db --json >kv.json
 check_equal "kvtest: every crashing run left coverage data" 0 \
     "$(sql kv.db "SELECT count(*) FROM runs r WHERE r.outcome = 'crash' AND NOT EXISTS
-                  (SELECT 1 FROM cov_line_hits h WHERE h.run = r.id)")"
+                  (SELECT 1 FROM cov_run_data d WHERE d.run = r.id)")"
 check_equal "kvtest: cov counts the runs without data" \
     "$(sql kv.db "SELECT count(*) FROM cov_runs WHERE data_files = 0")" \
     "$(jq '.runs.without_data' kv.json)"
@@ -181,7 +226,7 @@ check_equal "LF_NOFAIL sites are flagged, and only they" \
 # --fork: each child's coverage lands where failrun cov reads it, so the classes are the same.
 "$FAILRUN" run -q --fork --db fork.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
 "$FAILRUN" cov --db fork.db --json >fork.json
-check_equal "--fork: exactly the marked lines are deletable, kept and untested, as in re-run mode" \
+check_equal "--fork: exactly the marked lines are deletable, kept and unreached, as in re-run mode" \
     "$(markers classic/wordfreq.c classic/main.c)" "$(classified fork.json)"
 # An nth sweep reaches libgcov's own allocations at exit: failing them is no finding.
 "$FAILRUN" run -q --nth-sweep --json --db nth.db -- "$CLASSIC" the code absent <"$TEXT" >nth.json

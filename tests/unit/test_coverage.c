@@ -1,7 +1,10 @@
 /*
- * test_coverage.c — the rules of error-leg coverage (covanalysis.c) on small made-up campaigns:
- * what counts as an error leg, who reached it, when the NOFAIL policy makes it deletable, and
- * the eligibility rule itself (policy.c).
+ * test_coverage.c — the rules of error-leg coverage on small made-up campaigns: gcov JSON
+ * documents (as `gcov --json-format` prints them) stored as each run's data, then the analysis
+ * of the database (covload.c, covanalysis.c): what counts as an error leg (the reaction to a
+ * failure, followed up the calling context and into helpers), who reached it, when the NOFAIL
+ * policy makes it deletable, the lines no run reached, the error reactions no run took; and the
+ * eligibility rule itself (policy.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,65 +15,359 @@
 #include "coverage.h"
 #include "database.h"
 #include "policy.h"
+#include "util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Items 0..5. Sites: 0 eligible (small), 1 not eligible (big), 2 eligible. */
-static const bool eligible[] = {true, false, true};
+/* The program every campaign below ran. Its gcov data names it by this file, written by the
+   test (the analysis reads the source to find which functions a line calls). */
+static const char source[] =
+    "int put(int n)\n"                        /*  1 */
+    "{\n"                                     /*  2 */
+    "    char *p = malloc(n);\n"              /*  3: the failable call */
+    "    if (!p) {\n"                         /*  4: its reaction point */
+    "        report(\"oom\");\n"              /*  5 */
+    "        return -1;\n"                    /*  6 */
+    "    }\n"                                 /*  7 */
+    "    use(p);\n"                           /*  8 */
+    "    return 0;\n"                         /*  9 */
+    "}\n"                                     /* 10: both paths end here */
+    "void report(const char *what)\n"         /* 11 */
+    "{\n"                                     /* 12 */
+    "    fprintf(stderr, \"%s\\n\", what);\n" /* 13 */
+    "}\n"                                     /* 14 */
+    "int main(void)\n"                        /* 15 */
+    "{\n"                                     /* 16 */
+    "    if (put(1) < 0) {\n"                 /* 17: the caller's reaction */
+    "        puts(\"failed\");\n"             /* 18 */
+    "        return 1;\n"                     /* 19 */
+    "    }\n"                                 /* 20 */
+    "    if (!check())\n"                     /* 21 */
+    "        return 2;\n"                     /* 22 */
+    "    return 0;\n"                         /* 23 */
+    "}\n"                                     /* 24 */
+    "int check(void)\n"                       /* 25 */
+    "{\n"                                     /* 26 */
+    "    if (!lookup())\n"                    /* 27: ordinary validation */
+    "        return 0;\n"                     /* 28 */
+    "    return 1;\n"                         /* 29 */
+    "}\n";                                    /* 30 */
 
-static void analyse(const struct coverage_run *runs, size_t count, struct coverage_item *out)
-{
-    struct coverage_input input = {.item_count = 6, .site_count = 3, .site_eligible = eligible,
-                                   .run_count = count, .runs = runs};
-    coverage_analyse(&input, out);
-}
+static char source_path[64];
 
-static void test_classes_and_attribution(void **state)
-{
-    (void)state;
-    static const size_t baseline_hits[] = {0, 1}, run0_hits[] = {0, 2, 3}, run1_hits[] = {1, 3, 4};
-    static const int chain0[] = {0}, chain1[] = {1};
-    const struct coverage_run runs[] = {
-        {.baseline = true, .site = -1, .hit_count = 2, .hits = baseline_hits},
-        {.site = 0, .chain_count = 1, .chain = chain0, .hit_count = 3, .hits = run0_hits},
-        {.site = 1, .chain_count = 1, .chain = chain1, .hit_count = 3, .hits = run1_hits},
-    };
-    struct coverage_item out[6];
-    analyse(runs, 3, out);
-    assert_int_equal(out[0].class, LINE_BASELINE); /* in the baseline: never an error leg */
-    assert_int_equal(out[1].class, LINE_BASELINE);
-    assert_int_equal(out[2].class, LINE_DELETABLE); /* only through eligible site 0 */
-    assert_int_equal(out[3].class, LINE_KEPT);      /* also through site 1 */
-    assert_int_equal(out[4].class, LINE_KEPT);
-    assert_int_equal(out[5].class, LINE_UNTESTED);
-    assert_int_equal(out[2].site_count, 1);
-    assert_int_equal(out[2].sites[0], 0);
-    assert_int_equal(out[3].site_count, 2); /* both sites that reached it, sorted */
-    assert_int_equal(out[3].sites[0], 0);
-    assert_int_equal(out[3].sites[1], 1);
-    assert_int_equal(out[0].site_count, 0);
-    coverage_items_free(out, 6);
-}
-
-/* A chain run failed an eligible site before the big one: under the policy the first failure
-   never happens, so what the chain reached is deletable even though its last site is not
-   eligible. A run whose fault never fired (site -1) is no error leg at all. */
-static void test_chains_and_unfired_runs(void **state)
+static int write_source(void **state)
 {
     (void)state;
-    static const size_t hits[] = {2, 3};
-    static const int chain[] = {2, 1};
-    const struct coverage_run runs[] = {
-        {.baseline = true, .site = -1},
-        {.site = 1, .chain_count = 2, .chain = chain, .hit_count = 1, .hits = hits},
-        {.site = -1, .hit_count = 1, .hits = hits + 1},
-    };
-    struct coverage_item out[6];
-    analyse(runs, 3, out);
-    assert_int_equal(out[2].class, LINE_DELETABLE);
-    assert_int_equal(out[2].sites[0], 1); /* credited to the run's faulted site */
-    assert_int_equal(out[3].class, LINE_BASELINE);
-    coverage_items_free(out, 6);
+    strcpy(source_path, "/tmp/test_coverage.XXXXXX.c");
+    int fd = mkstemps(source_path, 2);
+    if (fd < 0 || write(fd, source, strlen(source)) != (ssize_t)strlen(source))
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static int remove_source(void **state)
+{
+    (void)state;
+    unlink(source_path);
+    return 0;
+}
+
+/* A gcov JSON document for the program: `counts` is "LINE:COUNT" or "LINE:COUNT/B0,B1"
+   (branch counts, the error branch first) for each instrumented line, space separated. */
+static char *gcov_document(const char *counts)
+{
+    char lines[8192] = "";
+    size_t used = 0;
+    for (const char *at = counts; *at;) {
+        int line = 0, count = 0, consumed = 0, branches[2] = {0, 0};
+        bool has_branches = false;
+        if (sscanf(at, "%d:%d%n", &line, &count, &consumed) != 2)
+            break;
+        at += consumed;
+        if (*at == '/') {
+            sscanf(at, "/%d,%d%n", &branches[0], &branches[1], &consumed);
+            at += consumed;
+            has_branches = true;
+        }
+        while (*at == ' ')
+            at++;
+        char branch_text[256] = "";
+        if (has_branches)
+            snprintf(branch_text, sizeof branch_text,
+                     "{\"count\": %d, \"throw\": false, \"fallthrough\": false}, "
+                     "{\"count\": %d, \"throw\": false, \"fallthrough\": true}",
+                     branches[0], branches[1]);
+        used += (size_t)snprintf(lines + used, sizeof lines - used,
+                                 "%s{\"line_number\": %d, \"count\": %d, \"branches\": [%s],"
+                                 " \"unexecuted_block\": %s, \"function_name\": \"?\"}",
+                                 used ? ", " : "", line, count, branch_text,
+                                 count ? "false" : "true");
+    }
+    return xasprintf(
+        "{\"format_version\": \"1\", \"gcc_version\": \"12.2.0\","
+        " \"current_working_directory\": \"/tmp\", \"data_file\": \"/build/a.gcda\","
+        " \"files\": [{\"file\": \"%s\", \"functions\": ["
+        "{\"name\": \"put\", \"start_line\": 1, \"end_line\": 10},"
+        "{\"name\": \"report\", \"start_line\": 11, \"end_line\": 14},"
+        "{\"name\": \"main\", \"start_line\": 15, \"end_line\": 24},"
+        "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30}],"
+        " \"lines\": [%s]}]}\n",
+        source_path, lines);
+}
+
+/* The baseline: put succeeds, check passes; no error path runs. */
+static const char baseline_counts[] =
+    "1:1 3:1 4:1/0,1 5:0 6:0 8:1 9:1 10:1 11:0 13:0 14:0 15:1 17:1/0,1 18:0 19:0 21:1/0,1 22:0 "
+    "23:1 24:1 25:1 27:1/0,1 28:0 29:1 30:1";
+/* The malloc of line 3 fails: put reports and returns -1, main reports and returns 1. */
+static const char failed_counts[] =
+    "1:1 3:1 4:1/1,0 5:1 6:1 8:0 9:0 10:1 11:1 13:1 14:1 15:1 17:1/1,0 18:1 19:1 21:0/0,0 22:0 "
+    "23:0 24:1 25:0 27:0/0,0 28:0 29:0 30:0";
+
+struct campaign {
+    sqlite3 *db;
+    int64_t file;
+};
+
+static void add_run(struct campaign *c, int64_t id, const char *site, const char *chain,
+                    const char *counts)
+{
+    char *sql = sqlite3_mprintf(
+        "INSERT INTO runs(id, kind, site, chain, state, outcome) VALUES (%lld, %Q, %Q, %Q, 'done',"
+        " %Q); INSERT INTO cov_runs(run, data_files, gcov_files, read_ms) VALUES (%lld, 1, 1, 0)",
+        (long long)id, site ? "fault" : "baseline", site, chain, site ? "handled" : NULL,
+        (long long)id);
+    database_exec(c->db, sql);
+    sqlite3_free(sql);
+    char *document = gcov_document(counts);
+    assert_int_equal(coverage_store_gcov_json(c->db, id, document, strlen(document)), 1);
+    free(document);
+    sqlite3_stmt *statement = database_prepare(c->db, "SELECT id FROM cov_files");
+    assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
+    c->file = sqlite3_column_int64(statement, 0);
+    sqlite3_finalize(statement);
+}
+
+static struct campaign new_campaign(const char *baseline)
+{
+    struct campaign c = {database_open(":memory:", true), 0};
+    add_run(&c, 1, NULL, NULL, baseline);
+    return c;
+}
+
+/* Sites by id "000000000000000N" (N = index + 1). */
+static char *const site_ids[] = {"0000000000000001", "0000000000000002", "0000000000000003",
+                                 "0000000000000004"};
+
+static struct coverage_result analyse(struct campaign *c, struct coverage_site *sites,
+                                      size_t count)
+{
+    struct coverage_result result;
+    assert_true(coverage_analyse_database(c->db, site_ids, sites, count, &result));
+    return result;
+}
+
+static const struct coverage_item *line_item(const struct coverage_result *result, int64_t file,
+                                             int line)
+{
+    long at = coverage_find_line(&result->layout, file, line);
+    assert_true(at >= 0);
+    return &result->lines[at];
+}
+
+static enum line_class line_class(const struct coverage_result *result, int64_t file, int line)
+{
+    return line_item(result, file, line)->class;
+}
+
+static enum line_class branch_class(const struct coverage_result *result, int64_t file, int line,
+                                    size_t branch)
+{
+    long at = coverage_find_line(&result->layout, file, line);
+    assert_true(at >= 0 && branch < result->layout.lines[at].branch_count);
+    return result->branches[result->layout.lines[at].first_branch + branch].class;
+}
+
+static void finish(struct campaign *c, struct coverage_result *result)
+{
+    coverage_result_free(result);
+    database_close(c->db);
+}
+
+/* The failed call's reaction (line 4 takes its error branch), the lines after it the failing
+   path ran (5, 6), the helper line 5 calls (report: 11, 13, 14), then the caller's reaction at
+   its call (17) and its leg (18, 19). Line 10 both paths run: not a leg. */
+static void test_leg_from_the_reaction_up_the_callers(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], "0000000000000001:1", failed_counts);
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    int legs[] = {5, 6, 11, 13, 14, 18, 19};
+    for (size_t i = 0; i < sizeof legs / sizeof *legs; i++) {
+        assert_int_equal(line_class(&r, c.file, legs[i]), LINE_DELETABLE);
+        assert_int_equal(line_item(&r, c.file, legs[i])->site_count, 1);
+        assert_int_equal(line_item(&r, c.file, legs[i])->sites[0], 0);
+    }
+    int ordinary[] = {1, 3, 4, 8, 9, 10, 15, 17, 21, 24};
+    for (size_t i = 0; i < sizeof ordinary / sizeof *ordinary; i++)
+        assert_int_equal(line_class(&r, c.file, ordinary[i]), LINE_ORDINARY);
+    assert_int_equal(line_class(&r, c.file, 22), LINE_UNREACHED);
+    assert_int_equal(line_class(&r, c.file, 28), LINE_UNREACHED);
+    /* The reaction branches are error legs too; the branch unfailed calls take is not. */
+    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 4, 1), LINE_ORDINARY);
+    assert_int_equal(branch_class(&r, c.file, 17, 0), LINE_DELETABLE);
+    assert_int_equal(r.baseline_runs, 1);
+    assert_int_equal(r.fault_runs, 1);
+    finish(&c, &r);
+}
+
+/* A failure that corrupted data instead of being reacted to: the allocation (inside use(),
+   whose own code has no coverage) failed, put carried on, and check's ordinary validation went
+   the other way. That validation ran in a fault run only, yet it is no error leg: put has no
+   branch after line 8, and main's branch after its call of put (17) did not change. */
+static void test_corrupted_data_is_not_a_leg(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], NULL,
+            "1:1 3:1 4:1/0,1 5:0 6:0 8:1 9:1 10:1 11:0 13:0 14:0 15:1 17:1/0,1 18:0 19:0 "
+            "21:1/1,0 22:1 23:0 24:1 25:1 27:1/1,0 28:1 29:0 30:1");
+    struct coverage_call calls[] = {{-1, 0}, {c.file, 8}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 3, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    assert_int_equal(line_class(&r, c.file, 28), LINE_ORDINARY);
+    assert_int_equal(line_class(&r, c.file, 22), LINE_ORDINARY);
+    assert_int_equal(branch_class(&r, c.file, 27, 0), LINE_ORDINARY);
+    for (size_t l = 0; l < r.layout.line_count; l++)
+        assert_true(r.lines[l].class != LINE_DELETABLE && r.lines[l].class != LINE_KEPT);
+    finish(&c, &r);
+}
+
+/* The suite's own OOM test already failed that malloc once in the baseline: the error leg ran
+   there too. The fault run takes it once more, and it is still credited to the site. */
+static void test_baseline_ran_the_leg_through_its_own_failure(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(
+        "1:2 3:2 4:2/1,1 5:1 6:1 8:1 9:1 10:2 11:1 13:1 14:1 15:2 17:2/1,1 18:1 19:1 21:1/0,1 "
+        "22:0 23:1 24:2 25:1 27:1/0,1 28:0 29:1 30:1");
+    add_run(&c, 2, site_ids[0], NULL,
+            "1:2 3:2 4:2/2,0 5:2 6:2 8:0 9:0 10:2 11:2 13:2 14:2 15:2 17:2/2,0 18:2 19:2 21:0/0,0 "
+            "22:0 23:0 24:2 25:0 27:0/0,0 28:0 29:0 30:0");
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = false, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    int legs[] = {5, 6, 11, 13, 14, 18, 19};
+    for (size_t i = 0; i < sizeof legs / sizeof *legs; i++)
+        assert_int_equal(line_class(&r, c.file, legs[i]), LINE_KEPT);
+    assert_int_equal(line_class(&r, c.file, 10), LINE_ORDINARY);
+    finish(&c, &r);
+}
+
+/* The caller retried the failed call, which then succeeded: the success path's lines ran more
+   often than in the baseline, but they are the non-failing path's (the baseline ran them
+   without failing), so only the failing path's lines are the leg. */
+static void test_a_retry_adds_no_leg_lines(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], NULL,
+            "1:2 3:2 4:2/1,1 5:1 6:1 8:1 9:1 10:2 11:1 13:1 14:1 15:1 17:1/0,1 18:0 19:0 "
+            "21:1/0,1 22:0 23:1 24:1 25:1 27:1/0,1 28:0 29:1 30:1");
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 6), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 8), LINE_ORDINARY);
+    assert_int_equal(line_class(&r, c.file, 10), LINE_ORDINARY);
+    /* main's branch after the call did not change: the failure was absorbed below it. */
+    assert_int_equal(line_class(&r, c.file, 18), LINE_UNREACHED);
+    finish(&c, &r);
+}
+
+/* Two sites reach the same leg: one NOFAIL-eligible, one not, so the leg is kept and names
+   both. A chain run that failed an eligible site first makes what it reached deletable even
+   though its own site is not eligible: under the policy the first failure never happens. */
+static void test_deletable_and_kept(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], NULL, failed_counts);
+    add_run(&c, 3, site_ids[1], NULL, failed_counts);
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls},
+                                    {.eligible = false, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 2);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_KEPT);
+    assert_int_equal(line_item(&r, c.file, 5)->site_count, 2);
+    assert_int_equal(line_item(&r, c.file, 5)->sites[0], 0);
+    assert_int_equal(line_item(&r, c.file, 5)->sites[1], 1);
+    finish(&c, &r);
+
+    c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[1], "0000000000000001:1,0000000000000002:1", failed_counts);
+    r = analyse(&c, sites, 2);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 18), LINE_DELETABLE);
+    finish(&c, &r);
+}
+
+/* A failable site never failed (or its run never fired): its reaction branch, which no run
+   took, is an untaken error reaction; the same branch after an LF_NOFAIL call is not, since
+   that call cannot fail. A run whose fault never fired credits nothing. */
+static void test_untaken_reactions(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, NULL, NULL, failed_counts); /* a second baseline-like run: no fault fired */
+    database_exec(c.db, "UPDATE runs SET kind = 'fault', site = '0000000000000001',"
+                        " outcome = 'not-reached' WHERE id = 2");
+    struct coverage_call put_calls[] = {{c.file, 3}};
+    struct coverage_call check_calls[] = {{c.file, 27}};
+    struct coverage_site sites[] = {
+        {.eligible = true, .call_count = 1, .calls = put_calls},
+        {.never_fails = true, .call_count = 1, .calls = check_calls}};
+    struct coverage_result r = analyse(&c, sites, 2);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_ORDINARY); /* ran, but nothing failed */
+    assert_int_equal(branch_class(&r, c.file, 21, 0), LINE_UNREACHED);
+    assert_int_equal(branch_class(&r, c.file, 27, 0), LINE_UNREACHED);
+    finish(&c, &r);
+
+    c = new_campaign(baseline_counts);
+    r = analyse(&c, sites, 2);
+    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_UNTAKEN);
+    assert_int_equal(branch_class(&r, c.file, 4, 1), LINE_ORDINARY);
+    assert_int_equal(branch_class(&r, c.file, 27, 0), LINE_UNREACHED);
+    finish(&c, &r);
+}
+
+/* A data file whose bytes equal the baseline's has no rows of its own: its counts are the
+   baseline's. Such a run reaches no leg, and the totals count the baseline's twice. */
+static void test_data_file_shared_with_the_baseline(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    database_exec(c.db, "INSERT INTO runs(id, kind, site, chain, state, outcome)"
+                        " VALUES (2, 'fault', '0000000000000001', NULL, 'done', 'absorbed');"
+                        "INSERT INTO cov_runs VALUES (2, 1, 0, 0);"
+                        "INSERT INTO cov_run_data SELECT 2, data, 1 FROM cov_run_data WHERE run = 1");
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    long at = coverage_find_line(&r.layout, c.file, 9);
+    assert_int_equal(r.line_totals[at], 2);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_UNREACHED);
+    assert_int_equal(r.fault_runs, 1);
+    finish(&c, &r);
 }
 
 static void test_eligibility(void **state)
@@ -84,8 +381,9 @@ static void test_eligibility(void **state)
 }
 
 /* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
-   in two documents add up, relative names are resolved against the compile directory, and a
-   branch taken is stored apart from one not taken. Garbage is refused, not half-read. */
+   in two documents add up, relative names are resolved against the compile directory, a
+   branch taken is stored apart from one not taken, and each document's lines are kept under
+   its data file. Garbage is refused, not half-read. */
 static void test_gcov_json(void **state)
 {
     (void)state;
@@ -93,36 +391,51 @@ static void test_gcov_json(void **state)
     const char *text =
         "{\"files\": [{\"file\": \"a.c\", \"lines\": [{\"line_number\": 3, \"count\": 2,"
         " \"branches\": [{\"count\": 0}, {\"count\": 2}]}, {\"line_number\": 4, \"count\": 0,"
-        " \"branches\": []}]}], \"current_working_directory\": \"/nonexistent/src\"}\n"
+        " \"branches\": []}], \"functions\": [{\"name\": \"f\", \"start_line\": 1,"
+        " \"end_line\": 5}]}], \"current_working_directory\": \"/nonexistent/src\","
+        " \"data_file\": \"/b/a.gcda\"}\n"
         "{\"files\": [{\"file\": \"/nonexistent/src/a.c\", \"lines\": [{\"line_number\": 3,"
-        " \"count\": 5, \"branches\": []}]}], \"current_working_directory\": \"/x\"}\n";
+        " \"count\": 5, \"branches\": []}]}], \"current_working_directory\": \"/x\","
+        " \"data_file\": \"/b/main.gcda\"}\n";
     assert_int_equal(coverage_store_gcov_json(db, 7, text, strlen(text)), 2);
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT (SELECT count(*) FROM cov_files), (SELECT path FROM cov_files),"
-            " (SELECT count(*) FROM cov_lines), (SELECT count FROM cov_line_hits WHERE line = 3),"
-            " (SELECT count(*) FROM cov_line_hits), (SELECT count(*) FROM cov_branches),"
-            " (SELECT group_concat(branch) FROM cov_branch_hits WHERE run = 7)");
+            " (SELECT count(*) FROM cov_lines), (SELECT sum(count) FROM cov_line_hits"
+            " WHERE line = 3), (SELECT count(*) FROM cov_line_hits), (SELECT count(*) FROM"
+            " cov_branches), (SELECT group_concat(branch) FROM cov_branch_hits WHERE run = 7),"
+            " (SELECT group_concat(path) FROM (SELECT path FROM cov_data ORDER BY path)),"
+            " (SELECT count(*) FROM cov_run_data WHERE run = 7 AND NOT same),"
+            " (SELECT start_line || '-' || end_line FROM cov_functions)");
     assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(statement, 0), 1);
     assert_string_equal((const char *)sqlite3_column_text(statement, 1), "/nonexistent/src/a.c");
     assert_int_equal(sqlite3_column_int(statement, 2), 2);
     assert_int_equal(sqlite3_column_int(statement, 3), 7);
-    assert_int_equal(sqlite3_column_int(statement, 4), 1);
+    assert_int_equal(sqlite3_column_int(statement, 4), 2); /* one row per data file */
     assert_int_equal(sqlite3_column_int(statement, 5), 2);
     assert_string_equal((const char *)sqlite3_column_text(statement, 6), "1");
+    assert_string_equal((const char *)sqlite3_column_text(statement, 7), "/b/a.gcda,/b/main.gcda");
+    assert_int_equal(sqlite3_column_int(statement, 8), 2);
+    assert_string_equal((const char *)sqlite3_column_text(statement, 9), "1-5");
     sqlite3_finalize(statement);
     warnings_quiet = true;
     assert_int_equal(coverage_store_gcov_json(db, 8, "{\"files\": [", 12), -1);
+    warnings_quiet = false;
     database_close(db);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_classes_and_attribution),
-        cmocka_unit_test(test_chains_and_unfired_runs),
+        cmocka_unit_test(test_leg_from_the_reaction_up_the_callers),
+        cmocka_unit_test(test_corrupted_data_is_not_a_leg),
+        cmocka_unit_test(test_baseline_ran_the_leg_through_its_own_failure),
+        cmocka_unit_test(test_a_retry_adds_no_leg_lines),
+        cmocka_unit_test(test_deletable_and_kept),
+        cmocka_unit_test(test_untaken_reactions),
+        cmocka_unit_test(test_data_file_shared_with_the_baseline),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, write_source, remove_source);
 }

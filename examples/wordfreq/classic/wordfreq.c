@@ -5,8 +5,9 @@
  * small allocation exists only for a failure that "too small to fail" rules out. The same
  * library written with LF_NOFAIL is ../nofail/wordfreq.c, where those legs are gone.
  * Markers: LEG(deletable) on lines the NOFAIL version removed, LEG(kept) on error-leg lines it
- * still needs (the big read buffer may fail), LEG(untested) on a leg no allocation failure
- * reaches. tests/integration/test_cov.sh checks `failrun cov` against them.
+ * still needs (the big read buffer may fail), LEG(unreached) on a leg no allocation failure
+ * reaches, UNTAKEN on the one error reaction (the branch after a call that allocates) no run
+ * takes. tests/integration/test_cov.sh checks `failrun cov` against them.
  */
 #include "wordfreq.h"
 
@@ -80,9 +81,9 @@ int wf_load(struct wf_table *table, FILE *in)
     if (!buffer)
         return -1; /* LEG(kept) */
     size_t length = fread(buffer, 1, WF_CHUNK, in);
-    if (ferror(in)) {
-        free(buffer); /* LEG(untested) */
-        return -1;    /* LEG(untested) */
+    if (ferror(in)) { /* UNTAKEN: fread's buffer may fail, but then fread reads unbuffered */
+        free(buffer); /* LEG(unreached) */
+        return -1;    /* LEG(unreached) */
     }
     size_t start = 0;
     for (size_t i = 0; i <= length; i++) {

@@ -64,9 +64,9 @@ int wf_load(struct wf_table *table, FILE *in)
     if (!buffer)
         return -1; /* LEG(kept) */
     size_t length = fread(buffer, 1, WF_CHUNK, in);
-    if (ferror(in)) {
-        lf_free(buffer); /* LEG(untested) */
-        return -1;       /* LEG(untested) */
+    if (ferror(in)) { /* UNTAKEN: fread's buffer may fail, but then fread reads unbuffered */
+        lf_free(buffer); /* LEG(unreached) */
+        return -1;       /* LEG(unreached) */
     }
     size_t start = 0;
     for (size_t i = 0; i <= length; i++) {

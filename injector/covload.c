@@ -1,0 +1,379 @@
+/*
+ * covload.c — a campaign's stored coverage through the analysis (see coverage.h): the layout
+ * from cov_lines, cov_branches and cov_functions; each run's counts rebuilt from its own rows
+ * and, for the data files it shares byte for byte with the baseline, the baseline's rows; the
+ * runs fed to covanalysis.c one at a time, so memory holds two runs' counts, not all of them.
+ */
+#include "coverage.h"
+#include "database.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct count_entry {
+    size_t index;
+    uint64_t count;
+};
+typedef VECTOR(struct count_entry) count_list;
+typedef VECTOR(int) int_list;
+
+/* The baseline's counts, per data file (cov_data id), lines and branches apart. */
+struct baseline_parts {
+    size_t data_count;
+    count_list *lines, *branches;
+};
+
+typedef VECTOR(long) long_list;
+
+/* The functions named `name` that a call on a line of `file` can mean: those of the same file
+   when there are any (a static function), else every one of that name. */
+static void add_callees(const struct coverage_layout *layout, json_t *by_name, int64_t file,
+                        const char *name, size_t length, long_list *callees)
+{
+    char key[128];
+    if (length >= sizeof key)
+        return;
+    memcpy(key, name, length);
+    key[length] = '\0';
+    json_t *list = json_object_get(by_name, key);
+    size_t index;
+    json_t *function;
+    bool same_file = false;
+    json_array_foreach(list, index, function)
+        same_file |= layout->functions[json_integer_value(function)].file == file;
+    json_array_foreach(list, index, function)
+        if (!same_file || layout->functions[json_integer_value(function)].file == file)
+            VECTOR_PUSH(*callees, (long)json_integer_value(function));
+}
+
+static bool is_name_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Each identifier followed by `(` on the line's source text that names an instrumented
+   function. Text, not a parse: a name in a comment or string counts too (harmless unless the
+   named function then runs more often than in the baseline). */
+static void line_callees(const struct coverage_layout *layout, json_t *by_name, int64_t file,
+                         const char *text, size_t length, long_list *callees)
+{
+    for (size_t i = 0; i < length;) {
+        if (!is_name_char(text[i]) || (text[i] >= '0' && text[i] <= '9')) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (i < length && is_name_char(text[i]))
+            i++;
+        size_t end = i;
+        while (i < length && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+        if (i < length && text[i] == '(')
+            add_callees(layout, by_name, file, text + start, end - start, callees);
+    }
+}
+
+/* The callees of every line, from the source files (a file that cannot be read has none). */
+static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by_name)
+{
+    size_t *starts = xcalloc(layout->line_count + 1, sizeof *starts);
+    long_list callees = {0};
+    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY id");
+    size_t l = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW && l < layout->line_count) {
+        int64_t file = sqlite3_column_int64(statement, 0);
+        while (l < layout->line_count && layout->lines[l].file < file)
+            starts[++l] = callees.count;
+        if (l >= layout->line_count || layout->lines[l].file != file)
+            continue;
+        char *text = read_whole_file((const char *)sqlite3_column_text(statement, 1), NULL);
+        const char *cursor = text;
+        int number = 1;
+        for (; l < layout->line_count && layout->lines[l].file == file; starts[++l] = callees.count) {
+            while (cursor && number < layout->lines[l].line) {
+                cursor = strchr(cursor, '\n');
+                cursor = cursor ? cursor + 1 : NULL;
+                number++;
+            }
+            if (cursor)
+                line_callees(layout, by_name, file, cursor, strcspn(cursor, "\n"), &callees);
+        }
+        free(text);
+    }
+    sqlite3_finalize(statement);
+    while (l < layout->line_count)
+        starts[++l] = callees.count;
+    layout->callee_start = starts;
+    layout->callees = callees.items;
+}
+
+static void load_layout(sqlite3 *db, struct coverage_layout *layout)
+{
+    VECTOR(struct coverage_line) lines = {0};
+    sqlite3_stmt *statement = database_prepare(db, "SELECT file, line FROM cov_lines"
+                                                   " ORDER BY file, line");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        VECTOR_PUSH(lines, ((struct coverage_line){.file = sqlite3_column_int64(statement, 0),
+                                                   .line = sqlite3_column_int(statement, 1)}));
+    sqlite3_finalize(statement);
+    layout->lines = lines.items;
+    layout->line_count = lines.count;
+    /* Branches in the same order: each line's run of them is contiguous. */
+    size_t branches = 0;
+    statement = database_prepare(db, "SELECT file, line FROM cov_branches"
+                                     " ORDER BY file, line, branch");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        long line = coverage_find_line(layout, sqlite3_column_int64(statement, 0),
+                                       sqlite3_column_int(statement, 1));
+        if (line >= 0 && lines.items[line].branch_count++ == 0)
+            lines.items[line].first_branch = branches;
+        branches++;
+    }
+    sqlite3_finalize(statement);
+    layout->branch_count = branches;
+    VECTOR(struct coverage_function) functions = {0};
+    json_t *by_name = json_object(); /* function name -> [index, ...] */
+    statement = database_prepare(db, "SELECT file, start_line, end_line, min(name) FROM cov_functions"
+                                     " GROUP BY file, start_line, end_line"
+                                     " ORDER BY file, start_line, end_line");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(statement, 3);
+        json_t *list = json_object_get(by_name, name);
+        if (!list)
+            json_object_set_new(by_name, name, list = json_array());
+        json_array_append_new(list, json_integer((json_int_t)functions.count));
+        VECTOR_PUSH(functions, ((struct coverage_function){
+                                   .file = sqlite3_column_int64(statement, 0),
+                                   .start = sqlite3_column_int(statement, 1),
+                                   .end = sqlite3_column_int(statement, 2)}));
+    }
+    sqlite3_finalize(statement);
+    layout->functions = functions.items;
+    layout->function_count = functions.count;
+    load_callees(db, layout, by_name);
+    json_decref(by_name);
+}
+
+/* The index of a branch (file, line, branch number) in the layout: its line's first branch
+   plus the number, -1 when unknown. */
+static long branch_index(const struct coverage_layout *layout, int64_t file, int line, int branch)
+{
+    long at = coverage_find_line(layout, file, line);
+    if (at < 0 || branch < 0 || (size_t)branch >= layout->lines[at].branch_count)
+        return -1;
+    return (long)(layout->lines[at].first_branch + (size_t)branch);
+}
+
+/* Calls `each` for every count row of `run` (lines, then branches), with its data file. */
+static void for_each_count(sqlite3 *db, const struct coverage_layout *layout, int64_t run,
+                           void (*each)(void *context, int64_t data, bool branch, size_t index,
+                                        uint64_t count),
+                           void *context)
+{
+    sqlite3_stmt *lines = database_prepare(
+        db, "SELECT data, file, line, count FROM cov_line_hits WHERE run = ?");
+    sqlite3_bind_int64(lines, 1, run);
+    while (sqlite3_step(lines) == SQLITE_ROW) {
+        long index = coverage_find_line(layout, sqlite3_column_int64(lines, 1),
+                                        sqlite3_column_int(lines, 2));
+        if (index >= 0)
+            each(context, sqlite3_column_int64(lines, 0), false, (size_t)index,
+                 (uint64_t)sqlite3_column_int64(lines, 3));
+    }
+    sqlite3_finalize(lines);
+    sqlite3_stmt *branches = database_prepare(
+        db, "SELECT data, file, line, branch, count FROM cov_branch_hits WHERE run = ?");
+    sqlite3_bind_int64(branches, 1, run);
+    while (sqlite3_step(branches) == SQLITE_ROW) {
+        long index = branch_index(layout, sqlite3_column_int64(branches, 1),
+                                  sqlite3_column_int(branches, 2), sqlite3_column_int(branches, 3));
+        if (index >= 0)
+            each(context, sqlite3_column_int64(branches, 0), true, (size_t)index,
+                 (uint64_t)sqlite3_column_int64(branches, 4));
+    }
+    sqlite3_finalize(branches);
+}
+
+static void keep_part(void *context, int64_t data, bool branch, size_t index, uint64_t count)
+{
+    struct baseline_parts *parts = context;
+    if (data < 0 || (size_t)data >= parts->data_count)
+        return;
+    count_list *list = branch ? &parts->branches[data] : &parts->lines[data];
+    VECTOR_PUSH(*list, ((struct count_entry){index, count}));
+}
+
+struct run_counts {
+    uint64_t *lines, *branches;
+};
+
+static void add_count(void *context, int64_t data, bool branch, size_t index, uint64_t count)
+{
+    (void)data;
+    struct run_counts *counts = context;
+    (branch ? counts->branches : counts->lines)[index] += count;
+}
+
+/* A run's counts: its own rows, plus the baseline's for the data files it shares with it. */
+static void load_run_counts(sqlite3 *db, const struct coverage_layout *layout,
+                            const struct baseline_parts *parts, int64_t run,
+                            struct run_counts *counts)
+{
+    memset(counts->lines, 0, (layout->line_count + 1) * sizeof *counts->lines);
+    memset(counts->branches, 0, (layout->branch_count + 1) * sizeof *counts->branches);
+    for_each_count(db, layout, run, add_count, counts);
+    sqlite3_stmt *same = database_prepare(db, "SELECT data FROM cov_run_data"
+                                              " WHERE run = ? AND same");
+    sqlite3_bind_int64(same, 1, run);
+    while (sqlite3_step(same) == SQLITE_ROW) {
+        int64_t data = sqlite3_column_int64(same, 0);
+        if (data < 0 || (size_t)data >= parts->data_count)
+            continue;
+        for (size_t i = 0; i < parts->lines[data].count; i++)
+            counts->lines[parts->lines[data].items[i].index] += parts->lines[data].items[i].count;
+        for (size_t i = 0; i < parts->branches[data].count; i++)
+            counts->branches[parts->branches[data].items[i].index] +=
+                parts->branches[data].items[i].count;
+    }
+    sqlite3_finalize(same);
+}
+
+/* Site ids by the 16 hex digits of their signature (a chain names sites as SIGNATURE:K). */
+static json_t *site_map(char *const *site_ids, size_t site_count)
+{
+    json_t *map = json_object();
+    for (size_t i = 0; i < site_count; i++) {
+        char head[17] = {0};
+        strncpy(head, site_ids[i], 16);
+        json_object_set_new(map, head, json_integer((json_int_t)i));
+    }
+    return map;
+}
+
+static int site_index(json_t *map, const char *id)
+{
+    char head[17] = {0};
+    strncpy(head, id, 16);
+    json_t *index = json_object_get(map, head);
+    return index ? (int)json_integer_value(index) : -1;
+}
+
+static void parse_chain(json_t *map, const char *chain, int_list *members)
+{
+    for (const char *at = chain; at && *at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL)
+        VECTOR_PUSH(*members, site_index(map, at));
+}
+
+static int64_t baseline_run(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT r.id FROM runs r JOIN cov_runs c ON c.run = r.id"
+            " WHERE r.kind = 'baseline' AND r.state = 'done' AND c.data_files > 0"
+            " ORDER BY r.id LIMIT 1");
+    int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    return id;
+}
+
+static void load_baseline_parts(sqlite3 *db, const struct coverage_layout *layout, int64_t run,
+                                struct baseline_parts *parts)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM cov_data");
+    parts->data_count = sqlite3_step(statement) == SQLITE_ROW
+                            ? (size_t)sqlite3_column_int64(statement, 0) + 1 : 1;
+    sqlite3_finalize(statement);
+    parts->lines = xcalloc(parts->data_count, sizeof *parts->lines);
+    parts->branches = xcalloc(parts->data_count, sizeof *parts->branches);
+    for_each_count(db, layout, run, keep_part, parts);
+}
+
+static void baseline_parts_free(struct baseline_parts *parts)
+{
+    for (size_t i = 0; i < parts->data_count; i++) {
+        free(parts->lines[i].items);
+        free(parts->branches[i].items);
+    }
+    free(parts->lines);
+    free(parts->branches);
+}
+
+bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
+                               const struct coverage_site *sites, size_t site_count,
+                               struct coverage_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t baseline = baseline_run(db);
+    if (!baseline)
+        return false;
+    load_layout(db, &out->layout);
+    const struct coverage_layout *layout = &out->layout;
+    size_t lines = layout->line_count + 1, branches = layout->branch_count + 1;
+    struct baseline_parts parts = {0};
+    load_baseline_parts(db, layout, baseline, &parts);
+    struct run_counts reference = {xcalloc(lines, sizeof(uint64_t)),
+                                   xcalloc(branches, sizeof(uint64_t))};
+    struct run_counts counts = {xcalloc(lines, sizeof(uint64_t)), xcalloc(branches, sizeof(uint64_t))};
+    load_run_counts(db, layout, &parts, baseline, &reference);
+    out->line_totals = xcalloc(lines, sizeof(uint64_t));
+    out->branch_totals = xcalloc(branches, sizeof(uint64_t));
+    struct coverage_analysis *analysis =
+        coverage_analysis_new(layout, sites, site_count, reference.lines, reference.branches);
+    json_t *map = site_map(site_ids, site_count);
+    sqlite3_stmt *runs = database_prepare(
+        db, "SELECT r.id, r.kind = 'baseline', r.site, r.chain, r.outcome IS 'not-reached'"
+            " FROM runs r JOIN cov_runs c ON c.run = r.id"
+            " WHERE r.state = 'done' AND c.data_files > 0 ORDER BY r.id");
+    while (sqlite3_step(runs) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(runs, 0);
+        struct coverage_run run = {.baseline = sqlite3_column_int(runs, 1), .site = -1};
+        const char *site = (const char *)sqlite3_column_text(runs, 2);
+        if (!run.baseline && site && !sqlite3_column_int(runs, 4))
+            run.site = site_index(map, site);
+        int_list chain = {0};
+        if (run.site >= 0)
+            parse_chain(map, (const char *)sqlite3_column_text(runs, 3), &chain);
+        run.chain = chain.items;
+        run.chain_count = chain.count;
+        load_run_counts(db, layout, &parts, id, &counts);
+        run.line_counts = counts.lines;
+        run.branch_counts = counts.branches;
+        coverage_analysis_add_run(analysis, &run);
+        for (size_t l = 0; l < layout->line_count; l++)
+            out->line_totals[l] += counts.lines[l];
+        for (size_t b = 0; b < layout->branch_count; b++)
+            out->branch_totals[b] += counts.branches[b];
+        if (run.baseline)
+            out->baseline_runs++;
+        else
+            out->fault_runs++;
+        free(chain.items);
+    }
+    sqlite3_finalize(runs);
+    out->lines = xcalloc(lines, sizeof *out->lines);
+    out->branches = xcalloc(branches, sizeof *out->branches);
+    coverage_analysis_finish(analysis, out->lines, out->branches);
+    json_decref(map);
+    free(reference.lines);
+    free(reference.branches);
+    free(counts.lines);
+    free(counts.branches);
+    baseline_parts_free(&parts);
+    return true;
+}
+
+void coverage_result_free(struct coverage_result *result)
+{
+    coverage_items_free(result->lines, result->layout.line_count);
+    coverage_items_free(result->branches, result->layout.branch_count);
+    free(result->lines);
+    free(result->branches);
+    free(result->line_totals);
+    free(result->branch_totals);
+    free((void *)result->layout.lines);
+    free((void *)result->layout.functions);
+    free((void *)result->layout.callee_start);
+    free((void *)result->layout.callees);
+    memset(result, 0, sizeof *result);
+}
