@@ -93,10 +93,10 @@ $(BUILD)/examples/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c exa
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
 
 # wordfreq, written twice (classic error legs / LF_NOFAIL), built with --coverage for
-# `failrun cov`. The preload calls __gcov_dump from its fatal-signal handler, so runs that crash
-# keep their coverage: --undefined pulls it out of libgcov.a (nothing else refers to it) and
-# --export-dynamic-symbol lets dlsym find it. The .gcno files land beside the binaries.
-COV_CFLAGS := $(EXAMPLE_CFLAGS) --coverage -Wl,--undefined=__gcov_dump,--export-dynamic-symbol=__gcov_dump
+# `failrun cov`. No link flag: when a run dies of a signal the preload finds each module's own
+# libgcov exit function in its symbol table (libfail/gcovdump.c), so crashing runs keep their
+# coverage. The .gcno files land beside the binaries.
+COV_CFLAGS := $(EXAMPLE_CFLAGS) --coverage
 $(BUILD)/examples/cov/wordfreq-classic: examples/wordfreq/classic/wordfreq.c \
                                         examples/wordfreq/classic/main.c \
                                         examples/wordfreq/classic/wordfreq.h

@@ -37,6 +37,7 @@ struct coverage_analysis {
                              call_start[s + 1] - 1], -1 where the frame has no coverage line */
     long *call_lines;
     bool *reaction_branch; /* at the reaction point right after a failable site's call */
+    long *site_reaction;   /* per site: that reaction point (line), -1 none */
     struct reach *line_reach, *branch_reach;
     struct coverage_item *line_items, *branch_items;
     uint32_t *visited; /* per function, for the callee walk */
@@ -131,6 +132,9 @@ static void resolve_sites(struct coverage_analysis *a)
     for (size_t s = 0; s < a->site_count; s++)
         total += a->sites[s].call_count;
     a->call_start = xcalloc(a->site_count + 1, sizeof *a->call_start);
+    a->site_reaction = xcalloc(a->site_count + 1, sizeof *a->site_reaction);
+    for (size_t s = 0; s < a->site_count; s++)
+        a->site_reaction[s] = -1;
     a->call_lines = xcalloc(total + 1, sizeof *a->call_lines);
     size_t at = 0;
     for (size_t s = 0; s < a->site_count; s++) {
@@ -141,18 +145,15 @@ static void resolve_sites(struct coverage_analysis *a)
             long line = resolve_call(a, &site->calls[c]);
             a->call_lines[at++] = line;
             /* The error reaction of a failable call: the branch after the first call that has
-               coverage (the program's own call into an uninstrumented library included). */
+               coverage (the program's own call into an uninstrumented library included). Until
+               a run shows which candidate reacts, the call's own line if it has branches. */
             if (line < 0 || !first)
                 continue;
             first = false;
             long candidates[2];
             reaction_candidates(a, line, true, candidates);
-            long point = candidates[0] >= 0 ? candidates[0] : candidates[1];
-            if (site->never_fails || point < 0)
-                continue;
-            const struct coverage_line *reaction = &a->layout->lines[point];
-            for (size_t b = 0; b < reaction->branch_count; b++)
-                a->reaction_branch[reaction->first_branch + b] = true;
+            if (!site->never_fails)
+                a->site_reaction[s] = candidates[0] >= 0 ? candidates[0] : candidates[1];
         }
     }
     a->call_start[a->site_count] = at;
@@ -307,7 +308,8 @@ static void add_legs(struct coverage_analysis *a, const struct coverage_run *run
         if (call < 0)
             continue; /* a frame without coverage: look at its caller */
         long candidates[2];
-        reaction_candidates(a, call, failed_call, candidates);
+        bool at_failed_call = failed_call;
+        reaction_candidates(a, call, at_failed_call, candidates);
         failed_call = false;
         if (candidates[0] < 0 && candidates[1] < 0)
             continue; /* no decision after the call here: the failure goes back to the caller */
@@ -318,6 +320,8 @@ static void add_legs(struct coverage_analysis *a, const struct coverage_run *run
                 point = candidates[i];
         if (point < 0)
             return; /* absorbed here, or the program never came back: the leg ends */
+        if (at_failed_call && !a->sites[site].never_fails)
+            a->site_reaction[site] = point; /* the candidate that reacted is the reaction */
         walk_lines(&w, point + 1, a->line_function[point], allowance, 0);
     }
 }
@@ -366,6 +370,13 @@ static void classify(const struct reach *reach, bool reaction, struct coverage_i
 void coverage_analysis_finish(struct coverage_analysis *a, struct coverage_item *lines,
                               struct coverage_item *branches)
 {
+    for (size_t s = 0; s < a->site_count; s++) {
+        if (a->site_reaction[s] < 0)
+            continue;
+        const struct coverage_line *reaction = &a->layout->lines[a->site_reaction[s]];
+        for (size_t b = 0; b < reaction->branch_count; b++)
+            a->reaction_branch[reaction->first_branch + b] = true;
+    }
     for (size_t l = 0; l < a->layout->line_count; l++) {
         classify(&a->line_reach[l], false, &a->line_items[l]);
         lines[l] = a->line_items[l];
@@ -379,6 +390,7 @@ void coverage_analysis_finish(struct coverage_analysis *a, struct coverage_item 
     free(a->call_start);
     free(a->call_lines);
     free(a->reaction_branch);
+    free(a->site_reaction);
     free(a->line_reach);
     free(a->branch_reach);
     free(a->line_items);

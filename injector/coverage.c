@@ -7,15 +7,18 @@
  *
  * Speed: failrun cov reads every run of a campaign, thousands of them at suite scale, and most
  * of a fault run's data files are byte for byte the baseline's (the failure changed nothing in
- * them). Identical bytes mean identical counts, so such a file is only noted (cov_run_data,
- * same = 1): no gcov, no rows. The others go to gcov in batches spanning many runs, because
- * starting gcov costs more than reading a small data file. The lines, branches and functions a
- * data file instruments are stored once, the first time it is read; after that a run stores
- * only its non-zero counts, per data file (a header's lines can come from several).
+ * them) or another fault run's (two failures that ended a test the same way). Identical bytes
+ * mean identical counts, so such a file is only noted (cov_run_data.source names the run whose
+ * rows hold them): no gcov, no rows. The others go to gcov in chunks spanning many runs, since
+ * starting gcov costs more than reading a small data file, and the next chunk's gcov runs while
+ * this chunk's output is parsed and stored. The lines, branches and functions a data file
+ * instruments are stored once, the first time it is read; after that a run stores only its
+ * non-zero counts, per data file (a header's lines can come from several).
  */
 #include "coverage.h"
 #include "campaign.h"
 #include "database.h"
+#include "internal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -29,7 +32,7 @@
 #include <unistd.h>
 
 /* Data files per gcov process, and runs per transaction. */
-#define GCOV_BATCH_FILES 256
+#define GCOV_CHUNK_FILES 48
 #define BATCH_RUNS 64
 
 static VECTOR(char *) found_data; /* nftw has no user pointer */
@@ -62,13 +65,25 @@ static bool link_notes(const char *prefix, const char *file)
     return ok;
 }
 
-/* `gcov --json-format --stdout -b FILES...`: its standard output. gcov goes on past a file it
-   cannot read (it says so on standard error and exits 2), so what it printed is kept. */
-static char *run_gcov(char **files, size_t count, size_t *length)
+/* `gcov --json-format --stdout -b FILES...`, its output going to an unlinked temporary file so
+   that failrun can do other work meanwhile. */
+struct gcov_job {
+    pid_t pid;
+    int output;
+    size_t count;
+    const char *first;
+};
+
+static struct gcov_job gcov_start(char **files, size_t count)
 {
-    int pipe_ends[2];
-    if (pipe(pipe_ends) != 0)
-        fatal("cannot create a pipe for gcov: %s", strerror(errno));
+    const char *directory = getenv("TMPDIR");
+    char *template = xasprintf("%s/failrun-gcov.XXXXXX", directory && *directory ? directory : "/tmp");
+    int output = mkstemp(template);
+    if (output < 0)
+        fatal("cannot create a temporary file for gcov's output (%s): %s; set TMPDIR", template,
+              strerror(errno));
+    unlink(template);
+    free(template);
     pid_t pid = fork();
     if (pid < 0)
         fatal("cannot start gcov: %s", strerror(errno));
@@ -79,74 +94,136 @@ static char *run_gcov(char **files, size_t count, size_t *length)
         argv[2] = "--stdout";
         argv[3] = "-b";
         memcpy(argv + 4, files, count * sizeof *files);
-        dup2(pipe_ends[1], 1);
-        close(pipe_ends[0]);
-        close(pipe_ends[1]);
+        dup2(output, 1);
+        close(output);
         execvp("gcov", argv);
         fprintf(stderr, "failrun: cannot run gcov: %s; install gcc\n", strerror(errno));
         _exit(127);
     }
-    close(pipe_ends[1]);
-    VECTOR(char) output = {0};
-    char buffer[65536];
-    ssize_t got;
-    while ((got = read(pipe_ends[0], buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR)) {
-        if (got <= 0)
-            continue;
-        while (output.count + (size_t)got + 1 > output.capacity) {
-            output.capacity = output.capacity ? output.capacity * 2 : sizeof buffer;
-            output.items = xrealloc(output.items, output.capacity);
-        }
-        memcpy(output.items + output.count, buffer, (size_t)got);
-        output.count += (size_t)got;
-    }
-    close(pipe_ends[0]);
+    return (struct gcov_job){pid, output, count, files[0]};
+}
+
+/* Waits for the job; its standard output. gcov goes on past a file it cannot read (it says so
+   on standard error and exits 2), so what it printed is kept. */
+static char *gcov_finish(struct gcov_job *job, size_t *length)
+{
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
         ;
-    VECTOR_PUSH(output, '\0');
-    *length = output.count - 1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         fatal("gcov is not installed; install gcc (Debian package gcc)");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        warn("gcov could not read some of %zu data file(s) (exit %d; see above); the others "
-             "are read", count, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return output.items;
+        warn("gcov could not read some of %zu data file(s) from %s on (exit %d; see above); the "
+             "others are read", job->count, job->first,
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    struct stat info;
+    char *output = NULL;
+    *length = 0;
+    if (fstat(job->output, &info) == 0) {
+        output = xmalloc((size_t)info.st_size + 1);
+        ssize_t got = 0;
+        while ((size_t)got < (size_t)info.st_size) {
+            ssize_t n = pread(job->output, output + got, (size_t)info.st_size - (size_t)got, got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += n;
+        }
+        *length = (size_t)got;
+        output[got] = '\0';
+    }
+    close(job->output);
+    return output;
 }
 
 /* ---- storing gcov's JSON ---- */
+
+/* One count of a data file: a line's (branch -1) or a branch's. */
+struct count_row {
+    int64_t data, file;
+    int line, branch;
+    int64_t count;
+};
+
+static int compare_rows(const void *left, const void *right)
+{
+    const struct count_row *a = left, *b = right;
+    if (a->data != b->data)
+        return (a->data > b->data) - (a->data < b->data);
+    if (a->file != b->file)
+        return (a->file > b->file) - (a->file < b->file);
+    if (a->line != b->line)
+        return (a->line > b->line) - (a->line < b->line);
+    return (a->branch > b->branch) - (a->branch < b->branch);
+}
+
+typedef VECTOR(struct count_row) row_list;
 
 struct store {
     sqlite3 *db;
     json_t *file_ids; /* source path as gcov names it (joined to its folder) -> cov_files id */
     json_t *data_ids; /* build path of a .gcda -> cov_data id; present = its lines are stored */
     sqlite3_stmt *line, *branch, *function, *line_hit, *branch_hit, *data, *run_data;
+    /* The baseline's counts, sorted: other runs store only where they differ from them. */
+    int64_t baseline;
+    row_list reference;
+    json_t *reference_data; /* data ids the baseline has a copy of */
 };
+
+static void load_reference(struct store *s)
+{
+    sqlite3_stmt *statement = database_prepare(
+        s->db, "SELECT min(id) FROM runs WHERE kind = 'baseline' AND state = 'done'");
+    s->baseline = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    sqlite3_finalize(statement);
+    statement = database_prepare(
+        s->db, "SELECT data, file, line, -1, count FROM cov_line_hits WHERE run = ?1 UNION ALL"
+               " SELECT data, file, line, branch, count FROM cov_branch_hits WHERE run = ?1");
+    sqlite3_bind_int64(statement, 1, s->baseline);
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        VECTOR_PUSH(s->reference, ((struct count_row){
+                                      sqlite3_column_int64(statement, 0),
+                                      sqlite3_column_int64(statement, 1),
+                                      sqlite3_column_int(statement, 2),
+                                      sqlite3_column_int(statement, 3),
+                                      sqlite3_column_int64(statement, 4)}));
+    sqlite3_finalize(statement);
+    if (s->reference.count)
+        qsort(s->reference.items, s->reference.count, sizeof *s->reference.items, compare_rows);
+    statement = database_prepare(s->db, "SELECT data FROM cov_run_data WHERE run = ?");
+    sqlite3_bind_int64(statement, 1, s->baseline);
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_object_set_new(s->reference_data, (const char *)sqlite3_column_text(statement, 0),
+                            json_true());
+    sqlite3_finalize(statement);
+}
 
 static void store_open(struct store *s, sqlite3 *db)
 {
+    memset(s, 0, sizeof *s);
     s->db = db;
     s->file_ids = json_object();
     s->data_ids = json_object();
+    s->reference_data = json_object();
     s->line = database_prepare(db, "INSERT OR IGNORE INTO cov_lines(file, line) VALUES (?, ?)");
     s->branch = database_prepare(db, "INSERT OR IGNORE INTO cov_branches(file, line, branch)"
                                      " VALUES (?, ?, ?)");
     s->function = database_prepare(db, "INSERT OR IGNORE INTO cov_functions(file, start_line,"
                                        " end_line, name) VALUES (?, ?, ?, ?)");
-    s->line_hit = database_prepare(db, "INSERT INTO cov_line_hits(run, data, file, line, count)"
-                                       " VALUES (?, ?, ?, ?, ?)"
-                                       " ON CONFLICT DO UPDATE SET count = count + excluded.count");
-    s->branch_hit = database_prepare(
-        db, "INSERT INTO cov_branch_hits(run, data, file, line, branch, count)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count");
+    s->line_hit = database_prepare(db, "INSERT OR REPLACE INTO cov_line_hits(run, data, file,"
+                                       " line, count) VALUES (?, ?, ?, ?, ?)");
+    s->branch_hit = database_prepare(db, "INSERT OR REPLACE INTO cov_branch_hits(run, data,"
+                                         " file, line, branch, count) VALUES (?, ?, ?, ?, ?, ?)");
     s->data = database_prepare(db, "INSERT INTO cov_data(path) VALUES (?)");
-    s->run_data = database_prepare(db, "INSERT OR REPLACE INTO cov_run_data(run, data, same)"
-                                       " VALUES (?, ?, ?)");
+    s->run_data = database_prepare(db, "INSERT OR REPLACE INTO cov_run_data(run, data, source,"
+                                       " hash, delta) VALUES (?, ?, ?, ?, ?)");
     sqlite3_stmt *known = database_prepare(db, "SELECT path, id FROM cov_data");
     while (sqlite3_step(known) == SQLITE_ROW)
         json_object_set_new(s->data_ids, (const char *)sqlite3_column_text(known, 0),
                             json_integer(sqlite3_column_int64(known, 1)));
     sqlite3_finalize(known);
+    load_reference(s);
 }
 
 static void store_close(struct store *s)
@@ -157,6 +234,8 @@ static void store_close(struct store *s)
         sqlite3_finalize(statements[i]);
     json_decref(s->file_ids);
     json_decref(s->data_ids);
+    json_decref(s->reference_data);
+    free(s->reference.items);
 }
 
 static int64_t file_id(struct store *s, const char *directory, const char *name)
@@ -204,33 +283,29 @@ static void bind_ints(sqlite3_stmt *statement, int count, const int64_t *values)
         sqlite3_bind_int64(statement, i + 1, values[i]);
 }
 
-static void store_line(struct store *s, int64_t run, int64_t data, int64_t file, json_t *line,
-                       bool structure)
+/* The line's count and its branches' into `rows`; its line and branches into the layout tables
+   when the data file is new. */
+static void collect_line(struct store *s, int64_t data, int64_t file, json_t *line,
+                         bool structure, row_list *rows)
 {
     json_int_t number = json_integer_value(json_object_get(line, "line_number"));
-    json_int_t count = json_integer_value(json_object_get(line, "count"));
-    if (number <= 0)
+    if (number <= 0 || number > INT32_MAX)
         return;
     if (structure) {
         bind_ints(s->line, 2, (int64_t[]){file, number});
         database_step_done(s->line);
     }
-    if (count > 0) {
-        bind_ints(s->line_hit, 5, (int64_t[]){run, data, file, number, count});
-        database_step_done(s->line_hit);
-    }
+    VECTOR_PUSH(*rows, ((struct count_row){data, file, (int)number, -1,
+                                           json_integer_value(json_object_get(line, "count"))}));
     size_t index;
     json_t *branch;
     json_array_foreach(json_object_get(line, "branches"), index, branch) {
-        json_int_t taken = json_integer_value(json_object_get(branch, "count"));
         if (structure) {
             bind_ints(s->branch, 3, (int64_t[]){file, number, (int64_t)index});
             database_step_done(s->branch);
         }
-        if (taken > 0) {
-            bind_ints(s->branch_hit, 6, (int64_t[]){run, data, file, number, (int64_t)index, taken});
-            database_step_done(s->branch_hit);
-        }
+        VECTOR_PUSH(*rows, ((struct count_row){data, file, (int)number, (int)index,
+                                               json_integer_value(json_object_get(branch, "count"))}));
     }
 }
 
@@ -250,9 +325,43 @@ static void store_functions(struct store *s, int64_t file, json_t *functions)
     }
 }
 
+/* The baseline's count of the same item, 0 when it has none. */
+static int64_t reference_count(const struct store *s, const struct count_row *row)
+{
+    const struct count_row *found = bsearch(row, s->reference.items, s->reference.count,
+                                            sizeof *row, compare_rows);
+    return found ? found->count : 0;
+}
+
+/* The rows of one data file, summed where gcov listed an item twice (a line shared by two
+   functions): all non-zero counts, or, as a difference from the baseline's copy, only the
+   counts that differ from it (zeros included). */
+static void store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
+{
+    if (!rows->count)
+        return;
+    qsort(rows->items, rows->count, sizeof *rows->items, compare_rows);
+    for (size_t i = 0; i < rows->count;) {
+        struct count_row row = rows->items[i++];
+        while (i < rows->count && !compare_rows(&row, &rows->items[i]))
+            row.count += rows->items[i++].count;
+        if (delta ? row.count == reference_count(s, &row) : row.count <= 0)
+            continue;
+        if (row.branch < 0) {
+            bind_ints(s->line_hit, 5, (int64_t[]){run, row.data, row.file, row.line, row.count});
+            database_step_done(s->line_hit);
+        } else {
+            bind_ints(s->branch_hit, 6,
+                      (int64_t[]){run, row.data, row.file, row.line, row.branch, row.count});
+            database_step_done(s->branch_hit);
+        }
+    }
+}
+
 /* One document of gcov's output (one data file) as `run`'s counts; `prefix` is stripped from its
-   data file's name to give the build path. */
-static void store_document(struct store *s, int64_t run, const char *prefix, json_t *document)
+   data file's name to give the build path; `hash` is the data file's content hash. */
+static void store_document(struct store *s, int64_t run, const char *prefix, json_t *document,
+                           int64_t hash)
 {
     const char *data_file = json_string_value(json_object_get(document, "data_file"));
     size_t prefix_length = prefix ? strlen(prefix) : 0;
@@ -264,6 +373,7 @@ static void store_document(struct store *s, int64_t run, const char *prefix, jso
     int64_t data = data_id(s, data_file, &structure);
     const char *directory =
         json_string_value(json_object_get(document, "current_working_directory"));
+    row_list rows = {0};
     size_t index;
     json_t *file;
     json_array_foreach(json_object_get(document, "files"), index, file) {
@@ -276,9 +386,14 @@ static void store_document(struct store *s, int64_t run, const char *prefix, jso
         size_t at;
         json_t *line;
         json_array_foreach(json_object_get(file, "lines"), at, line)
-            store_line(s, run, data, id, line, structure);
+            collect_line(s, data, id, line, structure, &rows);
     }
-    bind_ints(s->run_data, 3, (int64_t[]){run, data, 0});
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)data);
+    bool delta = run != s->baseline && json_object_get(s->reference_data, key);
+    store_rows(s, run, &rows, delta);
+    free(rows.items);
+    bind_ints(s->run_data, 5, (int64_t[]){run, data, run, hash, delta});
     database_step_done(s->run_data);
 }
 
@@ -317,7 +432,7 @@ struct single_run {
 static void store_for_single_run(json_t *document, void *context)
 {
     struct single_run *target = context;
-    store_document(target->store, target->run, NULL, document);
+    store_document(target->store, target->run, NULL, document, 0);
 }
 
 int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t length)
@@ -333,9 +448,10 @@ int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t 
 /* ---- reading the runs ---- */
 
 struct data_file {
-    size_t run;  /* index in the batch */
-    char *path;  /* in the run's prefix folder */
-    bool same;   /* bytes equal to the baseline's copy */
+    size_t run;     /* index in the batch */
+    char *path;     /* in the run's prefix folder */
+    int64_t hash;   /* of its bytes */
+    int64_t source; /* the run whose rows hold its counts: its own, or one with the same bytes */
 };
 
 struct pending_run {
@@ -344,25 +460,69 @@ struct pending_run {
     size_t data_files, gcov_files;
 };
 
+/* Data files read with gcov (this time or before), by build path and content hash: where
+   another run's identical copy is, and which run's rows hold its counts. */
+struct known_copies {
+    json_t *by_key; /* "HASH BUILD-PATH" -> [run, path of that run's copy] */
+};
+
+static char *copy_key(int64_t hash, const char *build_path)
+{
+    return xasprintf("%016llx %s", (unsigned long long)hash, build_path);
+}
+
+static void remember_copy(struct known_copies *known, int64_t hash, const char *build_path,
+                          int64_t run, const char *path)
+{
+    char *key = copy_key(hash, build_path);
+    if (!json_object_get(known->by_key, key))
+        json_object_set_new(known->by_key, key, json_pack("[I,s]", (json_int_t)run, path));
+    free(key);
+}
+
+/* The copies read by an earlier failrun cov: a resumed read finds them too. */
+static void load_known_copies(sqlite3 *db, struct known_copies *known)
+{
+    known->by_key = json_object();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT x.hash, d.path, x.run, r.dir FROM cov_run_data x JOIN cov_data d ON d.id = x.data"
+            " JOIN runs r ON r.id = x.run WHERE x.source = x.run AND r.dir IS NOT NULL");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *build_path = (const char *)sqlite3_column_text(statement, 1);
+        char *prefix = coverage_directory((const char *)sqlite3_column_text(statement, 3));
+        char *path = xasprintf("%s%s", prefix, build_path);
+        remember_copy(known, sqlite3_column_int64(statement, 0), build_path,
+                      sqlite3_column_int64(statement, 2), path);
+        free(path);
+        free(prefix);
+    }
+    sqlite3_finalize(statement);
+}
+
 struct batch {
     VECTOR(struct pending_run) runs;
     VECTOR(struct data_file) files;
     json_t *by_path; /* path of a file sent to gcov -> its index in files */
 };
 
-static bool same_bytes(const char *path, const char *other_path)
+/* The run whose copy of this data file has the same bytes, or 0. */
+static int64_t same_copy(struct known_copies *known, int64_t hash, const char *build_path,
+                         const char *bytes, size_t length)
 {
-    size_t length = 0, other_length = 0;
-    char *bytes = read_whole_file(path, &length);
-    char *other = bytes ? read_whole_file(other_path, &other_length) : NULL;
-    bool same = other && length == other_length && !memcmp(bytes, other, length);
-    free(bytes);
+    char *key = copy_key(hash, build_path);
+    json_t *copy = json_object_get(known->by_key, key);
+    free(key);
+    if (!copy)
+        return 0;
+    size_t other_length = 0;
+    char *other = read_whole_file(json_string_value(json_array_get(copy, 1)), &other_length);
+    bool same = other && other_length == length && !memcmp(other, bytes, length);
     free(other);
-    return same;
+    return same ? json_integer_value(json_array_get(copy, 0)) : 0;
 }
 
 /* Finds the run's data files and decides which of them gcov must read. */
-static void add_run(struct batch *batch, int64_t id, const char *dir, const char *baseline_prefix,
+static void add_run(struct batch *batch, struct known_copies *known, int64_t id, const char *dir,
                     struct coverage_read_stats *stats)
 {
     struct pending_run run = {.id = id, .prefix = coverage_directory(dir)};
@@ -372,18 +532,24 @@ static void add_run(struct batch *batch, int64_t id, const char *dir, const char
     for (size_t i = 0; i < found_data.count; i++) {
         char *path = found_data.items[i];
         const char *build_path = path + strlen(run.prefix);
-        char *reference = baseline_prefix ? xasprintf("%s%s", baseline_prefix, build_path) : NULL;
-        struct data_file file = {.run = batch->runs.count, .path = path};
-        file.same = reference && strcmp(reference, path) && same_bytes(path, reference);
-        free(reference);
-        if (!file.same && !link_notes(run.prefix, path)) {
-            stats->missing++;
+        size_t length = 0;
+        char *bytes = read_whole_file(path, &length);
+        bool readable = bytes != NULL;
+        struct data_file file = {.run = batch->runs.count, .path = path, .source = id,
+                                 .hash = readable ? (int64_t)hash_bytes(4, bytes, length) : 0};
+        int64_t source = readable ? same_copy(known, file.hash, build_path, bytes, length) : 0;
+        free(bytes);
+        if (source)
+            file.source = source;
+        if (!readable || (!source && !link_notes(run.prefix, path))) {
+            stats->missing += readable; /* the build lost its .gcno */
             free(path);
             continue;
         }
         run.data_files++;
-        if (!file.same) {
+        if (file.source == id) {
             run.gcov_files++;
+            remember_copy(known, file.hash, build_path, id, path);
             json_object_set_new(batch->by_path, path, json_integer((json_int_t)batch->files.count));
         }
         VECTOR_PUSH(batch->files, file);
@@ -406,54 +572,62 @@ static void store_for_batch(json_t *document, void *context)
         return;
     struct data_file *file = &target->batch->files.items[json_integer_value(index)];
     struct pending_run *run = &target->batch->runs.items[file->run];
-    store_document(target->store, run->id, run->prefix, document);
+    store_document(target->store, run->id, run->prefix, document, file->hash);
 }
 
-/* gcov on the batch's files that differ from the baseline's; then, in one transaction, their
-   counts, the files that are the baseline's, and each run marked read. */
+/* A run read again (its cov_runs row removed by hand) starts from nothing. */
+static void forget_runs(sqlite3 *db, const struct batch *batch)
+{
+    for (size_t i = 0; i < batch->runs.count; i++) {
+        long long id = (long long)batch->runs.items[i].id;
+        char *sql = sqlite3_mprintf("DELETE FROM cov_line_hits WHERE run = %lld;"
+                                    "DELETE FROM cov_branch_hits WHERE run = %lld;"
+                                    "DELETE FROM cov_run_data WHERE run = %lld;", id, id, id);
+        database_exec(db, sql);
+        sqlite3_free(sql);
+    }
+}
+
+/* gcov on the batch's files that no earlier copy answers, the next chunk's gcov running while
+   this chunk's output is stored; then the files other copies answer, and each run marked read.
+   One transaction. */
 static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_stats *stats)
 {
     int64_t started = now_ms();
     VECTOR(char *) gcov_files = {0};
     for (size_t i = 0; i < batch->files.count; i++)
-        if (!batch->files.items[i].same)
+        if (batch->files.items[i].source == batch->runs.items[batch->files.items[i].run].id)
             VECTOR_PUSH(gcov_files, batch->files.items[i].path);
-    VECTOR(char *) outputs = {0};
-    VECTOR(size_t) lengths = {0};
-    for (size_t i = 0; i < gcov_files.count; i += GCOV_BATCH_FILES) {
-        size_t count = gcov_files.count - i < GCOV_BATCH_FILES ? gcov_files.count - i
-                                                               : GCOV_BATCH_FILES;
-        size_t length = 0;
-        char *output = run_gcov(gcov_files.items + i, count, &length);
-        if (output) {
-            VECTOR_PUSH(outputs, output);
-            VECTOR_PUSH(lengths, length);
-        }
-    }
     database_exec(db, "BEGIN IMMEDIATE");
-    /* A run read again (its cov_runs row removed by hand) starts from nothing. */
-    for (size_t i = 0; i < batch->runs.count; i++) {
-        char *sql = sqlite3_mprintf("DELETE FROM cov_line_hits WHERE run = %lld;"
-                                    "DELETE FROM cov_branch_hits WHERE run = %lld;"
-                                    "DELETE FROM cov_run_data WHERE run = %lld;",
-                                    (long long)batch->runs.items[i].id,
-                                    (long long)batch->runs.items[i].id,
-                                    (long long)batch->runs.items[i].id);
-        database_exec(db, sql);
-        sqlite3_free(sql);
-    }
+    forget_runs(db, batch);
     struct store s;
     store_open(&s, db);
     struct batch_target target = {&s, batch};
-    for (size_t i = 0; i < outputs.count; i++)
-        for_each_document(outputs.items[i], lengths.items[i], store_for_batch, &target);
+    struct gcov_job job = {0};
+    if (gcov_files.count)
+        job = gcov_start(gcov_files.items, gcov_files.count < GCOV_CHUNK_FILES ? gcov_files.count
+                                                                              : GCOV_CHUNK_FILES);
+    for (size_t at = 0; at < gcov_files.count; at += GCOV_CHUNK_FILES) {
+        struct gcov_job current = job;
+        size_t next = at + GCOV_CHUNK_FILES;
+        if (next < gcov_files.count)
+            job = gcov_start(gcov_files.items + next, gcov_files.count - next < GCOV_CHUNK_FILES
+                                                          ? gcov_files.count - next
+                                                          : GCOV_CHUNK_FILES);
+        size_t length = 0;
+        char *output = gcov_finish(&current, &length);
+        if (output)
+            for_each_document(output, length, store_for_batch, &target);
+        free(output);
+    }
     for (size_t i = 0; i < batch->files.count; i++) {
         struct data_file *file = &batch->files.items[i];
         struct pending_run *run = &batch->runs.items[file->run];
         json_t *known = json_object_get(s.data_ids, file->path + strlen(run->prefix));
-        if (!file->same || !known)
-            continue; /* read above; or the baseline's copy was unreadable: nothing to reuse */
-        bind_ints(s.run_data, 3, (int64_t[]){run->id, json_integer_value(known), 1});
+        if (file->source == run->id || !known)
+            continue; /* read above; or no copy was ever readable: nothing to reuse */
+        bind_ints(s.run_data, 5, (int64_t[]){run->id, json_integer_value(known), file->source,
+                                             file->hash, 0});
         database_step_done(s.run_data);
     }
     int64_t per_run = batch->runs.count ? (now_ms() - started) / (int64_t)batch->runs.count : 0;
@@ -472,10 +646,6 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
     sqlite3_finalize(done);
     store_close(&s);
     database_exec(db, "COMMIT");
-    for (size_t i = 0; i < outputs.count; i++)
-        free(outputs.items[i]);
-    free(outputs.items);
-    free(lengths.items);
     free(gcov_files.items);
 }
 
@@ -489,58 +659,51 @@ static void batch_clear(struct batch *batch)
     json_object_clear(batch->by_path);
 }
 
-/* The baseline's prefix folder, NULL when the campaign has no finished baseline. */
-static char *baseline_prefix(sqlite3 *db)
-{
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT dir FROM runs WHERE kind = 'baseline' AND state = 'done' AND dir IS NOT NULL"
-            " ORDER BY id LIMIT 1");
-    char *prefix = NULL;
-    if (sqlite3_step(statement) == SQLITE_ROW)
-        prefix = coverage_directory((const char *)sqlite3_column_text(statement, 0));
-    sqlite3_finalize(statement);
-    return prefix;
-}
-
 bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    char *reference = baseline_prefix(db);
     /* The baseline first: the other runs' files that equal its own reuse its counts. */
     sqlite3_stmt *pending = database_prepare(
-        db, "SELECT id, dir FROM runs WHERE state = 'done' AND dir IS NOT NULL"
+        db, "SELECT id, dir, kind = 'baseline' FROM runs WHERE state = 'done' AND dir IS NOT NULL"
             " AND id NOT IN (SELECT run FROM cov_runs) ORDER BY kind != 'baseline', id");
     VECTOR(int64_t) ids = {0};
     VECTOR(char *) dirs = {0};
+    VECTOR(bool) baselines = {0};
     while (sqlite3_step(pending) == SQLITE_ROW) {
         VECTOR_PUSH(ids, sqlite3_column_int64(pending, 0));
         VECTOR_PUSH(dirs, column_text(pending, 1));
+        VECTOR_PUSH(baselines, sqlite3_column_int(pending, 2));
     }
     sqlite3_finalize(pending);
+    struct known_copies known;
+    load_known_copies(db, &known);
     struct batch batch = {.by_path = json_object()};
     size_t gcov_files = 0;
     for (size_t i = 0; i < ids.count; i++) {
-        add_run(&batch, ids.items[i], dirs.items[i], reference, stats);
+        add_run(&batch, &known, ids.items[i], dirs.items[i], stats);
         free(dirs.items[i]);
         gcov_files += batch.runs.items[batch.runs.count - 1].gcov_files;
-        if (batch.runs.count >= BATCH_RUNS || gcov_files >= GCOV_BATCH_FILES) {
+        /* The baseline alone: the others store their counts as differences from its. */
+        if (baselines.items[i] || batch.runs.count >= BATCH_RUNS ||
+            gcov_files >= 4 * GCOV_CHUNK_FILES) {
             read_batch(db, &batch, stats);
             batch_clear(&batch);
             gcov_files = 0;
         }
     }
-    free(ids.items);
-    free(dirs.items);
     if (batch.runs.count)
         read_batch(db, &batch, stats);
     batch_clear(&batch);
     free(batch.files.items);
     free(batch.runs.items);
     json_decref(batch.by_path);
+    json_decref(known.by_key);
+    free(ids.items);
+    free(dirs.items);
+    free(baselines.items);
     free(found_data.items);
     found_data.items = NULL;
     found_data.capacity = 0;
-    free(reference);
     sqlite3_stmt *any = database_prepare(db, "SELECT count(*) FROM cov_lines");
     bool some = sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int64(any, 0) > 0;
     sqlite3_finalize(any);

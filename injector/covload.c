@@ -166,78 +166,142 @@ static long branch_index(const struct coverage_layout *layout, int64_t file, int
     return (long)(layout->lines[at].first_branch + (size_t)branch);
 }
 
-/* Calls `each` for every count row of `run` (lines, then branches), with its data file. */
-static void for_each_count(sqlite3 *db, const struct coverage_layout *layout, int64_t run,
-                           void (*each)(void *context, int64_t data, bool branch, size_t index,
-                                        uint64_t count),
-                           void *context)
+/* The count rows of one data file of one run, with statements prepared once. */
+struct row_reader {
+    sqlite3_stmt *lines, *branches, *files;
+};
+
+static void row_reader_open(sqlite3 *db, struct row_reader *reader)
 {
-    sqlite3_stmt *lines = database_prepare(
-        db, "SELECT data, file, line, count FROM cov_line_hits WHERE run = ?");
-    sqlite3_bind_int64(lines, 1, run);
-    while (sqlite3_step(lines) == SQLITE_ROW) {
-        long index = coverage_find_line(layout, sqlite3_column_int64(lines, 1),
-                                        sqlite3_column_int(lines, 2));
-        if (index >= 0)
-            each(context, sqlite3_column_int64(lines, 0), false, (size_t)index,
-                 (uint64_t)sqlite3_column_int64(lines, 3));
-    }
-    sqlite3_finalize(lines);
-    sqlite3_stmt *branches = database_prepare(
-        db, "SELECT data, file, line, branch, count FROM cov_branch_hits WHERE run = ?");
-    sqlite3_bind_int64(branches, 1, run);
-    while (sqlite3_step(branches) == SQLITE_ROW) {
-        long index = branch_index(layout, sqlite3_column_int64(branches, 1),
-                                  sqlite3_column_int(branches, 2), sqlite3_column_int(branches, 3));
-        if (index >= 0)
-            each(context, sqlite3_column_int64(branches, 0), true, (size_t)index,
-                 (uint64_t)sqlite3_column_int64(branches, 4));
-    }
-    sqlite3_finalize(branches);
+    reader->lines = database_prepare(db, "SELECT file, line, count FROM cov_line_hits"
+                                         " WHERE run = ? AND data = ?");
+    reader->branches = database_prepare(db, "SELECT file, line, branch, count FROM cov_branch_hits"
+                                            " WHERE run = ? AND data = ?");
+    reader->files = database_prepare(
+        db, "SELECT x.data, x.source, s.delta FROM cov_run_data x JOIN cov_run_data s"
+            " ON s.run = x.source AND s.data = x.data WHERE x.run = ?");
 }
 
-static void keep_part(void *context, int64_t data, bool branch, size_t index, uint64_t count)
+static void row_reader_close(struct row_reader *reader)
 {
-    struct baseline_parts *parts = context;
-    if (data < 0 || (size_t)data >= parts->data_count)
-        return;
-    count_list *list = branch ? &parts->branches[data] : &parts->lines[data];
-    VECTOR_PUSH(*list, ((struct count_entry){index, count}));
+    sqlite3_finalize(reader->lines);
+    sqlite3_finalize(reader->branches);
+    sqlite3_finalize(reader->files);
+}
+
+/* Calls `each` for every count row of data file `data` of `run`: lines, then branches. */
+static void for_each_count(struct row_reader *reader, const struct coverage_layout *layout,
+                           int64_t run, int64_t data,
+                           void (*each)(void *context, bool branch, size_t index, int64_t count),
+                           void *context)
+{
+    sqlite3_stmt *lines = reader->lines, *branches = reader->branches;
+    sqlite3_bind_int64(lines, 1, run);
+    sqlite3_bind_int64(lines, 2, data);
+    while (sqlite3_step(lines) == SQLITE_ROW) {
+        long index = coverage_find_line(layout, sqlite3_column_int64(lines, 0),
+                                        sqlite3_column_int(lines, 1));
+        if (index >= 0)
+            each(context, false, (size_t)index, sqlite3_column_int64(lines, 2));
+    }
+    sqlite3_reset(lines);
+    sqlite3_bind_int64(branches, 1, run);
+    sqlite3_bind_int64(branches, 2, data);
+    while (sqlite3_step(branches) == SQLITE_ROW) {
+        long index = branch_index(layout, sqlite3_column_int64(branches, 0),
+                                  sqlite3_column_int(branches, 1), sqlite3_column_int(branches, 2));
+        if (index >= 0)
+            each(context, true, (size_t)index, sqlite3_column_int64(branches, 3));
+    }
+    sqlite3_reset(branches);
+}
+
+static int compare_entries(const void *left, const void *right)
+{
+    size_t a = ((const struct count_entry *)left)->index;
+    size_t b = ((const struct count_entry *)right)->index;
+    return (a > b) - (a < b);
+}
+
+struct part_target {
+    struct baseline_parts *parts;
+    int64_t data;
+};
+
+static void keep_part(void *context, bool branch, size_t index, int64_t count)
+{
+    struct part_target *target = context;
+    count_list *list = branch ? &target->parts->branches[target->data]
+                              : &target->parts->lines[target->data];
+    VECTOR_PUSH(*list, ((struct count_entry){index, (uint64_t)count}));
+}
+
+/* The baseline's count of an item from one data file, 0 when it has none. */
+static uint64_t part_count(const count_list *list, size_t index)
+{
+    struct count_entry key = {index, 0};
+    const struct count_entry *found =
+        bsearch(&key, list->items, list->count, sizeof key, compare_entries);
+    return found ? found->count : 0;
 }
 
 struct run_counts {
     uint64_t *lines, *branches;
 };
 
-static void add_count(void *context, int64_t data, bool branch, size_t index, uint64_t count)
+static void add_part(struct run_counts *counts, const struct baseline_parts *parts, int64_t data)
 {
-    (void)data;
-    struct run_counts *counts = context;
-    (branch ? counts->branches : counts->lines)[index] += count;
+    for (size_t i = 0; i < parts->lines[data].count; i++)
+        counts->lines[parts->lines[data].items[i].index] += parts->lines[data].items[i].count;
+    for (size_t i = 0; i < parts->branches[data].count; i++)
+        counts->branches[parts->branches[data].items[i].index] +=
+            parts->branches[data].items[i].count;
 }
 
-/* A run's counts: its own rows, plus the baseline's for the data files it shares with it. */
-static void load_run_counts(sqlite3 *db, const struct coverage_layout *layout,
-                            const struct baseline_parts *parts, int64_t run,
+struct patch_target {
+    struct run_counts *counts;
+    const struct baseline_parts *parts;
+    int64_t data;
+    bool delta;
+};
+
+/* A row of a data file stored whole adds its count; one stored as a difference from the
+   baseline's copy (added beforehand) replaces the baseline's count by its own. */
+static void apply_row(void *context, bool branch, size_t index, int64_t count)
+{
+    struct patch_target *target = context;
+    uint64_t *slot = branch ? &target->counts->branches[index] : &target->counts->lines[index];
+    uint64_t replaced = 0;
+    if (target->delta)
+        replaced = part_count(branch ? &target->parts->branches[target->data]
+                                     : &target->parts->lines[target->data], index);
+    *slot += (uint64_t)count - replaced;
+}
+
+/* A run's counts, data file by data file: the baseline's copy from memory; a copy stored as a
+   difference, the baseline's patched by its rows; another, its rows. A data file whose bytes
+   were another run's uses that run's. */
+static void load_run_counts(struct row_reader *reader, const struct coverage_layout *layout,
+                            const struct baseline_parts *parts, int64_t baseline, int64_t run,
                             struct run_counts *counts)
 {
     memset(counts->lines, 0, (layout->line_count + 1) * sizeof *counts->lines);
     memset(counts->branches, 0, (layout->branch_count + 1) * sizeof *counts->branches);
-    for_each_count(db, layout, run, add_count, counts);
-    sqlite3_stmt *same = database_prepare(db, "SELECT data FROM cov_run_data"
-                                              " WHERE run = ? AND same");
-    sqlite3_bind_int64(same, 1, run);
-    while (sqlite3_step(same) == SQLITE_ROW) {
-        int64_t data = sqlite3_column_int64(same, 0);
+    sqlite3_bind_int64(reader->files, 1, run);
+    while (sqlite3_step(reader->files) == SQLITE_ROW) {
+        int64_t data = sqlite3_column_int64(reader->files, 0);
+        int64_t source = sqlite3_column_int64(reader->files, 1);
+        bool delta = sqlite3_column_int(reader->files, 2);
         if (data < 0 || (size_t)data >= parts->data_count)
             continue;
-        for (size_t i = 0; i < parts->lines[data].count; i++)
-            counts->lines[parts->lines[data].items[i].index] += parts->lines[data].items[i].count;
-        for (size_t i = 0; i < parts->branches[data].count; i++)
-            counts->branches[parts->branches[data].items[i].index] +=
-                parts->branches[data].items[i].count;
+        if (source == baseline || delta)
+            add_part(counts, parts, data);
+        if (source == baseline)
+            continue;
+        struct patch_target target = {counts, parts, data, delta};
+        for_each_count(reader, layout, source, data, apply_row, &target);
     }
-    sqlite3_finalize(same);
+    sqlite3_reset(reader->files);
 }
 
 /* Site ids by the 16 hex digits of their signature (a chain names sites as SIGNATURE:K). */
@@ -277,7 +341,8 @@ static int64_t baseline_run(sqlite3 *db)
     return id;
 }
 
-static void load_baseline_parts(sqlite3 *db, const struct coverage_layout *layout, int64_t run,
+static void load_baseline_parts(sqlite3 *db, struct row_reader *reader,
+                                const struct coverage_layout *layout, int64_t run,
                                 struct baseline_parts *parts)
 {
     sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM cov_data");
@@ -286,7 +351,16 @@ static void load_baseline_parts(sqlite3 *db, const struct coverage_layout *layou
     sqlite3_finalize(statement);
     parts->lines = xcalloc(parts->data_count, sizeof *parts->lines);
     parts->branches = xcalloc(parts->data_count, sizeof *parts->branches);
-    for_each_count(db, layout, run, keep_part, parts);
+    for (size_t data = 0; data < parts->data_count; data++) {
+        struct part_target target = {parts, (int64_t)data};
+        for_each_count(reader, layout, run, (int64_t)data, keep_part, &target);
+        if (parts->lines[data].count > 1)
+            qsort(parts->lines[data].items, parts->lines[data].count,
+                  sizeof *parts->lines[data].items, compare_entries);
+        if (parts->branches[data].count > 1)
+            qsort(parts->branches[data].items, parts->branches[data].count,
+                  sizeof *parts->branches[data].items, compare_entries);
+    }
 }
 
 static void baseline_parts_free(struct baseline_parts *parts)
@@ -310,12 +384,14 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
     load_layout(db, &out->layout);
     const struct coverage_layout *layout = &out->layout;
     size_t lines = layout->line_count + 1, branches = layout->branch_count + 1;
+    struct row_reader reader;
+    row_reader_open(db, &reader);
     struct baseline_parts parts = {0};
-    load_baseline_parts(db, layout, baseline, &parts);
+    load_baseline_parts(db, &reader, layout, baseline, &parts);
     struct run_counts reference = {xcalloc(lines, sizeof(uint64_t)),
                                    xcalloc(branches, sizeof(uint64_t))};
     struct run_counts counts = {xcalloc(lines, sizeof(uint64_t)), xcalloc(branches, sizeof(uint64_t))};
-    load_run_counts(db, layout, &parts, baseline, &reference);
+    load_run_counts(&reader, layout, &parts, baseline, baseline, &reference);
     out->line_totals = xcalloc(lines, sizeof(uint64_t));
     out->branch_totals = xcalloc(branches, sizeof(uint64_t));
     struct coverage_analysis *analysis =
@@ -336,7 +412,7 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
             parse_chain(map, (const char *)sqlite3_column_text(runs, 3), &chain);
         run.chain = chain.items;
         run.chain_count = chain.count;
-        load_run_counts(db, layout, &parts, id, &counts);
+        load_run_counts(&reader, layout, &parts, baseline, id, &counts);
         run.line_counts = counts.lines;
         run.branch_counts = counts.branches;
         coverage_analysis_add_run(analysis, &run);
@@ -360,6 +436,7 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
     free(counts.lines);
     free(counts.branches);
     baseline_parts_free(&parts);
+    row_reader_close(&reader);
     return true;
 }
 

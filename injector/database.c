@@ -89,8 +89,10 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
        Lines, branches and functions hold every instrumented one (hit or not). Counts are kept
-       per data file (.gcda) of a run, non-zero ones only; a data file whose bytes equal the
-       baseline's has no rows of its own: cov_run_data.same says to use the baseline's. */
+       per data file (.gcda) of a run: the baseline's non-zero ones; another run's where they
+       differ from the baseline's copy of that data file (cov_run_data.delta), zeros included;
+       a data file whose bytes equal another run's copy has no rows of its own:
+       cov_run_data.source names the run whose rows to use. */
     "CREATE TABLE IF NOT EXISTS cov_files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS cov_data(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS cov_lines(file INTEGER NOT NULL, line INTEGER NOT NULL,"
@@ -101,7 +103,10 @@ static const char schema[] =
     "  end_line INTEGER NOT NULL, name TEXT NOT NULL,"
     "  PRIMARY KEY(file, start_line, end_line, name)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS cov_run_data(run INTEGER NOT NULL, data INTEGER NOT NULL,"
-    "  same INTEGER NOT NULL, PRIMARY KEY(run, data)) WITHOUT ROWID;"
+    "  source INTEGER NOT NULL,"        /* the run whose rows hold the counts: run, or another */
+    "  hash INTEGER NOT NULL,"          /* of the .gcda's bytes */
+    "  delta INTEGER NOT NULL,"         /* 1: its rows are where it differs from the baseline's */
+    "  PRIMARY KEY(run, data)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS cov_line_hits(run INTEGER NOT NULL, data INTEGER NOT NULL,"
     "  file INTEGER NOT NULL, line INTEGER NOT NULL, count INTEGER NOT NULL,"
     "  PRIMARY KEY(run, data, file, line)) WITHOUT ROWID;"

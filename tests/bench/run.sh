@@ -133,7 +133,8 @@ awk -v s="$site_count" '{ printf "  failrun report: %.0f ms wall, %.0f us per si
     "$dir/report"
 
 # Coverage ingestion: a campaign on kvtest's --coverage build, then `failrun cov` reading every
-# run's gcov data (gcov --json-format per run, parsed and stored), per run.
+# run's gcov data (gcov --json-format on the data files no earlier copy answers, parsed and
+# stored) and analysing it, per run.
 cov_program="$root/build/examples/cov/kvtest"
 if [ -x "$cov_program" ]; then
     (cd "$dir" && "$failrun" run --quiet --db "$dir/cov.db" -- "$cov_program" >/dev/null) || true

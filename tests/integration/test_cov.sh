@@ -115,18 +115,20 @@ check "genhtml wrote its index" test -s lcov-html/index.html
 check_equal "lcov: one DA line per instrumented line" "$(jq '.lines.total' all.json)" \
     "$(grep -c '^DA:' all.info)"
 
-# Reading: a fault run's data file whose bytes equal the baseline's is not given to gcov; its
-# counts are the baseline's. Each such file is byte for byte the baseline's, some exist (the
-# runs whose failure was absorbed), and the counts summed over every run, read again here with
-# gcov on every file of every run, are what the lcov tracefile says, line by line.
-baseline_dir=$(sql all.db "SELECT dir FROM runs WHERE kind = 'baseline'")
-same_rows=$(sql all.db "SELECT r.dir || '.gcov' || d.path, d.path FROM cov_run_data x
-                        JOIN runs r ON r.id = x.run JOIN cov_data d ON d.id = x.data WHERE x.same")
-check "some data files were the baseline's, byte for byte, and left to it" test -n "$same_rows"
-check "... each of them really is identical to the baseline's" sh -c '
-    echo "$1" | while IFS="|" read -r copy path; do
-        cmp -s "$copy" "$2.gcov$path" || exit 1
-    done' - "$same_rows" "$baseline_dir"
+# Reading: a run's data file whose bytes equal another run's copy (the baseline's, say) is not
+# given to gcov; its counts are that run's. Each such file is byte for byte the copy it names,
+# some exist (the runs whose failure was absorbed), and the counts summed over every run, read
+# again here with gcov on every file of every run, are what the lcov tracefile says, line by
+# line.
+same_rows=$(sql all.db "SELECT r.dir || '.gcov' || d.path, s.dir || '.gcov' || d.path
+                        FROM cov_run_data x JOIN runs r ON r.id = x.run
+                        JOIN runs s ON s.id = x.source JOIN cov_data d ON d.id = x.data
+                        WHERE x.source != x.run")
+check "some data files were another run's, byte for byte, and left to it" test -n "$same_rows"
+check "... each of them really is identical to the copy it names" sh -c '
+    echo "$1" | while IFS="|" read -r copy source; do
+        cmp -s "$copy" "$source" || exit 1
+    done' - "$same_rows"
 check "... so gcov read fewer files than the runs wrote" \
     test "$(jq '.runs.gcov_files' all.json)" -lt "$(jq '.runs.data_files' all.json)"
 for dir in $(sql all.db "SELECT dir FROM runs WHERE state = 'done'"); do

@@ -54,7 +54,14 @@ static const char source[] =
     "    if (!lookup())\n"                    /* 27: ordinary validation */
     "        return 0;\n"                     /* 28 */
     "    return 1;\n"                         /* 29 */
-    "}\n";                                    /* 30 */
+    "}\n"                                     /* 30 */
+    "int grow(int n)\n"                       /* 31 */
+    "{\n"                                     /* 32 */
+    "    char *p = malloc(n ? n : 1);\n"      /* 33: branches before the call */
+    "    if (!p)\n"                           /* 34: the reaction */
+    "        return -1;\n"                    /* 35 */
+    "    return 0;\n"                         /* 36 */
+    "}\n";                                    /* 37 */
 
 static char source_path[64];
 
@@ -114,7 +121,8 @@ static char *gcov_document(const char *counts)
         "{\"name\": \"put\", \"start_line\": 1, \"end_line\": 10},"
         "{\"name\": \"report\", \"start_line\": 11, \"end_line\": 14},"
         "{\"name\": \"main\", \"start_line\": 15, \"end_line\": 24},"
-        "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30}],"
+        "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30},"
+        "{\"name\": \"grow\", \"start_line\": 31, \"end_line\": 37}],"
         " \"lines\": [%s]}]}\n",
         source_path, lines);
 }
@@ -226,6 +234,20 @@ static void test_leg_from_the_reaction_up_the_callers(void **state)
     assert_int_equal(branch_class(&r, c.file, 17, 0), LINE_DELETABLE);
     assert_int_equal(r.baseline_runs, 1);
     assert_int_equal(r.fault_runs, 1);
+    /* The fault run's counts were stored as differences from the baseline's (line 8: 0 where
+       the baseline had 1; line 10: nothing, equal) and read back whole. */
+    sqlite3_stmt *statement = database_prepare(
+        c.db, "SELECT (SELECT count FROM cov_line_hits WHERE run = 2 AND line = 8),"
+              " (SELECT count(*) FROM cov_line_hits WHERE run = 2 AND line = 10),"
+              " (SELECT delta FROM cov_run_data WHERE run = 2)");
+    assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(statement, 0), 0);
+    assert_int_equal(sqlite3_column_int(statement, 1), 0);
+    assert_int_equal(sqlite3_column_int(statement, 2), 1);
+    sqlite3_finalize(statement);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 8)], 1);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 10)], 2);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 5)], 1);
     finish(&c, &r);
 }
 
@@ -350,23 +372,51 @@ static void test_untaken_reactions(void **state)
     finish(&c, &r);
 }
 
-/* A data file whose bytes equal the baseline's has no rows of its own: its counts are the
-   baseline's. Such a run reaches no leg, and the totals count the baseline's twice. */
-static void test_data_file_shared_with_the_baseline(void **state)
+/* A data file whose bytes equal another run's copy has no rows of its own: its counts are that
+   run's. A run sharing the baseline's reaches no leg; one sharing a fault run's reaches that
+   run's legs, credited to its own site; the totals count each shared copy again. */
+static void test_data_file_shared_with_another_run(void **state)
 {
     (void)state;
     struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], NULL, failed_counts);
     database_exec(c.db, "INSERT INTO runs(id, kind, site, chain, state, outcome)"
-                        " VALUES (2, 'fault', '0000000000000001', NULL, 'done', 'absorbed');"
-                        "INSERT INTO cov_runs VALUES (2, 1, 0, 0);"
-                        "INSERT INTO cov_run_data SELECT 2, data, 1 FROM cov_run_data WHERE run = 1");
+                        " VALUES (3, 'fault', '0000000000000002', NULL, 'done', 'absorbed'),"
+                        " (4, 'fault', '0000000000000003', NULL, 'done', 'handled');"
+                        "INSERT INTO cov_runs VALUES (3, 1, 0, 0), (4, 1, 0, 0);"
+                        "INSERT INTO cov_run_data SELECT 3, data, 1, hash, 0 FROM cov_run_data"
+                        " WHERE run = 1;"
+                        "INSERT INTO cov_run_data SELECT 4, data, 2, hash, 0 FROM cov_run_data"
+                        " WHERE run = 2");
     struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
-    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls},
+                                    {.eligible = true, .call_count = 2, .calls = calls},
+                                    {.eligible = false, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 3);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 9)], 2); /* 1, 3 */
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 5)], 2); /* 2, 4 */
+    assert_int_equal(line_class(&r, c.file, 5), LINE_KEPT);
+    assert_int_equal(line_item(&r, c.file, 5)->site_count, 2);
+    assert_int_equal(line_item(&r, c.file, 5)->sites[1], 2);
+    assert_int_equal(r.fault_runs, 3);
+    finish(&c, &r);
+}
+
+/* The failed call's own line has branches that come before the call (`n ? n : 1`): they do
+   not change, the next line's do, and that is the reaction; once a run has shown it, the
+   untouched branch of the call's line is no untaken error reaction. */
+static void test_branches_before_the_call(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign("31:1 33:1/0,1 34:1/0,1 35:0 36:1 37:1");
+    struct coverage_call calls[] = {{0, 33}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 1, .calls = calls}};
+    calls[0].file = c.file;
+    add_run(&c, 2, site_ids[0], NULL, "31:1 33:1/0,1 34:1/1,0 35:1 36:0 37:1");
     struct coverage_result r = analyse(&c, sites, 1);
-    long at = coverage_find_line(&r.layout, c.file, 9);
-    assert_int_equal(r.line_totals[at], 2);
-    assert_int_equal(line_class(&r, c.file, 5), LINE_UNREACHED);
-    assert_int_equal(r.fault_runs, 1);
+    assert_int_equal(line_class(&r, c.file, 35), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 34, 0), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 33, 0), LINE_UNREACHED);
     finish(&c, &r);
 }
 
@@ -404,7 +454,7 @@ static void test_gcov_json(void **state)
             " WHERE line = 3), (SELECT count(*) FROM cov_line_hits), (SELECT count(*) FROM"
             " cov_branches), (SELECT group_concat(branch) FROM cov_branch_hits WHERE run = 7),"
             " (SELECT group_concat(path) FROM (SELECT path FROM cov_data ORDER BY path)),"
-            " (SELECT count(*) FROM cov_run_data WHERE run = 7 AND NOT same),"
+            " (SELECT count(*) FROM cov_run_data WHERE run = 7 AND source = run),"
             " (SELECT start_line || '-' || end_line FROM cov_functions)");
     assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(statement, 0), 1);
@@ -433,7 +483,8 @@ int main(void)
         cmocka_unit_test(test_a_retry_adds_no_leg_lines),
         cmocka_unit_test(test_deletable_and_kept),
         cmocka_unit_test(test_untaken_reactions),
-        cmocka_unit_test(test_data_file_shared_with_the_baseline),
+        cmocka_unit_test(test_data_file_shared_with_another_run),
+        cmocka_unit_test(test_branches_before_the_call),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };
