@@ -10,8 +10,8 @@
  * them) or another fault run's (two failures that ended a test the same way). Identical bytes
  * mean identical counts, so such a file is only noted (cov_run_data.source names the run whose
  * rows hold them): no gcov, no rows. The others go to gcov in chunks spanning many runs, since
- * starting gcov costs more than reading a small data file, and the next chunk's gcov runs while
- * this chunk's output is parsed and stored. The lines, branches and functions a data file
+ * starting gcov costs more than reading a small data file; gcov on the next chunk, the parse of
+ * this one (a thread) and the storing of the previous one run at once. The lines, branches and functions a data file
  * instruments are stored once, the first time it is read; after that a run stores only its
  * non-zero counts, per data file (a header's lines can come from several).
  */
@@ -21,13 +21,15 @@
 #include "internal.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,18 +37,7 @@
 #define GCOV_CHUNK_FILES 48
 #define BATCH_RUNS 64
 
-static VECTOR(char *) found_data; /* nftw has no user pointer */
-
-static int collect_data_file(const char *path, const struct stat *info, int type,
-                             struct FTW *where)
-{
-    (void)where;
-    size_t n = strlen(path);
-    /* An empty one is what a process left when it died while writing it: no data. */
-    if (type == FTW_F && info->st_size > 0 && n > 5 && !strcmp(path + n - 5, ".gcda"))
-        VECTOR_PUSH(found_data, xstrdup(path));
-    return 0;
-}
+static VECTOR(char *) found_data; /* the data files of the run being listed */
 
 /* Link the data file's .gcno beside it; false when the build no longer has it. */
 static bool link_notes(const char *prefix, const char *file)
@@ -56,7 +47,11 @@ static bool link_notes(const char *prefix, const char *file)
     char *link = xstrdup(file);
     strcpy(link + strlen(link) - 5, ".gcno");
     bool ok = access(notes, R_OK) == 0;
-    if (ok) {
+    char target[PATH_MAX];
+    ssize_t n = ok ? readlink(link, target, sizeof target - 1) : -1;
+    if (n >= 0)
+        target[n] = '\0';
+    if (ok && (n < 0 || strcmp(target, notes))) { /* not there yet (or stale) */
         unlink(link);
         ok = symlink(notes, link) == 0;
     }
@@ -461,9 +456,15 @@ struct pending_run {
 };
 
 /* Data files read with gcov (this time or before), by build path and content hash: where
-   another run's identical copy is, and which run's rows hold its counts. */
+   another run's identical copy is, and which run's rows hold its counts. The bytes of the copies
+   met this time are kept (up to KNOWN_BYTES_MAX), so comparing with them reads no file. */
+#define KNOWN_BYTES_MAX (64u << 20)
+
 struct known_copies {
-    json_t *by_key; /* "HASH BUILD-PATH" -> [run, path of that run's copy] */
+    json_t *by_key; /* "HASH BUILD-PATH" -> [run, path of that run's copy, index in bytes or -1] */
+    VECTOR(char *) bytes;
+    VECTOR(size_t) lengths;
+    size_t kept;
 };
 
 static char *copy_key(int64_t hash, const char *build_path)
@@ -471,18 +472,30 @@ static char *copy_key(int64_t hash, const char *build_path)
     return xasprintf("%016llx %s", (unsigned long long)hash, build_path);
 }
 
+/* Takes `bytes` (NULL: not kept). */
 static void remember_copy(struct known_copies *known, int64_t hash, const char *build_path,
-                          int64_t run, const char *path)
+                          int64_t run, const char *path, char *bytes, size_t length)
 {
     char *key = copy_key(hash, build_path);
-    if (!json_object_get(known->by_key, key))
-        json_object_set_new(known->by_key, key, json_pack("[I,s]", (json_int_t)run, path));
+    json_int_t index = -1;
+    if (!json_object_get(known->by_key, key)) {
+        if (bytes && known->kept + length <= KNOWN_BYTES_MAX) {
+            index = (json_int_t)known->bytes.count;
+            VECTOR_PUSH(known->bytes, bytes);
+            VECTOR_PUSH(known->lengths, length);
+            known->kept += length;
+            bytes = NULL;
+        }
+        json_object_set_new(known->by_key, key, json_pack("[I,s,I]", (json_int_t)run, path, index));
+    }
+    free(bytes);
     free(key);
 }
 
 /* The copies read by an earlier failrun cov: a resumed read finds them too. */
 static void load_known_copies(sqlite3 *db, struct known_copies *known)
 {
+    memset(known, 0, sizeof *known);
     known->by_key = json_object();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT x.hash, d.path, x.run, r.dir FROM cov_run_data x JOIN cov_data d ON d.id = x.data"
@@ -492,11 +505,20 @@ static void load_known_copies(sqlite3 *db, struct known_copies *known)
         char *prefix = coverage_directory((const char *)sqlite3_column_text(statement, 3));
         char *path = xasprintf("%s%s", prefix, build_path);
         remember_copy(known, sqlite3_column_int64(statement, 0), build_path,
-                      sqlite3_column_int64(statement, 2), path);
+                      sqlite3_column_int64(statement, 2), path, NULL, 0);
         free(path);
         free(prefix);
     }
     sqlite3_finalize(statement);
+}
+
+static void known_copies_free(struct known_copies *known)
+{
+    for (size_t i = 0; i < known->bytes.count; i++)
+        free(known->bytes.items[i]);
+    free(known->bytes.items);
+    free(known->lengths.items);
+    json_decref(known->by_key);
 }
 
 struct batch {
@@ -514,11 +536,47 @@ static int64_t same_copy(struct known_copies *known, int64_t hash, const char *b
     free(key);
     if (!copy)
         return 0;
-    size_t other_length = 0;
-    char *other = read_whole_file(json_string_value(json_array_get(copy, 1)), &other_length);
-    bool same = other && other_length == length && !memcmp(other, bytes, length);
-    free(other);
+    json_int_t index = json_integer_value(json_array_get(copy, 2));
+    bool same;
+    if (index >= 0) {
+        same = known->lengths.items[index] == length &&
+               !memcmp(known->bytes.items[index], bytes, length);
+    } else {
+        size_t other_length = 0;
+        char *other = read_whole_file(json_string_value(json_array_get(copy, 1)), &other_length);
+        same = other && other_length == length && !memcmp(other, bytes, length);
+        free(other);
+    }
     return same ? json_integer_value(json_array_get(copy, 0)) : 0;
+}
+
+/* Every non-empty .gcda under `folder`, by d_type (no stat per entry). An empty one is what a
+   process left when it died while writing it: no data. */
+static void collect_data_files(const char *folder)
+{
+    DIR *directory = opendir(folder);
+    if (!directory)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir(directory))) {
+        const char *name = entry->d_name;
+        if (!strcmp(name, ".") || !strcmp(name, ".."))
+            continue;
+        char *path = xasprintf("%s/%s", folder, name);
+        unsigned char type = entry->d_type;
+        struct stat info;
+        if (type == DT_UNKNOWN && lstat(path, &info) == 0)
+            type = S_ISDIR(info.st_mode) ? DT_DIR : S_ISREG(info.st_mode) ? DT_REG : DT_UNKNOWN;
+        size_t n = strlen(name);
+        if (type == DT_DIR) {
+            collect_data_files(path);
+        } else if (type == DT_REG && n > 5 && !strcmp(name + n - 5, ".gcda")) {
+            VECTOR_PUSH(found_data, path);
+            continue;
+        }
+        free(path);
+    }
+    closedir(directory);
 }
 
 /* Finds the run's data files and decides which of them gcov must read. */
@@ -527,31 +585,34 @@ static void add_run(struct batch *batch, struct known_copies *known, int64_t id,
 {
     struct pending_run run = {.id = id, .prefix = coverage_directory(dir)};
     found_data.count = 0;
-    if (access(run.prefix, F_OK) == 0)
-        nftw(run.prefix, collect_data_file, 16, FTW_PHYS);
+    collect_data_files(run.prefix);
     for (size_t i = 0; i < found_data.count; i++) {
         char *path = found_data.items[i];
         const char *build_path = path + strlen(run.prefix);
         size_t length = 0;
         char *bytes = read_whole_file(path, &length);
-        bool readable = bytes != NULL;
-        struct data_file file = {.run = batch->runs.count, .path = path, .source = id,
-                                 .hash = readable ? (int64_t)hash_bytes(4, bytes, length) : 0};
-        int64_t source = readable ? same_copy(known, file.hash, build_path, bytes, length) : 0;
-        free(bytes);
-        if (source)
-            file.source = source;
-        if (!readable || (!source && !link_notes(run.prefix, path))) {
-            stats->missing += readable; /* the build lost its .gcno */
+        if (!bytes || !length) {
+            free(bytes);
             free(path);
             continue;
         }
-        run.data_files++;
-        if (file.source == id) {
+        struct data_file file = {.run = batch->runs.count, .path = path, .source = id,
+                                 .hash = (int64_t)hash_bytes(4, bytes, length)};
+        int64_t source = same_copy(known, file.hash, build_path, bytes, length);
+        if (source) {
+            file.source = source;
+            free(bytes);
+        } else if (!link_notes(run.prefix, path)) {
+            stats->missing++; /* the build lost its .gcno */
+            free(bytes);
+            free(path);
+            continue;
+        } else {
             run.gcov_files++;
-            remember_copy(known, file.hash, build_path, id, path);
+            remember_copy(known, file.hash, build_path, id, path, bytes, length);
             json_object_set_new(batch->by_path, path, json_integer((json_int_t)batch->files.count));
         }
+        run.data_files++;
         VECTOR_PUSH(batch->files, file);
     }
     found_data.count = 0;
@@ -573,6 +634,45 @@ static void store_for_batch(json_t *document, void *context)
     struct data_file *file = &target->batch->files.items[json_integer_value(index)];
     struct pending_run *run = &target->batch->runs.items[file->run];
     store_document(target->store, run->id, run->prefix, document, file->hash);
+}
+
+/* One chunk of gcov's output, parsed into its documents by a thread of its own. */
+struct parsed_chunk {
+    char *output;
+    size_t length;
+    pthread_t thread;
+    bool threaded;
+    VECTOR(json_t *) documents;
+};
+
+static void keep_document(json_t *document, void *context)
+{
+    struct parsed_chunk *chunk = context;
+    VECTOR_PUSH(chunk->documents, json_incref(document));
+}
+
+static void *parse_chunk(void *argument)
+{
+    struct parsed_chunk *chunk = argument;
+    if (chunk->output)
+        for_each_document(chunk->output, chunk->length, keep_document, chunk);
+    return NULL;
+}
+
+/* Waits for the chunk's parse, stores its documents, frees it. NULL: nothing to do. */
+static void store_chunk(struct parsed_chunk *chunk, struct batch_target *target)
+{
+    if (!chunk)
+        return;
+    if (chunk->threaded)
+        pthread_join(chunk->thread, NULL);
+    for (size_t i = 0; i < chunk->documents.count; i++) {
+        store_for_batch(chunk->documents.items[i], target);
+        json_decref(chunk->documents.items[i]);
+    }
+    free(chunk->documents.items);
+    free(chunk->output);
+    free(chunk);
 }
 
 /* A run read again (its cov_runs row removed by hand) starts from nothing. */
@@ -603,10 +703,13 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
     struct store s;
     store_open(&s, db);
     struct batch_target target = {&s, batch};
+    /* Three stages at once: gcov on chunk k + 1, jansson parsing chunk k (a thread), and this
+       thread storing chunk k - 1 (SQLite stays on one thread). */
     struct gcov_job job = {0};
     if (gcov_files.count)
         job = gcov_start(gcov_files.items, gcov_files.count < GCOV_CHUNK_FILES ? gcov_files.count
                                                                               : GCOV_CHUNK_FILES);
+    struct parsed_chunk *parsing = NULL;
     for (size_t at = 0; at < gcov_files.count; at += GCOV_CHUNK_FILES) {
         struct gcov_job current = job;
         size_t next = at + GCOV_CHUNK_FILES;
@@ -614,12 +717,16 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
             job = gcov_start(gcov_files.items + next, gcov_files.count - next < GCOV_CHUNK_FILES
                                                           ? gcov_files.count - next
                                                           : GCOV_CHUNK_FILES);
-        size_t length = 0;
-        char *output = gcov_finish(&current, &length);
-        if (output)
-            for_each_document(output, length, store_for_batch, &target);
-        free(output);
+        struct parsed_chunk *chunk = xcalloc(1, sizeof *chunk);
+        chunk->output = gcov_finish(&current, &chunk->length);
+        if (pthread_create(&chunk->thread, NULL, parse_chunk, chunk) != 0)
+            parse_chunk(chunk); /* no thread to be had: parse it here */
+        else
+            chunk->threaded = true;
+        store_chunk(parsing, &target);
+        parsing = chunk;
     }
+    store_chunk(parsing, &target);
     for (size_t i = 0; i < batch->files.count; i++) {
         struct data_file *file = &batch->files.items[i];
         struct pending_run *run = &batch->runs.items[file->run];
@@ -659,48 +766,84 @@ static void batch_clear(struct batch *batch)
     json_object_clear(batch->by_path);
 }
 
+/* The runs still to read, in order; batches are cut from them one after the other. */
+struct pending_runs {
+    VECTOR(int64_t) ids;
+    VECTOR(char *) dirs;
+    VECTOR(bool) baselines;
+    size_t next;
+    struct known_copies known;
+    struct coverage_read_stats *stats;
+};
+
+struct batch_builder {
+    struct pending_runs *pending;
+    struct batch *batch;
+    pthread_t thread;
+    bool threaded;
+};
+
+/* The next batch: runs until it is big enough; the baseline alone, since the others store their
+   counts as differences from its. */
+static void *fill_batch(void *argument)
+{
+    struct batch_builder *builder = argument;
+    struct pending_runs *pending = builder->pending;
+    size_t gcov_files = 0;
+    while (pending->next < pending->ids.count) {
+        size_t i = pending->next++;
+        add_run(builder->batch, &pending->known, pending->ids.items[i], pending->dirs.items[i],
+                pending->stats);
+        gcov_files += builder->batch->runs.items[builder->batch->runs.count - 1].gcov_files;
+        if (pending->baselines.items[i] || builder->batch->runs.count >= BATCH_RUNS ||
+            gcov_files >= 4 * GCOV_CHUNK_FILES)
+            break;
+    }
+    return NULL;
+}
+
 bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     /* The baseline first: the other runs' files that equal its own reuse its counts. */
-    sqlite3_stmt *pending = database_prepare(
+    sqlite3_stmt *statement = database_prepare(
         db, "SELECT id, dir, kind = 'baseline' FROM runs WHERE state = 'done' AND dir IS NOT NULL"
             " AND id NOT IN (SELECT run FROM cov_runs) ORDER BY kind != 'baseline', id");
-    VECTOR(int64_t) ids = {0};
-    VECTOR(char *) dirs = {0};
-    VECTOR(bool) baselines = {0};
-    while (sqlite3_step(pending) == SQLITE_ROW) {
-        VECTOR_PUSH(ids, sqlite3_column_int64(pending, 0));
-        VECTOR_PUSH(dirs, column_text(pending, 1));
-        VECTOR_PUSH(baselines, sqlite3_column_int(pending, 2));
+    struct pending_runs pending = {.stats = stats};
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        VECTOR_PUSH(pending.ids, sqlite3_column_int64(statement, 0));
+        VECTOR_PUSH(pending.dirs, column_text(statement, 1));
+        VECTOR_PUSH(pending.baselines, sqlite3_column_int(statement, 2));
     }
-    sqlite3_finalize(pending);
-    struct known_copies known;
-    load_known_copies(db, &known);
-    struct batch batch = {.by_path = json_object()};
-    size_t gcov_files = 0;
-    for (size_t i = 0; i < ids.count; i++) {
-        add_run(&batch, &known, ids.items[i], dirs.items[i], stats);
-        free(dirs.items[i]);
-        gcov_files += batch.runs.items[batch.runs.count - 1].gcov_files;
-        /* The baseline alone: the others store their counts as differences from its. */
-        if (baselines.items[i] || batch.runs.count >= BATCH_RUNS ||
-            gcov_files >= 4 * GCOV_CHUNK_FILES) {
-            read_batch(db, &batch, stats);
-            batch_clear(&batch);
-            gcov_files = 0;
-        }
+    sqlite3_finalize(statement);
+    load_known_copies(db, &pending.known);
+    pending.stats = stats;
+    /* Listing and comparing the next batch's files (a thread) while this one is read. */
+    struct batch batches[2] = {{.by_path = json_object()}, {.by_path = json_object()}};
+    struct batch_builder first = {.pending = &pending, .batch = &batches[0]};
+    fill_batch(&first);
+    for (int current = 0; batches[current].runs.count; current ^= 1) {
+        struct batch_builder next = {.pending = &pending, .batch = &batches[current ^ 1]};
+        next.threaded = pthread_create(&next.thread, NULL, fill_batch, &next) == 0;
+        read_batch(db, &batches[current], stats);
+        if (next.threaded)
+            pthread_join(next.thread, NULL);
+        else
+            fill_batch(&next);
+        batch_clear(&batches[current]);
     }
-    if (batch.runs.count)
-        read_batch(db, &batch, stats);
-    batch_clear(&batch);
-    free(batch.files.items);
-    free(batch.runs.items);
-    json_decref(batch.by_path);
-    json_decref(known.by_key);
-    free(ids.items);
-    free(dirs.items);
-    free(baselines.items);
+    for (int i = 0; i < 2; i++) {
+        batch_clear(&batches[i]);
+        free(batches[i].files.items);
+        free(batches[i].runs.items);
+        json_decref(batches[i].by_path);
+    }
+    known_copies_free(&pending.known);
+    for (size_t i = 0; i < pending.dirs.count; i++)
+        free(pending.dirs.items[i]);
+    free(pending.ids.items);
+    free(pending.dirs.items);
+    free(pending.baselines.items);
     free(found_data.items);
     found_data.items = NULL;
     found_data.capacity = 0;
