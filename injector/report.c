@@ -184,7 +184,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
         json_object_set_new(campaign, "error_path_sites",
                             json_integer(sqlite3_column_int64(statement, 5)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
     json_t *unexplored = json_object();
     statement = database_prepare(
@@ -192,7 +192,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
                             json_integer(sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
     return campaign;
 }
@@ -234,7 +234,7 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
         *function = json_string((const char *)sqlite3_column_text(statement, 1));
         *max_size = json_integer(sqlite3_column_int64(statement, 2));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return symbolise_stack(symboliser, map, &frames);
 }
 
@@ -252,7 +252,7 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
         const char *name = failed ? strerrorname_np(error) : NULL;
         json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
@@ -286,11 +286,11 @@ static json_t *kernel_sweeps(sqlite3 *db)
             json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
             json_array_append_new(calls, call);
         }
-        sqlite3_finalize(runs);
+        database_finalize(runs);
         json_object_set_new(sweep, "calls", calls);
         json_array_append_new(list, sweep);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
@@ -329,7 +329,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         if (sqlite3_step(named) == SQLITE_ROW && sqlite3_column_text(named, 0))
             json_object_set_new(finding, "failpoint",
                                 json_string((const char *)sqlite3_column_text(named, 0)));
-        sqlite3_finalize(named);
+        database_finalize(named);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
@@ -392,7 +392,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_array_append_new(list, finding);
         }
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
@@ -412,7 +412,7 @@ json_t *report_outcome_counts(sqlite3 *db)
         if (name && outcome_from_name(name) >= 0)
             json_object_set_new(counts, name, json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return counts;
 }
 
@@ -427,7 +427,7 @@ static json_t *report_leaks(sqlite3 *db)
         json_object_set_new(leaks, "runs", json_integer(sqlite3_column_int64(statement, 0)));
         json_object_set_new(leaks, "bytes", json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return leaks;
 }
 
@@ -458,7 +458,7 @@ static json_t *run_list(sqlite3 *db)
         json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
         json_array_append_new(list, run);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return list;
 }
 
