@@ -412,11 +412,13 @@ static void LF_TEXT report_live_blocks(void)
     bool expected = false;
     if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
         return;
-    /* Written LIVE_BATCH records at a time: a process that ends with many sites live (every
-       child of a fork campaign) made a write, a gettid and an fstat per site. */
+    /* RECORD_LIVE_SET_MAX sites a record, eight records a write: a process that ends with many
+       sites live (every child of a fork campaign) made a 512-byte record, a write, a gettid and
+       an fstat per site. */
     enum { LIVE_BATCH = 8 };
     struct record batch[LIVE_BATCH];
-    size_t pending = 0;
+    size_t pending = 0;      /* full records in batch */
+    struct record *r = NULL; /* batch[pending] while it is being filled */
     uint32_t used = atomic_load(&state.used_count);
     for (uint32_t i = 0; i < used && i < SITE_CAPACITY; i++) {
         /* 0: claimed by a thread that has not written its slot number yet (it is still
@@ -429,13 +431,26 @@ static void LF_TEXT report_live_blocks(void)
         int64_t blocks = atomic_load(&entry->live_blocks);
         if (blocks <= 0 || !atomic_load(&entry->top_ready))
             continue;
-        fill_frames(&batch[pending++], RECORD_LIVE, 0, 0, stack_signature(&entry->top, 1),
-                    (uint64_t)blocks, (uint64_t)atomic_load(&entry->live_bytes), &entry->top, 1);
-        if (pending == LIVE_BATCH) {
-            emit_records(batch, pending);
-            pending = 0;
+        if (!r) {
+            r = &batch[pending];
+            memset(r, 0, sizeof *r);
+            r->type = RECORD_LIVE_SET;
+        }
+        struct record_frame *triple = &r->body.frames[r->frame_count];
+        triple[0] = entry->top;
+        triple[1] = (struct record_frame){stack_signature(&entry->top, 1), (uint64_t)blocks};
+        triple[2] = (struct record_frame){(uint64_t)atomic_load(&entry->live_bytes), 0};
+        r->frame_count = (uint16_t)(r->frame_count + 3);
+        if (r->frame_count == 3 * RECORD_LIVE_SET_MAX) {
+            r = NULL;
+            if (++pending == LIVE_BATCH) {
+                emit_records(batch, pending);
+                pending = 0;
+            }
         }
     }
+    if (r)
+        pending++;
     if (pending)
         emit_records(batch, pending);
 }
