@@ -327,9 +327,9 @@ static void open_campaign(struct campaign_context *context)
            stays unless --replace says so; the same campaign again starts over. */
         if (!same && !options->replace) {
             char *command = shell_join(stored.argv), *asked = shell_join(options->settings.argv);
-            fatal("%s holds a %s campaign of `%.200s`%s; pass another --db to keep both, or "
+            fatal("%s holds %s campaign of `%.200s`%s; pass another --db to keep both, or "
                   "--replace to discard it", options->database_path,
-                  unfinished ? "unfinished" : "finished", command,
+                  unfinished ? "an unfinished" : "a finished", command,
                   strcmp(command, asked) ? "" : " with other options");
         }
         if (!resume && !options->quiet)
