@@ -76,11 +76,15 @@ static void test_chains_and_unfired_runs(void **state)
 static void test_eligibility(void **state)
 {
     (void)state;
-    assert_true(site_nofail_eligible(false, "malloc", 32768, 32768));
-    assert_false(site_nofail_eligible(false, "malloc", 32769, 32768));
-    assert_true(site_nofail_eligible(true, "malloc", 1 << 20, 32768)); /* LF_NOFAIL */
+    assert_true(site_nofail_eligible(false, "alloc", 32768, 32768));
+    assert_false(site_nofail_eligible(false, "alloc", 32769, 32768));
+    assert_true(site_nofail_eligible(true, "alloc", 1 << 20, 32768)); /* LF_NOFAIL */
     assert_false(site_nofail_eligible(false, "failpoint", 0, 32768)); /* not an allocation */
     assert_true(site_nofail_eligible(true, "failpoint", 0, 32768));
+    /* An I/O site is never exempted, however small its request, LF_NOFAIL flag or not. */
+    assert_false(site_nofail_eligible(false, "io", 0, 32768));
+    assert_false(site_nofail_eligible(true, "io", 0, 32768));
+    assert_false(site_nofail_eligible(false, "syscall", 0, 32768));
 }
 
 /* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
