@@ -87,6 +87,15 @@ check_equal "replay: the program exits 0 and shows no report, the injection is n
     "0 0 failrun: injected: fclose failed (EIO) at site $bug_site" \
     "$status $(grep -c count replay.out) $(grep injected replay.err)"
 
+# ---- fork mode: the same outcomes ----
+single_site_outcomes() {
+    sql "$1" "SELECT s.function || ' ' || r.outcome || ' ' || r.exit_code FROM runs r
+              JOIN sites s ON s.id = r.site WHERE r.kind = 'fault' AND r.chain NOT LIKE '%,%'
+              ORDER BY s.id"
+}
+"$FAILRUN" run -q --fork --db fork.db --faults alloc,io -- "$program" numbers.txt >/dev/null
+check_equal "--fork --faults alloc,io: each site's outcome as in re-run mode"     "$(single_site_outcomes io.db)" "$(single_site_outcomes fork.db)"
+
 # ---- --faults io only, and under --policy nofail ----
 "$FAILRUN" run -q --db only.db --faults io -- "$program" numbers.txt >/dev/null
 check_equal "--faults io: allocations are no sites" "0 io" \
