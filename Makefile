@@ -306,9 +306,20 @@ $(BUILD)/tests/bench/timed: tests/bench/timed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
+# The naive fail-the-N-th-call sweep that tests/bench/campaigns.sh measures libfail against.
+$(BUILD)/tests/bench/naive_nth.so: tests/bench/naive_nth.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+$(BUILD)/tests/bench/naive_sweep: tests/bench/naive_sweep.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).
-BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed)
-bench: all $(BENCH_PROGRAMS)
+# (Not named BENCH_PROGRAMS: that is campaigns.sh's choice of real programs, from the environment.)
+BENCH_BINARIES := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed \
+                                                    naive_nth.so naive_sweep)
+bench: all $(BENCH_BINARIES)
 	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
 
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).

@@ -204,7 +204,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 17, (int)settings->shard);
     sqlite3_bind_int(statement, 18, (int)settings->shards);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?");
@@ -213,7 +213,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 3, settings->kernel);
     sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
@@ -245,7 +245,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->shard = (unsigned)sqlite3_column_int(statement, 16);
         settings->shards = (unsigned)sqlite3_column_int(statement, 17);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
@@ -254,7 +254,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->kernel = sqlite3_column_int(statement, 2);
         settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return found;
 }
 
@@ -312,7 +312,7 @@ void module_map_load(sqlite3 *db, struct module_map *map)
         map->ids[map->count] = id;
         map->paths[map->count++] = column_text(statement, 1);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 const char *module_map_path(const struct module_map *map, uint64_t id)

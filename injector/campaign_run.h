@@ -42,8 +42,14 @@ struct campaign_context {
     int64_t last_taken, total, done, findings, started_ms;
     bool terminal;
     sqlite3 *db;
+    bool batch_open; /* a transaction of concluded runs is open (judge.c, batch_begin) */
+    int64_t batch_started_ms;
     struct run_options *options;
     char *state_dir;
+    /* Runs execute in runs_dir: a folder of this process on a scratch file system (tmpfs; see
+       open_scratch), or state_dir/runs when there is none. What a run leaves that is worth
+       keeping moves to the same name under state_dir/runs (settle_run_folder). */
+    char *scratch_dir, *runs_dir, *kept_dir;
     struct module_map modules;
     struct symboliser *symbols; /* function identity of frames (judge.c), under the lock */
     struct baseline_observation baseline;
@@ -85,6 +91,13 @@ struct live_count {
 };
 
 /* scheduler.c */
+void open_scratch(struct campaign_context *context);
+void close_scratch(struct campaign_context *context);
+/* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
+char *kept_path(const struct campaign_context *context, const char *dir);
+/* After a run is judged: its coverage folder (DIR.gcov) moves to the kept folder, and so does the
+   run's own folder when `keep`; what stays in the scratch folder is removed. */
+void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep);
 /* Start the command for one run in `dir` with `plan`; `extra` ("NAME=value", NULL-terminated,
    may be NULL) replaces or adds to the run's environment. */
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
@@ -108,6 +121,8 @@ void run_fork_phase(struct campaign_context *context);
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
 enum outcome conclude_job(struct campaign_context *context, struct job *job);
+/* Commit the runs concluded so far (conclude_job batches them). */
+void conclusions_commit(struct campaign_context *context);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own
    code, exactly) and the functions, not return addresses, of the own frames above it. */
 uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames);

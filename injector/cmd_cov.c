@@ -133,7 +133,7 @@ static void load_sites(sqlite3 *db, struct campaign_data *data, uint64_t thresho
                                   (const char *)sqlite3_column_text(statement, 2),
                                   (uint64_t)sqlite3_column_int64(statement, 3), threshold));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     data->site_count = ids.count;
     data->site_ids = ids.items;
     data->eligible = eligible.items;
@@ -169,7 +169,7 @@ static void load_runs(sqlite3 *db, struct campaign_data *data)
         VECTOR_PUSH(ids, sqlite3_column_int64(statement, 0));
         VECTOR_PUSH(runs, run);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     data->run_count = runs.count;
     data->run_ids = ids.items;
     data->runs = runs.items;
@@ -195,7 +195,7 @@ static struct coverage_item *analyse(sqlite3 *db, struct campaign_data *data, co
 {
     sqlite3_stmt *statement = database_prepare(db, count_sql);
     *count = sqlite3_step(statement) == SQLITE_ROW ? (size_t)sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     VECTOR(size_t) *hits = xcalloc(data->run_count + 1, sizeof *hits);
     statement = database_prepare(db, hits_sql);
     while (sqlite3_step(statement) == SQLITE_ROW) {
@@ -203,7 +203,7 @@ static struct coverage_item *analyse(sqlite3 *db, struct campaign_data *data, co
         if (run >= 0)
             VECTOR_PUSH(hits[run], (size_t)sqlite3_column_int64(statement, 1));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     for (size_t r = 0; r < data->run_count; r++) {
         data->runs[r].hits = hits[r].items;
         data->runs[r].hit_count = hits[r].count;
@@ -303,7 +303,7 @@ static json_t *site_entries(sqlite3 *db, const struct campaign_data *data)
                           "file", symbol[0].file, "line", symbol[0].line));
         json_array_append_new(sites, site);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     module_map_free(&map);
     symboliser_free(symboliser);
     return sites;
@@ -407,9 +407,9 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
         json_object_set_new(file, "branches", branch_list);
         json_array_append_new(files, file);
     }
-    sqlite3_finalize(file_rows);
-    sqlite3_finalize(line_rows);
-    sqlite3_finalize(branch_rows);
+    database_finalize(file_rows);
+    database_finalize(line_rows);
+    database_finalize(branch_rows);
     return files;
 }
 
@@ -462,7 +462,7 @@ static json_t *build(sqlite3 *db, const struct cov_options *options)
     sqlite3_stmt *empty = database_prepare(
         db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run WHERE c.data_files = 0");
     json_int_t without = sqlite3_step(empty) == SQLITE_ROW ? sqlite3_column_int64(empty, 0) : 0;
-    sqlite3_finalize(empty);
+    database_finalize(empty);
     json_object_set_new(report, "runs", json_pack("{s:i,s:i,s:I}", "baseline", baseline,
                                                   "fault", (int)data.run_count - baseline,
                                                   "without_data", without));
@@ -503,7 +503,7 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
             database_step_done(insert);
         }
     }
-    sqlite3_finalize(insert);
+    database_finalize(insert);
     json_t *reached = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT DISTINCT d.path, d.line FROM temp.deletable d"
@@ -514,11 +514,11 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
         json_array_append_new(reached, json_pack("{s:s,s:I}",
             "path", (const char *)sqlite3_column_text(statement, 0),
             "line", (json_int_t)sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     statement = database_prepare(db, "SELECT count(*) FROM other.runs WHERE kind = 'fault'"
                                      " AND state = 'done'");
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     database_exec(db, "DETACH other");
     json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
     bool same_threshold = (json_int_t)settings.nofail_below == threshold;
@@ -692,7 +692,7 @@ int cmd_cov(int argc, char **argv)
         db, "SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run"
             " WHERE r.kind = 'baseline' AND c.data_files > 0");
     bool baseline_read = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_int64(baseline, 0) > 0;
-    sqlite3_finalize(baseline);
+    database_finalize(baseline);
     if (!baseline_read)
         fatal("the baseline run of %s left no coverage data (its .gcov folder is missing or "
               "unreadable): error legs cannot be told from ordinary lines; run the campaign again",

@@ -31,7 +31,7 @@ static void bind_and_run(sqlite3 *db, const char *sql, int64_t offset)
     for (int i = 1; i <= sqlite3_bind_parameter_count(statement); i++)
         sqlite3_bind_int64(statement, i, offset);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static void check_same_campaign(sqlite3 *db, const char *input)
@@ -45,7 +45,7 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     sqlite3_step(statement);
     bool same = sqlite3_column_int(statement, 0) == 1;
     bool repeated = sqlite3_column_int(statement, 1) > 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     if (!same)
         fatal("%s is a campaign of another command, folder, depth, shard count or --faults; merge only "
               "the shards of one campaign", input);
@@ -68,7 +68,7 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM main.runs");
     sqlite3_step(statement);
     int64_t offset = sqlite3_column_int64(statement, 0);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 
     database_exec(db, "INSERT OR IGNORE INTO main.modules SELECT * FROM src.modules");
     database_exec(db, "CREATE TEMP TABLE copied(old INTEGER PRIMARY KEY, new INTEGER)");

@@ -335,7 +335,7 @@ static void open_campaign(struct campaign_context *context)
             database_prepare(context->db, "SELECT wall_ms IS NULL FROM campaign");
         bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
                           sqlite3_column_int(statement, 0);
-        sqlite3_finalize(statement);
+        database_finalize(statement);
         bool same = campaign_same_command(&stored, &options->settings);
         resume = unfinished && same;
         /* Never lose a campaign without being asked: one of another command or other options
@@ -400,6 +400,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     struct campaign_context context = {.options = &options, .symbols = symboliser_new()};
     int64_t started = now_ms();
     open_campaign(&context);
+    open_scratch(&context);
     if (!baseline_done(context.db))
         run_baseline(&context);
     load_baseline(&context);
@@ -414,7 +415,7 @@ int run_campaign(int argc, char **argv, bool kernel)
         context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");
     sqlite3_bind_int64(statement, 1, now_ms() - started);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 
     json_t *report = report_build(context.db, options.database_path, rules);
     suppressions_free(rules);
@@ -433,6 +434,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     sanitizer_leaks_free(&context.baseline_leaks);
     database_close(context.db);
     campaign_settings_free(&options.settings);
+    close_scratch(&context);
     free(context.state_dir);
     free(context.baseline_sanitizer);
     return bugs ? EXIT_BUGS : 0;

@@ -115,11 +115,11 @@ static int64_t file_id(sqlite3 *db, const char *directory, const char *name)
     sqlite3_stmt *insert = database_prepare(db, "INSERT OR IGNORE INTO cov_files(path) VALUES (?)");
     sqlite3_bind_text(insert, 1, path, -1, SQLITE_TRANSIENT);
     database_step_done(insert);
-    sqlite3_finalize(insert);
+    database_finalize(insert);
     sqlite3_stmt *select = database_prepare(db, "SELECT id FROM cov_files WHERE path = ?");
     sqlite3_bind_text(select, 1, path, -1, SQLITE_TRANSIENT);
     int64_t id = sqlite3_step(select) == SQLITE_ROW ? sqlite3_column_int64(select, 0) : 0;
-    sqlite3_finalize(select);
+    database_finalize(select);
     free(canonical);
     free(joined);
     return id;
@@ -211,10 +211,10 @@ int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t 
         json_decref(document);
         documents++;
     }
-    sqlite3_finalize(s.line);
-    sqlite3_finalize(s.line_hit);
-    sqlite3_finalize(s.branch);
-    sqlite3_finalize(s.branch_hit);
+    database_finalize(s.line);
+    database_finalize(s.line_hit);
+    database_finalize(s.branch);
+    database_finalize(s.branch_hit);
     return documents;
 }
 
@@ -239,7 +239,7 @@ static void read_run(sqlite3 *db, int64_t run, const char *dir, struct coverage_
     sqlite3_bind_int64(done, 2, (sqlite3_int64)count);
     sqlite3_bind_int64(done, 3, now_ms() - started);
     database_step_done(done);
-    sqlite3_finalize(done);
+    database_finalize(done);
     database_exec(db, "COMMIT");
     stats->runs++;
     stats->data_files += (int)count;
@@ -262,7 +262,7 @@ bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
         VECTOR_PUSH(ids, sqlite3_column_int64(pending, 0));
         VECTOR_PUSH(dirs, column_text(pending, 1));
     }
-    sqlite3_finalize(pending);
+    database_finalize(pending);
     for (size_t i = 0; i < ids.count; i++) {
         read_run(db, ids.items[i], dirs.items[i], stats);
         free(dirs.items[i]);
@@ -274,6 +274,6 @@ bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
     found_data.capacity = 0;
     sqlite3_stmt *any = database_prepare(db, "SELECT count(*) FROM cov_lines");
     bool some = sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int64(any, 0) > 0;
-    sqlite3_finalize(any);
+    database_finalize(any);
     return some;
 }

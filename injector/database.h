@@ -22,6 +22,9 @@ sqlite3 *database_open(const char *path, bool create);
 void database_close(sqlite3 *db);
 void database_exec(sqlite3 *db, const char *sql);
 sqlite3_stmt *database_prepare(sqlite3 *db, const char *sql);
+/* Give back a statement of database_prepare for reuse (sqlite3_finalize also works, without
+   reuse). NULL is ignored. */
+void database_finalize(sqlite3_stmt *statement);
 /* Step a statement that returns no rows, then reset it. */
 void database_step_done(sqlite3_stmt *statement);
 /* Empty every table (a new campaign in the same file). */

@@ -40,7 +40,7 @@ static int64_t forkable_count(sqlite3 *db)
 {
     sqlite3_stmt *statement = database_prepare(db, "SELECT count(*)" FORKABLE_RUNS);
     int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return count;
 }
 
@@ -56,7 +56,7 @@ static void claim_unwanted_sites(sqlite3 *db, const char *root)
             fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
         free(dir);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
 }
 
 static struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
@@ -170,7 +170,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         job.plan = column_text(runs, 3);
         VECTOR_PUSH(jobs, job);
     }
-    sqlite3_finalize(runs);
+    database_finalize(runs);
     int64_t concluded = 0;
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
@@ -196,6 +196,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         run_records_free(&job->records);
         sanitizer_leaks_free(&job->leaks);
     }
+    conclusions_commit(context);
     free(jobs.items);
     return concluded;
 }
@@ -224,7 +225,7 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
             free(path);
         sqlite3_reset(kept);
     }
-    sqlite3_finalize(kept);
+    database_finalize(kept);
     closedir(folder);
     for (size_t i = 0; i < unkept.count; i++) {
         remove_tree(unkept.items[i]);
@@ -238,7 +239,7 @@ void run_fork_phase(struct campaign_context *context)
     int64_t forkable = forkable_count(context->db);
     if (forkable == 0)
         return;
-    char *root = xasprintf("%s/runs/fork-%ld", context->state_dir, (long)getpid());
+    char *root = xasprintf("%s/fork-%ld", context->runs_dir, (long)getpid());
     char *command_dir = xasprintf("%s/command", root);
     remove_tree(root);
     if (!make_directories(command_dir))
@@ -256,13 +257,17 @@ void run_fork_phase(struct campaign_context *context)
     int64_t concluded = conclude_children(context, root, command_dir, &command);
     /* What is still planned now was tried: re-run it, also after a resume. */
     sqlite3_stmt *tried = database_prepare(context->db, "UPDATE runs SET dir = ? WHERE id IN (SELECT id" FORKABLE_RUNS ")");
-    sqlite3_bind_text(tried, 1, root, -1, SQLITE_TRANSIENT);
+    char *kept_root = kept_path(context, root);
+    sqlite3_bind_text(tried, 1, kept_root, -1, SQLITE_TRANSIENT);
+    free(kept_root);
     database_step_done(tried);
-    sqlite3_finalize(tried);
+    database_finalize(tried);
     if (!context->options->quiet)
         fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
                 (long long)concluded, (long long)forkable);
-    if (!context->options->keep_runs)
+    if (context->scratch_dir)
+        remove_tree(root); /* what was kept has moved (settle_run_folder) */
+    else if (!context->options->keep_runs)
         remove_unkept_folders(context->db, root);
     free(command_dir);
     free(root);

@@ -113,19 +113,49 @@ static void take_site(struct run_records *out, const struct record *r, const cha
     VECTOR_PUSH(out->sites, site);
 }
 
+/* Live counts are appended as they come and summed per site by merge_live once a file is
+   read: searching the list per record was quadratic in the sites of a run. */
 static void take_live(struct run_records *out, const struct record *r)
 {
-    for (size_t i = 0; i < out->live.count; i++) {
-        if (out->live.items[i].signature == r->signature) {
-            out->live.items[i].blocks += r->value;
-            out->live.items[i].bytes += r->value2;
-            return;
-        }
-    }
     struct ingest_live live = {.signature = r->signature, .blocks = r->value, .bytes = r->value2};
     if (r->frame_count > 0)
         live.top = r->body.frames[0];
     VECTOR_PUSH(out->live, live);
+}
+
+static void take_live_set(struct run_records *out, const struct record *r)
+{
+    for (int i = 0; i + 2 < r->frame_count; i += 3) {
+        struct ingest_live live = {.signature = r->body.frames[i + 1].module,
+                                   .blocks = r->body.frames[i + 1].offset,
+                                   .bytes = r->body.frames[i + 2].module,
+                                   .top = r->body.frames[i]};
+        VECTOR_PUSH(out->live, live);
+    }
+}
+
+static int compare_live(const void *a, const void *b)
+{
+    const struct ingest_live *left = a, *right = b;
+    return (left->signature > right->signature) - (left->signature < right->signature);
+}
+
+/* One entry per site, the counts of all its records (and processes) summed; in signature order. */
+static void merge_live(struct run_records *out)
+{
+    if (out->live.count < 2)
+        return;
+    qsort(out->live.items, out->live.count, sizeof *out->live.items, compare_live);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->live.count; i++) {
+        if (kept && out->live.items[kept - 1].signature == out->live.items[i].signature) {
+            out->live.items[kept - 1].blocks += out->live.items[i].blocks;
+            out->live.items[kept - 1].bytes += out->live.items[i].bytes;
+        } else {
+            out->live.items[kept++] = out->live.items[i];
+        }
+    }
+    out->live.count = kept;
 }
 
 /* The name arrives from the target: keep at most what fits the record, NUL or not. */
@@ -203,6 +233,9 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
     case RECORD_LIVE:
         take_live(out, r);
         break;
+    case RECORD_LIVE_SET:
+        take_live_set(out, r);
+        break;
     case RECORD_NAME:
         take_name(out, r);
         break;
@@ -231,6 +264,7 @@ void ingest_bytes(const unsigned char *data, size_t length, const char *name,
         warn("%s: %zu trailing bytes (truncated record) ignored", name, length - offset);
         out->problems++;
     }
+    merge_live(out);
 }
 
 const struct ingest_process *final_image(const struct run_records *records, uint32_t pid)

@@ -68,7 +68,7 @@ void leak_load_baseline(struct campaign_context *context)
         count.blocks = (uint64_t)sqlite3_column_int64(statement, 1);
         VECTOR_PUSH(context->baseline_live, count);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     /* A target built with a sanitizer runs LeakSanitizer in every run already (sanitizer
        findings); a second runtime cannot be preloaded beside it. */
     sqlite3_stmt *modules = database_prepare(
@@ -76,7 +76,7 @@ void leak_load_baseline(struct campaign_context *context)
                      " OR path LIKE '%/liblsan.so%' OR path LIKE '%/libtsan.so%'");
     context->target_sanitized =
         sqlite3_step(modules) == SQLITE_ROW && sqlite3_column_int(modules, 0) > 0;
-    sqlite3_finalize(modules);
+    database_finalize(modules);
 }
 
 static uint64_t baseline_blocks(const struct campaign_context *context, uint64_t signature)
@@ -160,7 +160,7 @@ static void scan_baseline(struct campaign_context *context)
 {
     pthread_mutex_lock(&baseline_lock);
     if (!context->baseline_scanned) {
-        char *dir = xasprintf("%s/runs/baseline-leakscan-%ld", context->state_dir, (long)getpid());
+        char *dir = xasprintf("%s/baseline-leakscan-%ld", context->runs_dir, (long)getpid());
         remove_tree(dir);
         struct run_records records = {0};
         char *plan = plan_record(&context->options->settings);

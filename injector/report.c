@@ -189,7 +189,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
         json_object_set_new(campaign, "faults",
                             json_string((const char *)sqlite3_column_text(statement, 7)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
     json_t *unexplored = json_object();
     statement = database_prepare(
@@ -197,7 +197,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
                             json_integer(sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
     return campaign;
 }
@@ -239,7 +239,7 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
         *function = json_string((const char *)sqlite3_column_text(statement, 1));
         *max_size = json_integer(sqlite3_column_int64(statement, 2));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return symbolise_stack(symboliser, map, &frames);
 }
 
@@ -257,7 +257,7 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
         const char *name = failed ? strerrorname_np(error) : NULL;
         json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
@@ -291,11 +291,11 @@ static json_t *kernel_sweeps(sqlite3 *db)
             json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
             json_array_append_new(calls, call);
         }
-        sqlite3_finalize(runs);
+        database_finalize(runs);
         json_object_set_new(sweep, "calls", calls);
         json_array_append_new(list, sweep);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
@@ -348,7 +348,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             if (kind && !strcmp(kind, "io"))
                 set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
         }
-        sqlite3_finalize(named);
+        database_finalize(named);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
@@ -411,7 +411,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_array_append_new(list, finding);
         }
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
@@ -431,7 +431,7 @@ json_t *report_outcome_counts(sqlite3 *db)
         if (name && outcome_from_name(name) >= 0)
             json_object_set_new(counts, name, json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return counts;
 }
 
@@ -446,7 +446,7 @@ static json_t *report_leaks(sqlite3 *db)
         json_object_set_new(leaks, "runs", json_integer(sqlite3_column_int64(statement, 0)));
         json_object_set_new(leaks, "bytes", json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return leaks;
 }
 
@@ -481,7 +481,7 @@ static json_t *run_list(sqlite3 *db)
             set_io_errno(run, function);
         json_array_append_new(list, run);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return list;
 }
 

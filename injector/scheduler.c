@@ -9,17 +9,141 @@
 #include "policy.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Each attempt at a run gets its own folder: a process left over from a killed failrun (a
    harness's grandchild, say) can then never write into the folder of the resumed attempt. */
 static char *run_directory(struct campaign_context *context, int64_t run_id)
 {
-    return xasprintf("%s/runs/%lld-%ld", context->state_dir, (long long)run_id, (long)getpid());
+    return xasprintf("%s/%lld-%ld", context->runs_dir, (long long)run_id, (long)getpid());
+}
+
+/* Scratch folders are named failrun-PID.XXXXXX; one whose failrun is gone (killed before it
+   could remove it) is removed by the next campaign that looks. */
+#define SCRATCH_PREFIX "failrun-"
+
+static void remove_stale_scratch(const char *root)
+{
+    DIR *folder = opendir(root);
+    if (!folder)
+        return;
+    struct dirent *entry;
+    VECTOR(char *) stale = {0};
+    while ((entry = readdir(folder))) {
+        if (strncmp(entry->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
+            continue;
+        char *end;
+        long pid = strtol(entry->d_name + strlen(SCRATCH_PREFIX), &end, 10);
+        struct stat st;
+        char *path = xasprintf("%s/%s", root, entry->d_name);
+        if (*end == '.' && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+            lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+            VECTOR_PUSH(stale, path);
+        else
+            free(path);
+    }
+    closedir(folder);
+    for (size_t i = 0; i < stale.count; i++) {
+        remove_tree(stale.items[i]);
+        free(stale.items[i]);
+    }
+    free(stale.items);
+}
+
+/* The scratch file system: LIBFAIL_SCRATCH (a folder; empty for none), else /dev/shm when it is
+   a writable tmpfs. Per run, the preload writes a record file per process, and failrun an
+   output file per stream and a folder: on ext4 that inode work was a quarter of a fork
+   campaign's time (perf); in memory it is next to nothing, and only what is kept touches disk. */
+static const char *scratch_root(void)
+{
+    const char *chosen = getenv("LIBFAIL_SCRATCH");
+    if (chosen)
+        return *chosen ? chosen : NULL;
+    struct statfs fs;
+    if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK) == 0)
+        return "/dev/shm";
+    return NULL;
+}
+
+static char *scratch_path; /* for the exit handler */
+
+static void remove_scratch_at_exit(void)
+{
+    if (scratch_path)
+        remove_tree(scratch_path);
+}
+
+void open_scratch(struct campaign_context *context)
+{
+    context->kept_dir = xasprintf("%s/runs", context->state_dir);
+    const char *root = scratch_root();
+    if (root) {
+        remove_stale_scratch(root);
+        char *template = xasprintf("%s/" SCRATCH_PREFIX "%ld.XXXXXX", root, (long)getpid());
+        if (mkdtemp(template)) {
+            context->scratch_dir = template;
+            scratch_path = template;
+            atexit(remove_scratch_at_exit);
+        } else {
+            warn("cannot create a scratch folder in %s (%s); runs use %s", root, strerror(errno),
+                 context->kept_dir);
+            free(template);
+        }
+    }
+    context->runs_dir = context->scratch_dir ? xasprintf("%s/runs", context->scratch_dir)
+                                             : xstrdup(context->kept_dir);
+    if (!make_directories(context->runs_dir) || !make_directories(context->kept_dir))
+        fatal("cannot create %s: %s; check the folder of --db", context->runs_dir,
+              strerror(errno));
+}
+
+void close_scratch(struct campaign_context *context)
+{
+    if (context->scratch_dir)
+        remove_tree(context->scratch_dir);
+    scratch_path = NULL;
+    free(context->scratch_dir);
+    free(context->runs_dir);
+    free(context->kept_dir);
+    context->scratch_dir = context->runs_dir = context->kept_dir = NULL;
+}
+
+char *kept_path(const struct campaign_context *context, const char *dir)
+{
+    size_t length = strlen(context->runs_dir);
+    if (!context->scratch_dir || strncmp(dir, context->runs_dir, length) || dir[length] != '/')
+        return xstrdup(dir);
+    return xasprintf("%s%s", context->kept_dir, dir + length);
+}
+
+void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep)
+{
+    char *kept = kept_path(context, dir);
+    if (strcmp(kept, dir)) {
+        char *coverage = coverage_directory(dir);
+        if (access(coverage, F_OK) == 0) {
+            char *target = coverage_directory(kept);
+            if (!move_tree(coverage, target))
+                warn("cannot move %s to %s: %s; that run's coverage is lost", coverage, target,
+                     strerror(errno));
+            free(target);
+        }
+        free(coverage);
+        if (keep && !move_tree(dir, kept))
+            warn("cannot move %s to %s: %s", dir, kept, strerror(errno));
+    }
+    if (!keep)
+        remove_tree(dir);
+    free(kept);
 }
 
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
@@ -62,7 +186,7 @@ void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
     sqlite3_bind_text(statement, 1, dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 2, run_id);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
@@ -75,7 +199,7 @@ static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const
     bind_text_or_null(statement, 3, chain);
     bind_text_or_null(statement, 4, plan);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return sqlite3_last_insert_rowid(db);
 }
 
@@ -83,7 +207,7 @@ static int64_t fault_run_count(sqlite3 *db)
 {
     sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
     int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return count;
 }
 
@@ -109,7 +233,7 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
         free(result);
         result = next;
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     free(copy);
     return result;
 }
@@ -163,7 +287,7 @@ static void plan_first_runs(struct campaign_context *context)
         plan_run(context, site, chain, settings->kernel ? 1 : 0, 0);
         free(chain);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
 }
 
 void finish_run(sqlite3 *db, int64_t run_id, const char *site,
@@ -186,7 +310,7 @@ void finish_run(sqlite3 *db, int64_t run_id, const char *site,
         sqlite3_bind_int64(statement, 9, finding);
     sqlite3_bind_int64(statement, 10, run_id);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* ---- baseline ---- */
@@ -208,7 +332,7 @@ static void store_scope(sqlite3 *db, const char *scope)
     sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
     sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
@@ -217,7 +341,7 @@ static void store_scope(sqlite3 *db, const char *scope)
 static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
                           uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
-    char *dir = xasprintf("%s/runs/baseline-check-%ld", context->state_dir, (long)getpid());
+    char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
     execute_run(context, dir, plan, limit, NULL);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
@@ -279,7 +403,8 @@ void run_baseline(struct campaign_context *context)
                       " DELETE FROM findings; DELETE FROM modules;");
     int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL);
     database_exec(db, "COMMIT");
-    char *dir = run_directory(context, run_id);
+    /* The baseline stays, and the messages below point into it: it runs where it is kept. */
+    char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
     char *plan = plan_record(&context->options->settings);
     int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
                                                            : 3600 * 1000;
@@ -330,7 +455,7 @@ void run_baseline(struct campaign_context *context)
         sqlite3_bind_int64(statement, 4, (sqlite3_int64)stderr_hash);
     sqlite3_bind_int64(statement, 5, result.wall_ms);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     plan_first_runs(context);
     database_exec(db, "COMMIT");
     free(out);
@@ -353,7 +478,7 @@ void load_baseline(struct campaign_context *context)
     context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
     int64_t wall = sqlite3_column_int64(statement, 4);
     context->baseline_id = sqlite3_column_int64(statement, 5);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     context->timeout_ms = context->options->settings.timeout_ms
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
@@ -365,7 +490,7 @@ bool baseline_done(sqlite3 *db)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
     bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return done;
 }
 
@@ -397,7 +522,7 @@ static void leave_unexplored(struct campaign_context *context, int64_t run_id, c
     sqlite3_bind_int64(statement, 2, run_id);
     bind_text_or_null(statement, 3, site);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static uint64_t site_key(struct campaign_context *context, const char *site)
@@ -407,7 +532,7 @@ static uint64_t site_key(struct campaign_context *context, const char *site)
     struct frame_list frames = {0};
     if (sqlite3_step(statement) == SQLITE_ROW)
         frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return exploration_key(context, &frames);
 }
 
@@ -425,7 +550,7 @@ static bool explored_before(struct campaign_context *context, const char *site)
         while (sqlite3_step(sites) == SQLITE_ROW)
             VECTOR_PUSH(context->explored,
                         site_key(context, (const char *)sqlite3_column_text(sites, 0)));
-        sqlite3_finalize(sites);
+        database_finalize(sites);
     }
     uint64_t key = site_key(context, site);
     for (size_t i = 0; i < context->explored.count; i++)
@@ -489,7 +614,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
             leave_unexplored(context, job->run_id, site, "max-runs");
         free(chain);
     }
-    sqlite3_finalize(fresh);
+    database_finalize(fresh);
 }
 
 static void job_free(struct job *job)
@@ -519,7 +644,7 @@ static bool take_job(struct campaign_context *context, struct job *job)
         job->plan = column_text(next, 3);
         context->last_taken = job->run_id;
     }
-    sqlite3_finalize(next);
+    database_finalize(next);
     return found;
 }
 
@@ -609,7 +734,7 @@ void run_planned(struct campaign_context *context)
     context->total = sqlite3_column_int64(count, 0);
     context->done = sqlite3_column_int64(count, 1);
     context->findings = sqlite3_column_int64(count, 2);
-    sqlite3_finalize(count);
+    database_finalize(count);
     context->terminal = isatty(2);
     context->started_ms = now_ms();
     context->last_taken = 0;
@@ -622,6 +747,7 @@ void run_planned(struct campaign_context *context)
             fatal("cannot start a worker thread; lower -j");
     for (int i = 0; i < workers; i++)
         pthread_join(threads[i], NULL);
+    conclusions_commit(context);
     free(threads);
     free(context->in_flight.items);
     free(context->finished.items);

@@ -99,6 +99,8 @@ struct module_entry {
     size_t fde_count;
     struct function_range *functions; /* sorted by low, disjoint: the identity cache */
     size_t function_count, function_capacity;
+    Dwarf_Off *indexed_cus; /* sorted: CUs whose functions are all in the cache (index_cu) */
+    size_t indexed_count, indexed_capacity;
     int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
     char path[];
 };
@@ -208,6 +210,7 @@ void symboliser_free(struct symboliser *s)
             free(e->ranges);
             free(e->fdes);
             free(e->functions);
+            free(e->indexed_cus);
             free(e);
             e = next;
         }
@@ -876,6 +879,55 @@ static void cache_function(struct module_entry *e, const struct function_range *
     e->function_count++;
 }
 
+/* Cache every out-of-line function of the CU at once, the first time an address falls in it:
+ * finding one function by address (dwarf_getscopes) walks the CU's DIEs from its start, so
+ * looking up the functions of a large CU one by one costs its size once per function. */
+static void index_cu(struct module_entry *e, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+    Dwarf_Off offset = dwarf_dieoffset(cu);
+    size_t at = 0;
+    while (at < e->indexed_count && e->indexed_cus[at] < offset)
+        at++;
+    if (at < e->indexed_count && e->indexed_cus[at] == offset)
+        return;
+    if (e->indexed_count == e->indexed_capacity) {
+        size_t n = e->indexed_capacity ? e->indexed_capacity * 2 : 16;
+        Dwarf_Off *grown = realloc(e->indexed_cus, n * sizeof *grown);
+        if (!grown)
+            return;
+        e->indexed_cus = grown;
+        e->indexed_capacity = n;
+    }
+    memmove(&e->indexed_cus[at + 1], &e->indexed_cus[at],
+            (e->indexed_count - at) * sizeof *e->indexed_cus);
+    e->indexed_cus[at] = offset;
+    e->indexed_count++;
+    Dwarf_Die child;
+    if (dwarf_child(cu, &child) != 0)
+        return;
+    do {
+        /* Top-level subprograms: what C has. Functions nested in namespaces or classes are
+           found address by address (dwarf_function), as before. */
+        if (dwarf_tag(&child) != DW_TAG_subprogram)
+            continue;
+        const char *name = die_name(&child);
+        if (!name || !*name)
+            continue;
+        Dwarf_Addr base, low, high, entry = 0;
+        bool have_entry = dwarf_lowpc(&child, &entry) == 0;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0) {
+            if (!have_entry) {
+                entry = low;
+                have_entry = true;
+            }
+            if (low < high)
+                cache_function(e, &(struct function_range){low + bias, high + bias, entry + bias,
+                                                           name, true});
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 /* The function holding module address addr: DWARF first (it names static and inlined-into
  * functions that .dynsym never has), then the symbol tables, then the FDE. Cached per module
  * by address range, so the frames of one function cost one binary search after the first;
@@ -887,6 +939,16 @@ static bool function_identity(struct module_entry *e, Dwarf_Addr addr, struct fu
     if (hit) {
         *out = e->functions[at];
         return out->covered;
+    }
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    if (find_cu(e, addr, &cu, &bias)) {
+        index_cu(e, &cu, bias);
+        at = find_function(e, addr, &hit);
+        if (hit) {
+            *out = e->functions[at];
+            return out->covered;
+        }
     }
     if (!dwarf_function(e, addr, out) && !symbol_function(e, addr, out) &&
         !fde_function(e, addr, out)) {

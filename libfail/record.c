@@ -45,6 +45,10 @@ const char *record_check(const struct record *r)
         if (r->frame_count == 0 || r->frame_count > RECORD_MAX_FRAMES)
             return "frame count out of range";
         break;
+    case RECORD_LIVE_SET:
+        if (r->frame_count == 0 || r->frame_count % 3 || r->frame_count > 3 * RECORD_LIVE_SET_MAX)
+            return "frame count out of range";
+        break;
     default:
         if (r->frame_count > RECORD_MAX_FRAMES)
             return "frame count out of range";

@@ -30,6 +30,10 @@ enum record_type {
     RECORD_SIGNAL = 6, /* a fatal signal; frames = the crash stack, frame 0 the faulting pc */
     RECORD_LIVE = 7,   /* at exit: blocks from this site still live */
     RECORD_NAME = 8,   /* a named failpoint's name: signature = its site, body.text.path = name */
+    /* At exit: LIVE for up to RECORD_LIVE_SET_MAX sites in one record, the frames taken three
+       at a time: the site's top frame, then {signature, blocks}, then {bytes, 0}. A process that
+       ends with many sites live (every fork-mode child) writes a ninth of the bytes. */
+    RECORD_LIVE_SET = 9,
     RECORD_TYPE_LIMIT
 };
 
@@ -68,6 +72,8 @@ enum record_function {
 #undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT
 };
+
+#define RECORD_LIVE_SET_MAX (RECORD_MAX_FRAMES / 3)
 
 /* What kind of fault a function's site is: an allocation, a named failpoint, a system call armed
    by failrun kernel, or an I/O call (--faults io). */

@@ -185,29 +185,39 @@ static int LF_TEXT record_fd_ready(void)
     return fresh;
 }
 
-static void LF_TEXT emit(struct record *r)
+/* Seal records[0..count) (all made by this thread) and write them with one write(2): whole
+   records, so a reader sees each either complete or not at all. */
+static void LF_TEXT emit_records(struct record *records, size_t count)
 {
     pid_t pid = getpid();
     if (pid != state.pid)
         return; /* a vfork or raw clone child shares our memory: leave the parent's state alone */
-    r->magic = RECORD_MAGIC;
-    r->pid = (uint32_t)pid;
-    r->tid = (uint32_t)syscall(SYS_gettid);
-    r->sequence = atomic_fetch_add(&state.sequence, 1);
-    r->checksum = record_checksum(r);
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    for (size_t i = 0; i < count; i++) {
+        records[i].magic = RECORD_MAGIC;
+        records[i].pid = (uint32_t)pid;
+        records[i].tid = tid;
+        records[i].sequence = atomic_fetch_add(&state.sequence, 1);
+        records[i].checksum = record_checksum(&records[i]);
+    }
     int fd = record_fd_ready();
     if (fd < 0)
         return;
-    const char *bytes = (const char *)r;
-    size_t done = 0;
-    while (done < sizeof *r) {
-        ssize_t n = write(fd, bytes + done, sizeof *r - done);
+    const char *bytes = (const char *)records;
+    size_t done = 0, total = count * sizeof *records;
+    while (done < total) {
+        ssize_t n = write(fd, bytes + done, total - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return;
         done += (size_t)n;
     }
+}
+
+static void LF_TEXT emit(struct record *r)
+{
+    emit_records(r, 1);
 }
 
 static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id, uint64_t value,
@@ -231,21 +241,28 @@ static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id
     emit(&r);
 }
 
+static void LF_TEXT fill_frames(struct record *r, enum record_type type, uint32_t flags,
+                                uint32_t function, uint64_t signature, uint64_t value,
+                                uint64_t value2, const struct record_frame *frames, int count)
+{
+    memset(r, 0, sizeof *r);
+    r->type = (uint16_t)type;
+    r->flags = flags;
+    r->function = function;
+    r->signature = signature;
+    r->value = value;
+    r->value2 = value2;
+    r->frame_count = (uint16_t)count;
+    if (count > 0)
+        memcpy(r->body.frames, frames, (size_t)count * sizeof *frames);
+}
+
 static void LF_TEXT emit_frames(enum record_type type, uint32_t flags, uint32_t function,
                                 uint64_t signature, uint64_t value, uint64_t value2,
                                 const struct record_frame *frames, int count)
 {
     struct record r;
-    memset(&r, 0, sizeof r);
-    r.type = (uint16_t)type;
-    r.flags = flags;
-    r.function = function;
-    r.signature = signature;
-    r.value = value;
-    r.value2 = value2;
-    r.frame_count = (uint16_t)count;
-    if (count > 0)
-        memcpy(r.body.frames, frames, (size_t)count * sizeof *frames);
+    fill_frames(&r, type, flags, function, signature, value, value2, frames, count);
     emit(&r);
 }
 
@@ -395,6 +412,13 @@ static void LF_TEXT report_live_blocks(void)
     bool expected = false;
     if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
         return;
+    /* RECORD_LIVE_SET_MAX sites a record, eight records a write: a process that ends with many
+       sites live (every child of a fork campaign) made a 512-byte record, a write, a gettid and
+       an fstat per site. */
+    enum { LIVE_BATCH = 8 };
+    struct record batch[LIVE_BATCH];
+    size_t pending = 0;      /* full records in batch */
+    struct record *r = NULL; /* batch[pending] while it is being filled */
     uint32_t used = atomic_load(&state.used_count);
     for (uint32_t i = 0; i < used && i < SITE_CAPACITY; i++) {
         /* 0: claimed by a thread that has not written its slot number yet (it is still
@@ -405,10 +429,30 @@ static void LF_TEXT report_live_blocks(void)
             continue;
         const struct site_entry *entry = &state.sites[recorded - 1];
         int64_t blocks = atomic_load(&entry->live_blocks);
-        if (blocks > 0 && atomic_load(&entry->top_ready))
-            emit_frames(RECORD_LIVE, 0, 0, stack_signature(&entry->top, 1), (uint64_t)blocks,
-                        (uint64_t)atomic_load(&entry->live_bytes), &entry->top, 1);
+        if (blocks <= 0 || !atomic_load(&entry->top_ready))
+            continue;
+        if (!r) {
+            r = &batch[pending];
+            memset(r, 0, sizeof *r);
+            r->type = RECORD_LIVE_SET;
+        }
+        struct record_frame *triple = &r->body.frames[r->frame_count];
+        triple[0] = entry->top;
+        triple[1] = (struct record_frame){stack_signature(&entry->top, 1), (uint64_t)blocks};
+        triple[2] = (struct record_frame){(uint64_t)atomic_load(&entry->live_bytes), 0};
+        r->frame_count = (uint16_t)(r->frame_count + 3);
+        if (r->frame_count == 3 * RECORD_LIVE_SET_MAX) {
+            r = NULL;
+            if (++pending == LIVE_BATCH) {
+                emit_records(batch, pending);
+                pending = 0;
+            }
+        }
     }
+    if (r)
+        pending++;
+    if (pending)
+        emit_records(batch, pending);
 }
 
 /* ---- fatal signals ---- */

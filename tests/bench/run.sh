@@ -10,6 +10,9 @@
 #     --coverage build);
 #  4. per run of a real program (jq, sqlite3, bc): CPU, page faults and peak RSS bare, with the
 #     preload idle, in a fault run away from its site and in record mode (real_programs.sh).
+#  5. whole campaigns on real programs (jq, sqlite3, tclsh8.6, patch, bc; BENCH_PROGRAMS picks):
+#     re-run and fork mode against a naive fail-the-N-th-call sweep, in total and per run
+#     (campaigns.sh; ROUNDS rounds when set, else 3: its campaigns are long).
 # Timings are noisy on a shared machine: compare ratios from one run, not across runs.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -149,3 +152,8 @@ fi
 
 echo
 ROUNDS=$rounds sh "$root/tests/bench/real_programs.sh" "$root"
+
+# ---- 5. whole campaigns on real programs ----
+
+echo
+ROUNDS=${ROUNDS:-3} sh "$root/tests/bench/campaigns.sh" "$root"

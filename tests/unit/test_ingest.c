@@ -80,6 +80,45 @@ static void test_valid_stream(void **state)
     run_records_free(&out);
 }
 
+/* LIVE_SET records carry several sites each; with LIVE records and several processes, each
+   site's counts are summed into one entry. A LIVE_SET whose frames are not whole triples is
+   refused. */
+static void test_live_sets_are_summed_per_site(void **state)
+{
+    (void)state;
+    struct record records[5] = {start_record(10, "/bin/x"), make(RECORD_LIVE_SET, 10),
+                                start_record(11, "/bin/y"), make(RECORD_LIVE, 11),
+                                make(RECORD_LIVE_SET, 11)};
+    uint64_t sites[3][3] = {{0x30, 4, 400}, {0x10, 1, 8}, {0x20, 2, 64}};
+    for (int i = 0; i < 3; i++) {
+        records[1].body.frames[3 * i] = (struct record_frame){7, 0x100 + (uint64_t)i};
+        records[1].body.frames[3 * i + 1] = (struct record_frame){sites[i][0], sites[i][1]};
+        records[1].body.frames[3 * i + 2] = (struct record_frame){sites[i][2], 0};
+    }
+    records[1].frame_count = 9;
+    seal(&records[1]);
+    records[3].signature = 0x20;
+    records[3].value = 5;
+    records[3].value2 = 50;
+    records[3].frame_count = 1;
+    records[3].body.frames[0] = (struct record_frame){7, 0x102};
+    seal(&records[3]);
+    records[4].frame_count = 4; /* not whole triples */
+    seal(&records[4]);
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)records, sizeof records, "t", &out);
+    assert_int_equal(out.problems, 1);
+    assert_int_equal(out.live.count, 3);
+    uint64_t expected[3][4] = {{0x10, 1, 8, 0x101}, {0x20, 7, 114, 0x102}, {0x30, 4, 400, 0x100}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(out.live.items[i].signature, expected[i][0]);
+        assert_int_equal(out.live.items[i].blocks, expected[i][1]);
+        assert_int_equal(out.live.items[i].bytes, expected[i][2]);
+        assert_int_equal(out.live.items[i].top.offset, expected[i][3]);
+    }
+    run_records_free(&out);
+}
+
 /* The policy contract: a SITE record with RECORD_FLAG_NOFAIL marks its site NOFAIL (in any of
    its records: the flag travels with the request), and a NAME record names a failpoint site, its
    text cut at the record's end when the target forgot the NUL. */
@@ -208,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
+        cmocka_unit_test(test_live_sets_are_summed_per_site),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
         cmocka_unit_test(test_io_fault),
         cmocka_unit_test(test_garbled_records_are_skipped),
