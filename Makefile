@@ -30,7 +30,7 @@ FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
-             $(BUILD)/libfail-kernel.so
+             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
             $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
@@ -39,7 +39,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
                 test_symbolise test_oom test_policy test_coverage test_findings test_live)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
-                 $(BUILD)/tests/programs/libsetenv.so
+                 $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/cov/iolegs
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork
@@ -74,6 +74,11 @@ $(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libfail-preload.so: $(LIBFAIL_OBJECTS)
+	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+# For `failrun run --faults io`: the preload plus the I/O interposers (injector/preload_io.c),
+# kept out of libfail-preload.so so that campaigns without it never touch read, write or fopen.
+$(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload_io.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
 # For `failrun kernel`: the preload plus wrappers of system calls (injector/kernel.c), kept out
@@ -117,6 +122,11 @@ $(BUILD)/examples/cov/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c ex
 $(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c examples/csvstat/csv.h
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
+
+# The I/O error legs' program with --coverage, for failrun cov with --faults io.
+$(BUILD)/tests/cov/iolegs: tests/programs/iolegs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ $<
 
 $(BUILD)/examples/relay: examples/relay/relay.c
 	@mkdir -p $(dir $@)
@@ -339,7 +349,8 @@ VERSION := 0.1.0
 LIBDIR := $(PREFIX)/lib
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
-    $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
+    $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
     $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
 
@@ -353,6 +364,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	ln -sf libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so
 	install -m 644 $(BUILD)/libfail.a $(DESTDIR)$(LIBDIR)/libfail.a
 	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
+	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
 	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
 	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
 	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1

@@ -13,12 +13,33 @@
 #include <string.h>
 #include <unistd.h>
 
-char *preload_path(bool kernel)
+const char *fault_kinds_text(unsigned kinds)
 {
-    const char *override = getenv(kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
+    return kinds == PLAN_FAULT_IO ? "io" : kinds == (PLAN_FAULT_ALLOC | PLAN_FAULT_IO) ? "alloc,io"
+                                                                                   : "alloc";
+}
+
+unsigned fault_kinds_parse(const char *text)
+{
+    struct plan plan;
+    char *probe = xasprintf("mode=record;faults=%s", text ? text : "");
+    bool bad = plan_parse(probe, &plan) != NULL;
+    free(probe);
+    return bad ? 0 : plan.fault_kinds;
+}
+
+char *preload_path(const struct campaign_settings *settings)
+{
+    bool io = settings->fault_kinds & PLAN_FAULT_IO;
+    const char *variable = settings->kernel ? "LIBFAIL_KERNEL_PRELOAD"
+                           : io             ? "LIBFAIL_IO_PRELOAD"
+                                            : "LIBFAIL_PRELOAD";
+    const char *override = getenv(variable);
     if (override && *override)
         return xstrdup(override);
-    const char *name = kernel ? "libfail-kernel.so" : "libfail-preload.so";
+    const char *name = settings->kernel ? "libfail-kernel.so"
+                       : io             ? "libfail-preload-io.so"
+                                        : "libfail-preload.so";
     char *directory = self_directory();
     char *candidates[] = {
         xasprintf("%s/%s", directory, name),
@@ -32,9 +53,16 @@ char *preload_path(bool kernel)
     }
     free(directory);
     if (!found)
-        fatal("cannot find %s next to failrun; set %s to its path", name,
-              kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
+        fatal("cannot find %s next to failrun; set %s to its path", name, variable);
     return found;
+}
+
+/* ";faults=..." when the campaign fails more than allocations (plans without it fail those). */
+static const char *fault_kinds_suffix(const struct campaign_settings *settings)
+{
+    if (!settings->fault_kinds || settings->fault_kinds == PLAN_FAULT_ALLOC)
+        return "";
+    return settings->fault_kinds & PLAN_FAULT_ALLOC ? ";faults=alloc,io" : ";faults=io";
 }
 
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
@@ -44,14 +72,16 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
         return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d", chain,
                                         (unsigned long long)nth, settings->depth)
                             : plan_record(settings);
+    const char *kinds = fault_kinds_suffix(settings);
     if (chain)
-        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d", chain,
-                         settings->persistent, settings->depth);
+        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
+                         settings->persistent, settings->depth, kinds);
     if (nth)
-        return xasprintf("mode=nth;nth=%llu;depth=%d", (unsigned long long)nth, settings->depth);
+        return xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
+                         kinds);
     if (settings->probability)
-        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d", settings->probability,
-                         (unsigned long long)seed, settings->depth);
+        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
+                         (unsigned long long)seed, settings->depth, kinds);
     return plan_record(settings);
 }
 
@@ -59,7 +89,7 @@ char *plan_record(const struct campaign_settings *settings)
 {
     if (settings->kernel)
         return xasprintf("mode=kernel;depth=%d", settings->depth);
-    return xasprintf("mode=record;depth=%d", settings->depth);
+    return xasprintf("mode=record;depth=%d%s", settings->depth, fault_kinds_suffix(settings));
 }
 
 char *coverage_directory(const char *run_dir)
@@ -70,7 +100,7 @@ char *coverage_directory(const char *run_dir)
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan)
 {
-    char *preload = preload_path(settings->kernel);
+    char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
     char **environment = xcalloc(12, sizeof *environment);
     size_t n = 0;
@@ -176,10 +206,12 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     database_step_done(statement);
     database_finalize(statement);
     free(command);
-    statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?");
+    statement = database_prepare(
+        db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     sqlite3_bind_int(statement, 3, settings->kernel);
+    sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -215,11 +247,12 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     }
     database_finalize(statement);
     statement =
-        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel FROM campaign");
+        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
         settings->kernel = sqlite3_column_int(statement, 2);
+        settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
     }
     database_finalize(statement);
     return found;
@@ -235,6 +268,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
                 a->kernel == b->kernel &&
+                !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);

@@ -36,15 +36,21 @@ struct campaign_settings {
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
+    unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */
 };
+
+/* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */
+const char *fault_kinds_text(unsigned kinds);
+unsigned fault_kinds_parse(const char *text);
 
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
 
-/* Where libfail-preload.so (or for kernel campaigns libfail-kernel.so) is: $LIBFAIL_PRELOAD
-   ($LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
-char *preload_path(bool kernel);
+/* Where the campaign's preload is: libfail-preload.so, for --faults io libfail-preload-io.so, for
+   kernel campaigns libfail-kernel.so; $LIBFAIL_PRELOAD ($LIBFAIL_IO_PRELOAD,
+   $LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
+char *preload_path(const struct campaign_settings *settings);
 /* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);

@@ -93,6 +93,7 @@ struct campaign_data {
     size_t site_count;
     char **site_ids;
     bool *eligible;
+    bool *io; /* an I/O site (--faults io) */
     struct site_info *by_signature; /* sorted */
     size_t run_count;
     int64_t *run_ids; /* ascending */
@@ -121,11 +122,12 @@ static int site_index(const struct campaign_data *data, const char *id)
 static void load_sites(sqlite3 *db, struct campaign_data *data, uint64_t threshold)
 {
     sqlite3_stmt *statement =
-        database_prepare(db, "SELECT id, nofail, function, max_size FROM sites ORDER BY rowid");
+        database_prepare(db, "SELECT id, nofail, kind, max_size FROM sites ORDER BY rowid");
     VECTOR(char *) ids = {0};
-    VECTOR(bool) eligible = {0};
+    VECTOR(bool) eligible = {0}, io = {0};
     while (sqlite3_step(statement) == SQLITE_ROW) {
         VECTOR_PUSH(ids, column_text(statement, 0));
+        VECTOR_PUSH(io, !strcmp((const char *)sqlite3_column_text(statement, 2), "io"));
         VECTOR_PUSH(eligible, site_nofail_eligible(
                                   sqlite3_column_int(statement, 1),
                                   (const char *)sqlite3_column_text(statement, 2),
@@ -135,6 +137,7 @@ static void load_sites(sqlite3 *db, struct campaign_data *data, uint64_t thresho
     data->site_count = ids.count;
     data->site_ids = ids.items;
     data->eligible = eligible.items;
+    data->io = io.items;
     data->by_signature = xcalloc(ids.count + 1, sizeof *data->by_signature);
     for (size_t i = 0; i < ids.count; i++) {
         parse_hex16(ids.items[i], &data->by_signature[i].signature);
@@ -206,7 +209,7 @@ static struct coverage_item *analyse(sqlite3 *db, struct campaign_data *data, co
         data->runs[r].hit_count = hits[r].count;
     }
     struct coverage_input input = {.item_count = *count, .site_count = data->site_count,
-                                   .site_eligible = data->eligible,
+                                   .site_eligible = data->eligible, .site_io = data->io,
                                    .run_count = data->run_count, .runs = data->runs};
     struct coverage_item *items = xcalloc(*count + 1, sizeof *items);
     coverage_analyse(&input, items);
@@ -227,6 +230,7 @@ static void campaign_data_free(struct campaign_data *data)
         free((void *)data->runs[i].chain);
     free(data->site_ids);
     free(data->eligible);
+    free(data->io);
     free(data->by_signature);
     free(data->run_ids);
     free(data->runs);
@@ -236,15 +240,17 @@ static void campaign_data_free(struct campaign_data *data)
 
 static json_t *empty_summary(void)
 {
-    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "tested", 0, "deletable", 0, "kept", 0,
-                     "untested", 0, "baseline", 0, "total", 0);
+    return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "tested", 0, "deletable", 0, "kept", 0,
+                     "kept_io", 0, "untested", 0, "baseline", 0, "total", 0);
 }
 
-static void count_into(json_t *summary, enum line_class class)
+static void count_into(json_t *summary, const struct coverage_item *item)
 {
+    enum line_class class = item->class;
     const char *keys[] = {line_class_name(class), "total",
-                          class == LINE_DELETABLE || class == LINE_KEPT ? "tested" : NULL};
-    for (size_t i = 0; i < 3; i++)
+                          class == LINE_DELETABLE || class == LINE_KEPT ? "tested" : NULL,
+                          item->by_io ? "kept_io" : NULL};
+    for (size_t i = 0; i < 4; i++)
         if (keys[i])
             json_object_set_new(summary, keys[i],
                                 json_integer(json_integer_value(json_object_get(summary, keys[i])) + 1));
@@ -267,13 +273,14 @@ static json_t *site_entries(sqlite3 *db, const struct campaign_data *data)
     json_t *sites = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT id, function, max_size, nofail, name, frames,"
-            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault')"
+            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault'), kind"
             " FROM sites s ORDER BY rowid");
     for (size_t i = 0; sqlite3_step(statement) == SQLITE_ROW && i < data->site_count; i++) {
         const char *name = (const char *)sqlite3_column_text(statement, 4);
-        json_t *site = json_pack("{s:s,s:s,s:I,s:b,s:b,s:I}",
+        json_t *site = json_pack("{s:s,s:s,s:s,s:I,s:b,s:b,s:I}",
             "id", (const char *)sqlite3_column_text(statement, 0),
             "function", (const char *)sqlite3_column_text(statement, 1),
+            "kind", (const char *)sqlite3_column_text(statement, 7),
             "size", (json_int_t)sqlite3_column_int64(statement, 2),
             "nofail", sqlite3_column_int(statement, 3), "eligible", data->eligible[i],
             "runs", (json_int_t)sqlite3_column_int64(statement, 6));
@@ -310,6 +317,41 @@ static json_t *site_list(const struct coverage_item *item)
     return list;
 }
 
+/* The NOFAIL report's per-file lists, as "12-14" and "30": with by_io false, the deletable
+   lines (error legs that exist only for small allocations); with by_io true, the lines kept
+   because an I/O failure reaches them. A range runs over consecutive instrumented lines, so one
+   leg is one range even with a closing brace or a blank line inside it. */
+static void append_range(json_t *ranges, json_int_t first, json_int_t last)
+{
+    json_array_append_new(ranges, first == last
+                                      ? json_sprintf("%lld", (long long)first)
+                                      : json_sprintf("%lld-%lld", (long long)first, (long long)last));
+}
+
+static json_t *line_ranges(json_t *lines, bool by_io)
+{
+    json_t *ranges = json_array();
+    json_int_t first = 0, last = 0;
+    size_t index;
+    json_t *line;
+    json_array_foreach(lines, index, line) {
+        bool wanted = by_io ? json_is_true(json_object_get(line, "io"))
+                            : !strcmp(json_string_value(json_object_get(line, "class")), "deletable");
+        if (!wanted) {
+            if (first)
+                append_range(ranges, first, last);
+            first = 0;
+            continue;
+        }
+        last = json_integer_value(json_object_get(line, "line"));
+        if (!first)
+            first = last;
+    }
+    if (first)
+        append_range(ranges, first, last);
+    return ranges;
+}
+
 /* Every file with its lines (and branches) and their classes; the summaries per file and in
    total. The temp tables give each line and branch its analysis index. */
 static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
@@ -336,19 +378,20 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
         sqlite3_bind_int64(line_rows, 1, id);
         while (sqlite3_step(line_rows) == SQLITE_ROW) {
             const struct coverage_item *item = &lines[sqlite3_column_int64(line_rows, 0)];
-            count_into(summary, item->class);
-            count_into(line_total, item->class);
-            json_array_append_new(line_list, json_pack("{s:I,s:s,s:I,s:o}",
+            count_into(summary, item);
+            count_into(line_total, item);
+            json_array_append_new(line_list, json_pack("{s:I,s:s,s:I,s:o,s:b}",
                 "line", (json_int_t)sqlite3_column_int64(line_rows, 1),
                 "class", line_class_name(item->class),
-                "count", (json_int_t)sqlite3_column_int64(line_rows, 2), "sites", site_list(item)));
+                "count", (json_int_t)sqlite3_column_int64(line_rows, 2), "sites", site_list(item),
+                "io", item->by_io));
         }
         sqlite3_reset(line_rows);
         sqlite3_bind_int64(branch_rows, 1, id);
         while (sqlite3_step(branch_rows) == SQLITE_ROW) {
             const struct coverage_item *item = &branches[sqlite3_column_int64(branch_rows, 0)];
-            count_into(branch_summary, item->class);
-            count_into(branch_total, item->class);
+            count_into(branch_summary, item);
+            count_into(branch_total, item);
             json_array_append_new(branch_list, json_pack("{s:I,s:I,s:s,s:I}",
                 "line", (json_int_t)sqlite3_column_int64(branch_rows, 1),
                 "branch", (json_int_t)sqlite3_column_int64(branch_rows, 2),
@@ -356,6 +399,8 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
                 "count", (json_int_t)sqlite3_column_int64(branch_rows, 3)));
         }
         sqlite3_reset(branch_rows);
+        json_object_set_new(file, "only_small_allocations", line_ranges(line_list, false));
+        json_object_set_new(file, "kept_by_io", line_ranges(line_list, true));
         json_object_set_new(file, "lines_summary", summary);
         json_object_set_new(file, "branches_summary", branch_summary);
         json_object_set_new(file, "lines", line_list);
@@ -499,14 +544,37 @@ static json_t *nofail_check(sqlite3 *db, json_t *report, const char *other_path)
 
 static void print_summary_line(FILE *out, const char *what, json_t *summary)
 {
-    fprintf(out, "%s: %lld tested (deletable %lld, kept %lld); untested %lld; %lld of %lld run"
-                 " without a fault\n", what,
+    json_int_t kept_io = json_integer_value(json_object_get(summary, "kept_io"));
+    fprintf(out, "%s: %lld tested (deletable %lld, kept %lld", what,
             json_integer_value(json_object_get(summary, "tested")),
             json_integer_value(json_object_get(summary, "deletable")),
-            json_integer_value(json_object_get(summary, "kept")),
+            json_integer_value(json_object_get(summary, "kept")));
+    if (kept_io)
+        fprintf(out, ", of them %lld by an I/O failure", (long long)kept_io);
+    fprintf(out, "); untested %lld; %lld of %lld run without a fault\n",
             json_integer_value(json_object_get(summary, "untested")),
             json_integer_value(json_object_get(summary, "baseline")),
             json_integer_value(json_object_get(summary, "total")));
+}
+
+/* "title, per file (lines):" and "  file: 12-14, 30" for each file with any. */
+static void print_ranges(FILE *out, json_t *files, const char *key, const char *title)
+{
+    size_t index, at;
+    json_t *file, *range;
+    bool any = false;
+    json_array_foreach(files, index, file) {
+        json_t *ranges = json_object_get(file, key);
+        if (!json_array_size(ranges))
+            continue;
+        if (!any)
+            fprintf(out, "%s, per file (lines):\n", title);
+        any = true;
+        fprintf(out, "  %s:", json_string_value(json_object_get(file, "display")));
+        json_array_foreach(ranges, at, range)
+            fprintf(out, "%s %s", at ? "," : "", json_string_value(range));
+        fputc('\n', out);
+    }
 }
 
 static void print_text(json_t *report, FILE *out)
@@ -543,6 +611,10 @@ static void print_text(json_t *report, FILE *out)
                 json_integer_value(json_object_get(s, "kept")),
                 json_integer_value(json_object_get(s, "untested")));
     }
+    print_ranges(out, json_object_get(report, "files"), "only_small_allocations",
+                 "error legs that exist only for small allocations (deletable under NOFAIL)");
+    print_ranges(out, json_object_get(report, "files"), "kept_by_io",
+                 "error legs kept because an I/O failure reaches them (--faults io)");
     json_t *check = json_object_get(report, "nofail_check");
     if (check) {
         size_t reached = json_array_size(json_object_get(check, "deletable_reached"));

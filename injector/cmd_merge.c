@@ -39,7 +39,7 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT (SELECT count(*) FROM src.campaign s JOIN main.campaign m"
             "  ON s.command = m.command AND s.cwd = m.cwd AND s.depth = m.depth"
-            "  AND s.scope IS m.scope AND s.shards = m.shards),"
+            "  AND s.scope IS m.scope AND s.shards = m.shards AND s.faults = m.faults),"
             " (SELECT count(*) FROM src.campaign c JOIN main.campaign m ON c.shard = m.shard"
             "  AND m.shards > 1)");
     sqlite3_step(statement);
@@ -47,7 +47,7 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     bool repeated = sqlite3_column_int(statement, 1) > 0;
     database_finalize(statement);
     if (!same)
-        fatal("%s is a campaign of another command, folder, depth or shard count; merge only "
+        fatal("%s is a campaign of another command, folder, depth, shard count or --faults; merge only "
               "the shards of one campaign", input);
     if (repeated)
         warn("%s repeats a shard already merged; its runs are kept once", input);
@@ -87,9 +87,10 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " r.dir, r.finding, r.leak_bytes, r.stdout_hash FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name, unexplored)"
+                      " nofail, name, unexplored, kind)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
-                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored FROM src.sites s"
+                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind"
+                      " FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"
@@ -166,9 +167,10 @@ int cmd_merge(int argc, char **argv)
         char *left = argv_to_json(i == optind ? settings.argv : first.argv);
         char *right = argv_to_json(settings.argv);
         if (i > optind && (strcmp(left, right) || strcmp(first.cwd, settings.cwd) ||
-                           first.depth != settings.depth || first.shards != settings.shards))
-            fatal("%s is a campaign of another command, folder, depth or shard count; merge "
-                  "only the shards of one campaign", argv[i]);
+                           first.depth != settings.depth || first.shards != settings.shards ||
+                           first.fault_kinds != settings.fault_kinds))
+            fatal("%s is a campaign of another command, folder, depth, shard count or --faults; "
+                  "merge only the shards of one campaign", argv[i]);
         free(left);
         free(right);
         if (i == optind)

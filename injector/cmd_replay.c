@@ -127,6 +127,7 @@ int cmd_replay(int argc, char **argv)
         fatal(raw_plan ? "--plan %s: not a plan; copy it from `failrun report`"
                        : "%s: give each site as 16 hex digits, as `failrun report` shows it",
               raw_plan ? raw_plan : chain);
+    settings.fault_kinds |= parsed.fault_kinds; /* a --plan that fails I/O needs its preload */
     char **environment = run_environment(&settings, directory_template, plan);
     if (print_environment) {
         /* Plain NAME=value lines: `env $(failrun replay --print-env ...)` splits them on white
@@ -148,11 +149,15 @@ int cmd_replay(int argc, char **argv)
     struct run_records records = {0};
     ingest_run(directory_template, &records);
     for (size_t i = 0; i < records.faults.count; i++) {
+        const struct ingest_fault *fault = &records.faults.items[i];
         char site[17];
-        hex16(site, records.faults.items[i].signature);
-        fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
-                function_name(records.faults.items[i].function),
-                (unsigned long long)records.faults.items[i].size, site);
+        hex16(site, fault->signature);
+        if (record_function_kind(fault->function) == KIND_IO)
+            fprintf(stderr, "failrun: injected: %s failed (%s) at site %s\n",
+                    function_name(fault->function), strerrorname_np(fault->error), site);
+        else
+            fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
+                    function_name(fault->function), (unsigned long long)fault->size, site);
     }
     if (!records.faults.count)
         fprintf(stderr, "failrun: the plan was not reached: nothing was failed\n");

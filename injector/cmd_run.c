@@ -29,8 +29,9 @@
 const char run_usage[] =
     "usage: failrun run [options] -- COMMAND [ARGS...]\n"
     "\n"
-    "Run COMMAND once to record every allocation site, then once per site with that site's\n"
-    "first allocation failing; classify and store each run, then print the report.\n"
+    "Run COMMAND once to record every allocation site (with --faults io, every I/O call site\n"
+    "too), then once per site with that site's first call failing; classify and store each\n"
+    "run, then print the report.\n"
     "Standard input, when not a terminal, is saved and given to every run.\n"
     "\n"
     "  --db PATH         campaign database (default .failrun/campaign.db)\n"
@@ -39,6 +40,14 @@ const char run_usage[] =
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
+    "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
+    "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
+    "                    fprintf, printf and their v- forms, fflush, close, fclose, fsync and\n"
+    "                    fdatasync of the program (stdout and stderr included; never libc's\n"
+    "                    own nor failrun's), each failing with the errno a real failure\n"
+    "                    gives: EMFILE for opens, EIO for reads, closes and syncs, ENOSPC\n"
+    "                    for writes and flushes; a stdio stream's error indicator is set\n"
     "\n"
     "What each run fails (default: each site's first call, one site per run):\n"
     "  --occurrence K    each site's K-th call instead\n"
@@ -104,7 +113,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
-        {"fork", no_argument, NULL, 'F'},
+        {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
         {"suppressions", required_argument, NULL, 'X'},
         {"replace", no_argument, NULL, 'E'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
@@ -116,6 +125,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->occurrence = 1;
     settings->seed = 1;
     settings->nofail_below = NOFAIL_BELOW_DEFAULT;
+    settings->fault_kinds = PLAN_FAULT_ALLOC;
     settings->exe_globs = xstrdup("");
     settings->module_globs = xstrdup("");
     int c;
@@ -205,6 +215,11 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         case 'B':
             settings->nofail_below = parse_count(optarg, "--nofail-below");
+            break;
+        case 'T':
+            settings->fault_kinds = fault_kinds_parse(optarg);
+            if (!settings->fault_kinds)
+                fatal("--faults %s: give alloc, io or alloc,io", optarg);
             break;
         case 'O':
             options->json = true;
@@ -376,6 +391,9 @@ int run_campaign(int argc, char **argv, bool kernel)
     struct suppressions *rules =
         suppressions_load(options.suppression_files.items, !options.no_default_suppressions);
     options.settings.kernel = kernel;
+    if (kernel && options.settings.fault_kinds != PLAN_FAULT_ALLOC)
+        fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
+              "for failrun run");
     if (kernel && options.fork)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");

@@ -28,6 +28,15 @@ static bool run_needs_eligible(const struct coverage_input *input, const struct 
            input->site_eligible[run->site];
 }
 
+/* Kept because of I/O: the run keeps what it reached (no exempted failure on its way) and the
+   failure it was planned for is an I/O call. */
+static bool run_keeps_by_io(const struct coverage_input *input, const struct coverage_run *run,
+                            bool needs_eligible)
+{
+    return !needs_eligible && input->site_io && run->site >= 0 &&
+           (size_t)run->site < input->site_count && input->site_io[run->site];
+}
+
 static int compare_ints(const void *a, const void *b)
 {
     int left = *(const int *)a, right = *(const int *)b;
@@ -49,10 +58,12 @@ void coverage_analyse(const struct coverage_input *input, struct coverage_item *
     /* Per item: run in the baseline, reached by a fault run, reached by one the policy allows. */
     bool *in_baseline = xcalloc(n ? n : 1, 1), *in_fault = xcalloc(n ? n : 1, 1);
     bool *allowed = xcalloc(n ? n : 1, 1), *in_any = xcalloc(n ? n : 1, 1);
+    bool *by_io = xcalloc(n ? n : 1, 1);
     for (size_t r = 0; r < input->run_count; r++) {
         const struct coverage_run *run = &input->runs[r];
         bool fault = !run->baseline && run->site >= 0;
         bool needs_eligible = fault && run_needs_eligible(input, run);
+        bool keeps_by_io = fault && run_keeps_by_io(input, run, needs_eligible);
         for (size_t h = 0; h < run->hit_count; h++) {
             size_t item = run->hits[h];
             if (item >= n)
@@ -63,13 +74,16 @@ void coverage_analyse(const struct coverage_input *input, struct coverage_item *
             if (fault) {
                 in_fault[item] = true;
                 allowed[item] |= !needs_eligible;
+                by_io[item] |= keeps_by_io;
             }
         }
     }
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++) {
-        if (in_fault[i] && !in_baseline[i])
+        if (in_fault[i] && !in_baseline[i]) {
             out[i].class = allowed[i] ? LINE_KEPT : LINE_DELETABLE;
+            out[i].by_io = by_io[i];
+        }
         else if (in_any[i])
             out[i].class = LINE_BASELINE; /* also: only in a run whose fault never fired */
         else
@@ -92,6 +106,7 @@ void coverage_analyse(const struct coverage_input *input, struct coverage_item *
     free(in_fault);
     free(allowed);
     free(in_any);
+    free(by_io);
 }
 
 void coverage_items_free(struct coverage_item *items, size_t count)

@@ -11,7 +11,9 @@
  *   - attributed to the faulted site of each fault run that executed it;
  *   - deletable: every fault run that reached it failed a NOFAIL-eligible site on the way (its
  *     chain holds one) — a campaign under --policy nofail can reach it through none of them;
- *     kept: some run reached it failing only sites the policy still lets fail;
+ *     kept: some run reached it failing only sites the policy still lets fail — any I/O failure
+ *     (--faults io) is one, the policy never exempts an I/O site; a kept item reached so by a
+ *     run whose own failure was an I/O call is marked (by_io): kept because of I/O;
  *   - untested: executed in no run at all.
  */
 #ifndef FAILRUN_COVERAGE_H
@@ -58,12 +60,14 @@ struct coverage_input {
     size_t item_count; /* lines (or branches) */
     size_t site_count;
     const bool *site_eligible;
+    const bool *site_io; /* the site is an I/O call (--faults io); NULL: none is */
     size_t run_count;
     const struct coverage_run *runs;
 };
 
 struct coverage_item {
     enum line_class class;
+    bool by_io; /* kept: reached by a run the policy allows whose own failure was an I/O call */
     size_t site_count; /* sites whose failure reached it, sorted, each once (error legs only) */
     int *sites;
 };

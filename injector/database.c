@@ -12,7 +12,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 3;"
+    "PRAGMA user_version = 4;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -37,7 +37,8 @@ static const char schema[] =
     "  baseline_wall_ms INTEGER,"
     "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
     "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
-    "  kernel INTEGER NOT NULL DEFAULT 0);"  /* failrun kernel: system-call sites, fail-nth */
+    "  kernel INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel: system-call sites, fail-nth */
+    "  faults TEXT NOT NULL DEFAULT 'alloc');"  /* --faults: alloc, io or alloc,io */
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -55,7 +56,8 @@ static const char schema[] =
     "  first_run INTEGER NOT NULL,"
     "  nofail INTEGER NOT NULL DEFAULT 0,"  /* requested with LF_NOFAIL: never failed */
     "  name TEXT,"                      /* a failpoint's name (LF_FAILPOINT) */
-    "  unexplored TEXT);"               /* first seen on an error path and given no run: why */
+    "  unexplored TEXT,"                /* first seen on an error path and given no run: why */
+    "  kind TEXT NOT NULL DEFAULT 'alloc');" /* alloc, io, failpoint or syscall */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -117,6 +119,12 @@ static const char migrate_2_to_3[] =
     "ALTER TABLE runs ADD COLUMN stdout_hash INTEGER;"
     "ALTER TABLE findings ADD COLUMN bytes INTEGER;"
     "PRAGMA user_version = 3;";
+static const char migrate_3_to_4[] =
+    "ALTER TABLE campaign ADD COLUMN faults TEXT NOT NULL DEFAULT 'alloc';"
+    "ALTER TABLE sites ADD COLUMN kind TEXT NOT NULL DEFAULT 'alloc';"
+    "UPDATE sites SET kind = CASE WHEN function = 'failpoint' THEN 'failpoint'"
+    " WHEN (SELECT kernel FROM campaign) THEN 'syscall' ELSE 'alloc' END;"
+    "PRAGMA user_version = 4;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -147,7 +155,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && version != 1 && version != 2)
+    if (version != DATABASE_SCHEMA_VERSION && version != 1 && version != 2 && version != 3)
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -167,7 +175,8 @@ static bool migrate(sqlite3 *db, char **error)
         version = sqlite3_column_int(statement, 0);
     sqlite3_finalize(statement);
     bool ok = (version != 1 || sqlite3_exec(db, migrate_1_to_2, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK);
+              (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -356,8 +365,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
     }
     database_finalize(module);
     sqlite3_stmt *site = database_prepare(
-        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail, kind)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
             "  nofail = max(nofail, excluded.nofail)");
     for (size_t i = 0; i < records->sites.count; i++) {
@@ -372,6 +381,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_int64(site, 5, run_id);
         sqlite3_bind_text(site, 6, s->exe ? s->exe : "?", -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(site, 7, s->nofail);
+        sqlite3_bind_text(site, 8, function_kind_name(s->function), -1, SQLITE_STATIC);
         database_step_done(site);
         free(frames);
     }

@@ -183,13 +183,19 @@ void report_print_sarif(json_t *report, FILE *out)
         json_t *evidence = json_object_get(finding, "crash_stack");
         if (!evidence)
             evidence = json_object_get(finding, "leaked_stack");
-        char *message = xasprintf("%s%s%s in %s when %s(%lld) fails at site %s. Replay: %s",
+        /* "malloc(24)", or for an I/O site "fwrite (ENOSPC)" */
+        char *request = !strcmp(text_of(finding, "kind"), "io")
+                            ? xasprintf("%s (%s)", text_of(finding, "function"),
+                                        text_of(finding, "errno"))
+                            : xasprintf("%s(%lld)", text_of(finding, "function"),
+                                        (long long)json_integer_value(
+                                            json_object_get(finding, "size")));
+        char *message = xasprintf("%s%s%s in %s when %s fails at site %s. Replay: %s",
                                   text_of(finding, "outcome"),
                                   *text_of(finding, "sanitizer") ? ": " : "",
                                   text_of(finding, "sanitizer"), text_of(location, "function"),
-                                  text_of(finding, "function"),
-                                  (long long)json_integer_value(json_object_get(finding, "size")),
-                                  text_of(finding, "site"), text_of(finding, "replay"));
+                                  request, text_of(finding, "site"), text_of(finding, "replay"));
+        free(request);
         json_t *result = json_pack(
             "{s:s, s:s, s:{s:s}, s:[o], s:[o, o], s:{s:s}}", "ruleId", text_of(finding, "outcome"),
             "level", "error", "message", "text", message, "locations",

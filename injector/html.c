@@ -126,13 +126,16 @@ static void share_chart(FILE *out, json_t *lines)
             tested ? 100.0 * (double)deletable / (double)tested : 0.0, kept, untested);
 }
 
-/* What the site asks for: `malloc(24)`, or a failpoint by name. */
+/* What the site asks for: `malloc(24)`, an I/O call (`fwrite`), or a failpoint by name. */
 static void request_label(FILE *out, json_t *site)
 {
     if (json_object_get(site, "name")) {
         fputs("failpoint &quot;", out);
         html_escape(out, string(site, "name"));
         fputs("&quot;", out);
+    } else if (!strcmp(string(site, "kind"), "io")) {
+        html_escape(out, string(site, "function"));
+        fputs(" (I/O)", out);
     } else {
         html_escape(out, string(site, "function"));
         fprintf(out, "(%lld)", integer(site, "size"));

@@ -5,6 +5,7 @@
 #include "ingest.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,40 @@ const char *function_name(uint32_t function)
         [FUNCTION_SYS_SOCKET] = "socket",   [FUNCTION_SYS_SOCKETPAIR] = "socketpair",
         [FUNCTION_SYS_EPOLL_CREATE1] = "epoll_create1", [FUNCTION_SYS_EVENTFD] = "eventfd",
         [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
+#define IO_INTERPOSE(name, id, ...) [id] = #name,
+#define IO_INTERPOSE_VARIADIC(name, id, ...) [id] = #name,
+#include "interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
     };
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
+}
+
+const char *function_kind_name(uint32_t function)
+{
+    static const char *const names[] = {[KIND_ALLOC] = "alloc", [KIND_FAILPOINT] = "failpoint",
+                                        [KIND_SYSCALL] = "syscall", [KIND_IO] = "io"};
+    return names[record_function_kind(function)];
+}
+
+int function_io_errno(uint32_t function)
+{
+    static const int errors[FUNCTION_LIMIT] = {
+#define IO_INTERPOSE(name, id, error, ...) [id] = error,
+#define IO_INTERPOSE_VARIADIC(name, id, error, ...) [id] = error,
+#include "interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
+    };
+    return function < FUNCTION_LIMIT ? errors[function] : 0;
+}
+
+int function_io_errno_by_name(const char *name)
+{
+    for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
+        if (!strcmp(function_name(function), name))
+            return function_io_errno(function);
+    return 0;
 }
 
 /* The process image a record belongs to: the file's own START record when it had one (each file
@@ -63,7 +96,7 @@ static void take_module(struct run_records *out, const struct record *r)
 static void take_site(struct run_records *out, const struct record *r, const char *exe)
 {
     /* A system call's FAULT carries the kernel's N in `value`, not a size. */
-    uint64_t size = r->function >= FUNCTION_SYS_OPEN ? 0 : r->value;
+    uint64_t size = record_function_kind(r->function) == KIND_SYSCALL ? 0 : r->value;
     for (size_t i = 0; i < out->sites.count; i++) {
         struct ingest_site *site = &out->sites.items[i];
         if (site->signature == r->signature) {
@@ -169,7 +202,10 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
             struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
                                          .function = r->function, .size = r->value,
                                          .fired = true};
-            if (r->function >= FUNCTION_SYS_OPEN) {
+            if (record_function_kind(r->function) == KIND_IO) {
+                fault.call_failed = true;
+                fault.error = function_io_errno(r->function);
+            } else if (record_function_kind(r->function) == KIND_SYSCALL) {
                 fault.kernel = true;
                 fault.size = 0;
                 fault.nth = r->value;

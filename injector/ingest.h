@@ -69,7 +69,8 @@ struct ingest_fault {
     uint32_t function;
     uint64_t size;
     struct frame_list stack;
-    /* A system call armed by failrun kernel (RECORD_FLAG_KERNEL_FIRED and friends): */
+    /* A system call armed by failrun kernel (RECORD_FLAG_KERNEL_FIRED and friends), or an I/O
+       call (--faults io: call_failed, with the errno it returned): */
     bool kernel;
     bool fired;       /* allocations: always; kernel: the N-th fault point was reached */
     bool call_failed; /* kernel: the call returned an error, errno below */
@@ -98,5 +99,11 @@ void ingest_bytes(const unsigned char *data, size_t length, const char *name,
 void run_records_free(struct run_records *records);
 
 const char *function_name(uint32_t function);
+/* "alloc", "io", "failpoint" or "syscall" (record_function_kind), as the sites table stores it. */
+const char *function_kind_name(uint32_t function);
+/* The errno a failed I/O call of `function` returns (interpose_io.def), 0 for other functions. */
+int function_io_errno(uint32_t function);
+/* The same by the function's name, as the sites table stores it: 0 when no I/O call has it. */
+int function_io_errno_by_name(const char *name);
 
 #endif

@@ -432,7 +432,10 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         if (base && !strncmp(base + 1, "libfail", 7))
             observation.in_allocator = true;
     }
-    observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
+    /* An exit in the caller of a failed I/O call is its error leg, not an out-of-memory panic:
+       only allocations can end in oom-abort. */
+    observation.ended_in_caller = target && record_function_kind(target->function) != KIND_IO &&
+                                  ended_in_caller(context, records, &target->stack);
     struct sanitizer_report report;
     bool reported = sanitizer_read(job->dir, &report);
     struct frame_list sanitizer_stack = {0};

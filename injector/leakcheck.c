@@ -117,7 +117,7 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
                         sanitizer_leak_list *leaks, struct run_records *records)
 {
     const char *runtime = scanner_runtime();
-    char *preload = preload_path(context->options->settings.kernel);
+    char *preload = preload_path(&context->options->settings);
     const char *existing = getenv("LD_PRELOAD");
     char *extra[4] = {
         existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, runtime, existing)

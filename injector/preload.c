@@ -209,6 +209,12 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
 extern void *own_malloc(size_t size) __attribute__((alias("malloc"), visibility("hidden"), malloc,
                                                    nothrow, leaf, alloc_size(1)));
 
+bool LF_TEXT preload_active(void)
+{
+    resolve();
+    return !inactive_copy;
+}
+
 static bool LF_TEXT another_copy_first(void)
 {
     void *first = dlsym(RTLD_DEFAULT, "malloc");

@@ -168,7 +168,9 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
             " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE first_run NOT IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline'))"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
+            " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults"
             " FROM campaign");
     if (sqlite3_step(statement) == SQLITE_ROW) {
         json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
@@ -183,6 +185,9 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 4)));
         json_object_set_new(campaign, "error_path_sites",
                             json_integer(sqlite3_column_int64(statement, 5)));
+        json_object_set_new(campaign, "io_sites", json_integer(sqlite3_column_int64(statement, 6)));
+        json_object_set_new(campaign, "faults",
+                            json_string((const char *)sqlite3_column_text(statement, 7)));
     }
     database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
@@ -296,6 +301,14 @@ static json_t *kernel_sweeps(sqlite3 *db)
     return list;
 }
 
+/* An I/O site's failure: the errno its function fails with (interpose_io.def), by name. */
+static void set_io_errno(json_t *into, const char *function)
+{
+    int error = function_io_errno_by_name(function);
+    const char *name = error ? strerrorname_np(error) : NULL;
+    json_object_set_new(into, "errno", json_string(name ? name : "?"));
+}
+
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                         const char *database_path, const struct suppressions *rules,
                         json_t *suppressed, json_t *hints)
@@ -324,11 +337,17 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
         json_object_set_new(finding, "function", function);
         json_object_set_new(finding, "size", max_size);
-        sqlite3_stmt *named = database_prepare(db, "SELECT name FROM sites WHERE id = ?");
+        sqlite3_stmt *named = database_prepare(db, "SELECT name, kind FROM sites WHERE id = ?");
         sqlite3_bind_text(named, 1, site, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(named) == SQLITE_ROW && sqlite3_column_text(named, 0))
-            json_object_set_new(finding, "failpoint",
-                                json_string((const char *)sqlite3_column_text(named, 0)));
+        if (sqlite3_step(named) == SQLITE_ROW) {
+            if (sqlite3_column_text(named, 0))
+                json_object_set_new(finding, "failpoint",
+                                    json_string((const char *)sqlite3_column_text(named, 0)));
+            const char *kind = (const char *)sqlite3_column_text(named, 1);
+            json_object_set_new(finding, "kind", json_string(kind ? kind : "alloc"));
+            if (kind && !strcmp(kind, "io"))
+                set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
+        }
         database_finalize(named);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
@@ -437,7 +456,7 @@ static json_t *run_list(sqlite3 *db)
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT r.id, r.site, r.chain, r.plan, r.outcome, r.wall_ms, r.exit_code, r.signal,"
-            " r.finding, s.function, s.max_size FROM runs r LEFT JOIN sites s ON s.id = r.site"
+            " r.finding, s.function, s.max_size, s.kind FROM runs r LEFT JOIN sites s ON s.id = r.site"
             " WHERE r.kind = 'fault' AND r.state = 'done' ORDER BY r.id");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *run = json_object();
@@ -456,6 +475,10 @@ static json_t *run_list(sqlite3 *db)
         const char *function = (const char *)sqlite3_column_text(statement, 9);
         json_object_set_new(run, "function", json_string(function ? function : "?"));
         json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
+        const char *kind = (const char *)sqlite3_column_text(statement, 11);
+        json_object_set_new(run, "kind", kind ? json_string(kind) : json_null());
+        if (kind && !strcmp(kind, "io"))
+            set_io_errno(run, function);
         json_array_append_new(list, run);
     }
     database_finalize(statement);
@@ -569,6 +592,9 @@ static void print_finding(FILE *out, json_t *finding)
                                                                    : "succeeded anyway");
     else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
+    else if (!strcmp(string_of(finding, "kind"), "io"))
+        fprintf(out, "  injected: %s failed (%s)", string_of(finding, "function"),
+                string_of(finding, "errno"));
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
                 (long long)json_integer_value(json_object_get(finding, "size")));
@@ -622,8 +648,11 @@ void report_print_text(json_t *report, FILE *out)
     size_t index;
     json_t *argument;
     json_array_foreach(command, index, argument) fprintf(out, " %s", json_string_value(argument));
-    fprintf(out, "\n  %lld sites, %lld runs", (long long)json_integer_value(json_object_get(campaign, "sites")),
-            (long long)json_integer_value(json_object_get(campaign, "runs")));
+    fprintf(out, "\n  %lld sites", (long long)json_integer_value(json_object_get(campaign, "sites")));
+    if (json_integer_value(json_object_get(campaign, "io_sites")))
+        fprintf(out, " (%lld of them I/O calls)",
+                (long long)json_integer_value(json_object_get(campaign, "io_sites")));
+    fprintf(out, ", %lld runs", (long long)json_integer_value(json_object_get(campaign, "runs")));
     json_t *wall = json_object_get(campaign, "wall_ms");
     if (json_is_integer(wall))
         fprintf(out, ", %.1f s", (double)json_integer_value(wall) / 1000.0);

@@ -50,6 +50,9 @@ enum plan_mode {
     PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK
 };
 #define PLAN_MAX_FAULTS 8
+/* What kinds of call a plan fails (faults=alloc,io); failpoints go with alloc. */
+#define PLAN_FAULT_ALLOC 0x1u
+#define PLAN_FAULT_IO 0x2u
 #define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
 struct plan_fault {
     uint64_t site;       /* signature */
@@ -69,6 +72,7 @@ struct plan {
     unsigned depth;       /* frames in a signature */
     unsigned jobs;        /* PLAN_FORK: children at once (default 1) */
     uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
+    unsigned fault_kinds; /* PLAN_FAULT_*: the kinds of call that are sites (default alloc) */
 };
 /* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
    naming the bad part; *out is then PLAN_OFF. */
@@ -131,6 +135,7 @@ extern __thread int runtime_guard LF_HIDDEN;
 #define RUNTIME_READY 1u    /* runtime_init has finished */
 #define RUNTIME_DECIDE 2u   /* calls go to runtime_before_alloc: records, a plan or fail-nth */
 #define RUNTIME_TRACKING 4u /* blocks are counted: runtime_track and runtime_untrack */
+#define RUNTIME_IO 8u       /* I/O calls go to runtime_before_io (faults=io, in scope) */
 extern _Atomic unsigned runtime_hooks LF_HIDDEN;
 struct call {
     struct record_frame frames[RECORD_MAX_FRAMES];
@@ -159,6 +164,9 @@ void runtime_constructor_ran(void) LF_HIDDEN;
    it found it. The caller sets call->fail = false and call->static_index = UINT32_MAX. */
 void runtime_before_alloc(struct call *call, uint32_t function, size_t size,
                           uintptr_t caller) LF_HIDDEN;
+/* Before an I/O call (preload_io.c), with runtime_guard set: record the site and decide whether
+   to fail it, by the same rules as an allocation; call->fail says. Leaves errno alone. */
+void runtime_before_io(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
 /* After a successful allocation: start tracking the block (for leak accounting). Neither this
    nor runtime_untrack calls anything: no errno change, no allocation. */
 void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
@@ -170,6 +178,8 @@ void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_forget_environment(void) LF_HIDDEN;
 /* preload.c: the next definition of `name` after ours, found once (dlsym under the guard). */
 void *real_function(void **slot, const char *name) LF_HIDDEN;
+/* preload.c: false when another copy of libfail comes first and serves every call. */
+bool preload_active(void) LF_HIDDEN;
 /* The in-process API behind libfail.h (see api.c). */
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;

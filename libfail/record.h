@@ -64,10 +64,31 @@ enum record_function {
     FUNCTION_SYS_EVENTFD,
     FUNCTION_SYS_MMAP,
     FUNCTION_SYS_FORK,
+    /* I/O calls (failrun run --faults io): the rows of injector/interpose_io.def, in its order. */
+#define IO_INTERPOSE(name, id, ...) id,
+#define IO_INTERPOSE_VARIADIC(name, id, ...) id,
+#include "../injector/interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT
 };
 
 #define RECORD_LIVE_SET_MAX (RECORD_MAX_FRAMES / 3)
+
+/* What kind of fault a function's site is: an allocation, a named failpoint, a system call armed
+   by failrun kernel, or an I/O call (--faults io). */
+enum function_kind { KIND_ALLOC, KIND_FAILPOINT, KIND_SYSCALL, KIND_IO };
+
+static inline enum function_kind record_function_kind(uint32_t function)
+{
+    if (function == FUNCTION_FAILPOINT)
+        return KIND_FAILPOINT;
+    if (function >= FUNCTION_SYS_OPEN && function <= FUNCTION_SYS_FORK)
+        return KIND_SYSCALL;
+    if (function > FUNCTION_SYS_FORK && function < FUNCTION_LIMIT)
+        return KIND_IO;
+    return KIND_ALLOC;
+}
 
 /* Flags on START and EXIT records. */
 #define RECORD_FLAG_IN_SCOPE 0x1u     /* START: this process's allocations are recorded/failed */

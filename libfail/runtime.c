@@ -884,8 +884,11 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         }
         return;
     }
-    /* failrun kernel fails system calls, not allocations: these are only counted (leaks). */
+    /* failrun kernel fails system calls, not allocations: these are only counted (leaks); so
+       does a plan that fails I/O calls only (faults=io). */
     if (!state.in_scope || (state.plan.mode == PLAN_KERNEL && !fail_nth))
+        return;
+    if (!(state.plan.fault_kinds & PLAN_FAULT_ALLOC) && function != FUNCTION_FAILPOINT)
         return;
     bool nth_armed = fail_nth != 0 && !nofail; /* by PLAN_NTH, or by lf_fail_nth_set */
     if (!nth_armed && call->static_index != UINT32_MAX &&
@@ -893,6 +896,26 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         return;
     int saved_errno = errno;
     decide(call, function, size, caller, nth_armed, nofail);
+    errno = saved_errno;
+}
+
+/* An I/O call is a site like an allocation (no size, no policy flags, nothing to track): it
+   counts for fail-nth and may fork in fork mode. publish_hooks sends calls here only in scope of a
+   campaign whose plan fails I/O. */
+void LF_TEXT runtime_before_io(struct call *call, uint32_t function, uintptr_t caller)
+{
+    call->fresh = false;
+    call->frame_count = 0;
+    if (!state.active || !state.in_scope || !(state.plan.fault_kinds & PLAN_FAULT_IO))
+        return;
+    if (atomic_load_explicit(&state.tracking, memory_order_relaxed))
+        call->static_index = caller_slot(caller);
+    bool nth_armed = fail_nth != 0;
+    if (!nth_armed && call->static_index != UINT32_MAX &&
+        !may_be_planned(&state.sites[call->static_index].top))
+        return;
+    int saved_errno = errno;
+    decide(call, function, 0, caller, nth_armed, false);
     errno = saved_errno;
 }
 
@@ -965,6 +988,8 @@ static void LF_TEXT publish_hooks(void)
         hooks |= RUNTIME_DECIDE;
     if (atomic_load(&state.tracking))
         hooks |= RUNTIME_TRACKING;
+    if (state.active && state.in_scope && (state.plan.fault_kinds & PLAN_FAULT_IO))
+        hooks |= RUNTIME_IO;
     atomic_store(&runtime_hooks, hooks);
 }
 

@@ -54,8 +54,11 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
 
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
-    /* Our own frames above the caller: the interposer, runtime_before_alloc, this function. */
-    enum { OWN_FRAMES = 4, SANITIZER_FRAMES = 4 };
+    /* Our own frames above the caller: the interposer, runtime_before_alloc, this function (an
+       I/O interposer has one more); and one below, where an allocation was made inside the real
+       function an I/O interposer called (fopen's FILE): that frame is left out too, so the site
+       is the same whether the I/O interposers are loaded or not. */
+    enum { OWN_FRAMES = 6, SANITIZER_FRAMES = 4 };
     void *raw[RECORD_MAX_FRAMES + OWN_FRAMES + SANITIZER_FRAMES];
     bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
@@ -65,7 +68,7 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
         skip++;
     int count = 0;
     for (int i = skip; i < n && count < max; i++)
-        if (!is_sanitizer_frame((uintptr_t)raw[i]))
+        if (!is_sanitizer_frame((uintptr_t)raw[i]) && !is_own_frame((uintptr_t)raw[i]))
             pcs[count++] = (uintptr_t)raw[i];
     return count;
 }

@@ -73,14 +73,50 @@ static void test_chains_and_unfired_runs(void **state)
     coverage_items_free(out, 6);
 }
 
+/* --faults io: site 3 is an I/O call, never eligible. An item reached by a small allocation
+   and by the I/O failure is kept, and marked as kept because of I/O; one reached only through
+   the small allocation stays deletable; one reached by the I/O failure only after an eligible
+   failure in its chain is deletable too (under the policy that run never happens). */
+static void test_io_keeps(void **state)
+{
+    (void)state;
+    static const bool eligible4[] = {true, false, true, false};
+    static const bool io4[] = {false, false, false, true};
+    static const size_t small_hits[] = {1, 2}, io_hits[] = {2, 3}, after_small[] = {4};
+    static const int chain_small[] = {0}, chain_io[] = {3}, chain_both[] = {0, 3};
+    const struct coverage_run runs[] = {
+        {.baseline = true, .site = -1},
+        {.site = 0, .chain_count = 1, .chain = chain_small, .hit_count = 2, .hits = small_hits},
+        {.site = 3, .chain_count = 1, .chain = chain_io, .hit_count = 2, .hits = io_hits},
+        {.site = 3, .chain_count = 2, .chain = chain_both, .hit_count = 1, .hits = after_small},
+    };
+    struct coverage_input input = {.item_count = 6, .site_count = 4, .site_eligible = eligible4,
+                                   .site_io = io4, .run_count = 4, .runs = runs};
+    struct coverage_item out[6];
+    coverage_analyse(&input, out);
+    assert_int_equal(out[1].class, LINE_DELETABLE);
+    assert_false(out[1].by_io);
+    assert_int_equal(out[2].class, LINE_KEPT);
+    assert_true(out[2].by_io);
+    assert_int_equal(out[3].class, LINE_KEPT);
+    assert_true(out[3].by_io);
+    assert_int_equal(out[4].class, LINE_DELETABLE);
+    assert_false(out[4].by_io);
+    coverage_items_free(out, 6);
+}
+
 static void test_eligibility(void **state)
 {
     (void)state;
-    assert_true(site_nofail_eligible(false, "malloc", 32768, 32768));
-    assert_false(site_nofail_eligible(false, "malloc", 32769, 32768));
-    assert_true(site_nofail_eligible(true, "malloc", 1 << 20, 32768)); /* LF_NOFAIL */
+    assert_true(site_nofail_eligible(false, "alloc", 32768, 32768));
+    assert_false(site_nofail_eligible(false, "alloc", 32769, 32768));
+    assert_true(site_nofail_eligible(true, "alloc", 1 << 20, 32768)); /* LF_NOFAIL */
     assert_false(site_nofail_eligible(false, "failpoint", 0, 32768)); /* not an allocation */
     assert_true(site_nofail_eligible(true, "failpoint", 0, 32768));
+    /* An I/O site is never exempted, however small its request, LF_NOFAIL flag or not. */
+    assert_false(site_nofail_eligible(false, "io", 0, 32768));
+    assert_false(site_nofail_eligible(true, "io", 0, 32768));
+    assert_false(site_nofail_eligible(false, "syscall", 0, 32768));
 }
 
 /* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
@@ -121,6 +157,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_and_attribution),
         cmocka_unit_test(test_chains_and_unfired_runs),
+        cmocka_unit_test(test_io_keeps),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "ingest.h"
@@ -153,6 +154,39 @@ static void test_nofail_flag_and_failpoint_names(void **state)
     run_records_free(&out);
 }
 
+/* An I/O site (--faults io) and its fault: the kind is told by the function, the fault carries
+   the errno of the table (fwrite fails with ENOSPC), and no size. */
+static void test_io_fault(void **state)
+{
+    (void)state;
+    struct record records[3] = {start_record(10, "/bin/x"), site_record(10, 0xabc, 0),
+                                make(RECORD_FAULT, 10)};
+    records[1].function = FUNCTION_IO_FWRITE;
+    seal(&records[1]);
+    records[2] = records[1];
+    records[2].type = RECORD_FAULT;
+    records[2].sequence = 2;
+    seal(&records[2]);
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)records, sizeof records, "t", &out);
+    assert_int_equal(out.problems, 0);
+    assert_int_equal(out.sites.count, 1);
+    assert_string_equal(function_name(out.sites.items[0].function), "fwrite");
+    assert_string_equal(function_kind_name(out.sites.items[0].function), "io");
+    assert_int_equal(out.faults.count, 1);
+    assert_false(out.faults.items[0].kernel);
+    assert_true(out.faults.items[0].fired);
+    assert_true(out.faults.items[0].call_failed);
+    assert_int_equal(out.faults.items[0].error, ENOSPC);
+    assert_int_equal(function_io_errno_by_name("fopen"), EMFILE);
+    assert_int_equal(function_io_errno_by_name("read"), EIO);
+    assert_int_equal(function_io_errno_by_name("malloc"), 0);
+    assert_string_equal(function_kind_name(FUNCTION_MALLOC), "alloc");
+    assert_string_equal(function_kind_name(FUNCTION_FAILPOINT), "failpoint");
+    assert_string_equal(function_kind_name(FUNCTION_SYS_READ), "syscall");
+    run_records_free(&out);
+}
+
 static void test_garbled_records_are_skipped(void **state)
 {
     (void)state;
@@ -215,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_valid_stream),
         cmocka_unit_test(test_live_sets_are_summed_per_site),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
+        cmocka_unit_test(test_io_fault),
         cmocka_unit_test(test_garbled_records_are_skipped),
         cmocka_unit_test(test_truncated_file),
         cmocka_unit_test(test_random_garbage),
