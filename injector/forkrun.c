@@ -94,8 +94,19 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
     return result;
 }
 
-/* The fork run's own output is the command's output once more, faults aside: it doubles as the
-   check that the output does not change from run to run by itself (see stable_output). */
+/* True when the run in dir printed what the baseline did, on both streams that are compared. */
+static bool output_as_baseline(const struct campaign_context *context, const char *dir)
+{
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    bool same = (!context->baseline_stdout || file_hash(out) == context->baseline_stdout) &&
+                (!context->baseline_stderr || file_hash(err) == context->baseline_stderr);
+    free(out);
+    free(err);
+    return same;
+}
+
+/* A plain run's output (faults aside) is the command's output once more: the check that the
+   output does not change from run to run by itself (see stable_output). */
 static void check_output_stable(struct campaign_context *context, const char *dir)
 {
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
@@ -249,12 +260,35 @@ void run_fork_phase(struct campaign_context *context)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
     struct spawn_result command = execute_fork_run(context, root, command_dir, forkable);
-    if (command.timed_out || command.signal || command.exit_code != context->baseline.exit_code)
-        warn("the fork run ended otherwise than the baseline (%s %d); sites it did not answer "
-             "are re-run", command.timed_out ? "timeout" : command.signal ? "signal" : "status",
-             command.signal ? command.signal : command.exit_code);
-    check_output_stable(context, command_dir);
-    int64_t concluded = conclude_children(context, root, command_dir, &command);
+    /* Children share the parent's files: one that runs on to the end may delete or rewrite a
+       file the parent reads later (a report it saves and shows again, say). A parent that then
+       ends otherwise than the baseline, or prints other output although a plain run prints the
+       baseline's, was changed by its children; the children forked after that point continued a
+       changed process, and which those are is unknowable: every site is re-run instead. */
+    const char *diverged = NULL;
+    char detail[64];
+    if (command.timed_out || command.signal || command.exit_code != context->baseline.exit_code) {
+        snprintf(detail, sizeof detail, "%s %d",
+                 command.timed_out ? "timeout" : command.signal ? "signal" : "status",
+                 command.signal ? command.signal : command.exit_code);
+        diverged = detail;
+    } else if (!output_as_baseline(context, command_dir)) {
+        char *plain = xasprintf("%s/plain", root);
+        char *plan = plan_record(&context->options->settings);
+        execute_run(context, plain, plan, context->timeout_ms, NULL);
+        free(plan);
+        if (output_as_baseline(context, plain))
+            diverged = "other output, which a plain run does not give";
+        else
+            check_output_stable(context, plain);
+        free(plain);
+    }
+    int64_t concluded = 0;
+    if (diverged)
+        warn("the fork run ended otherwise than the baseline (%s): its children may have changed "
+             "files it used; every site is re-run", diverged);
+    else
+        concluded = conclude_children(context, root, command_dir, &command);
     /* What is still planned now was tried: re-run it, also after a resume. */
     sqlite3_stmt *tried = database_prepare(context->db, "UPDATE runs SET dir = ? WHERE id IN (SELECT id" FORKABLE_RUNS ")");
     char *kept_root = kept_path(context, root);

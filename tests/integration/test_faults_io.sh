@@ -95,6 +95,15 @@ single_site_outcomes() {
 }
 "$FAILRUN" run -q --fork --db fork.db --faults alloc,io -- "$program" numbers.txt >/dev/null
 check_equal "--fork --faults alloc,io: each site's outcome as in re-run mode"     "$(single_site_outcomes io.db)" "$(single_site_outcomes fork.db)"
+# One child at a time (-j1): the child forked at the unchecked fclose runs on and deletes the
+# report its parent then reopens, so the parent ends with status 9. Its children cannot be
+# trusted then: every site is re-run, and the outcomes are still those of re-run mode.
+"$FAILRUN" run -q -j1 --fork --db fork1.db --faults alloc,io -- "$program" numbers.txt \
+    >/dev/null 2>fork1.err
+check "--fork -j1: a fork run changed by its children's file deletions is said so" \
+    grep -q "children may have changed files it used; every site is re-run" fork1.err
+check_equal "--fork -j1 --faults alloc,io: each site's outcome as in re-run mode" \
+    "$(single_site_outcomes io.db)" "$(single_site_outcomes fork1.db)"
 
 # ---- --faults io only, and under --policy nofail ----
 "$FAILRUN" run -q --db only.db --faults io -- "$program" numbers.txt >/dev/null
