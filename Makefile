@@ -327,7 +327,7 @@ realworld: all
 	@bash tests/realworld/run.sh
 
 # Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
-# (tests/realworld/fork_agreement.sh; not part of make check: about a minute on 2 cores).
+# (tests/realworld/fork_agreement.sh; not part of make check, .ci/run runs it: 2-3 minutes).
 realworld-fork: all
 	@bash tests/realworld/fork_agreement.sh
 
