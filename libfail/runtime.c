@@ -67,11 +67,13 @@ static struct {
     _Atomic dev_t record_dev;
     _Atomic ino_t record_ino;
     _Atomic uint64_t sequence;
+    /* Entries in the order claimed, so the ones in use fill the first pages: a fork copies, and
+       the exit report reads, only those (hashed into one 16 MiB table, each of a process's sites
+       was on a page of its own: a fork-mode child's report read 1,200 pages, and every fork
+       copied their page tables). `index` maps a key's hash slot to its entry number + 1. */
     struct site_entry *sites;
-    /* The slots of `sites` in use, in the order claimed: the exit report reads these instead of
-       the whole table, whose untouched pages would each cost a page fault (4096 of them). */
-    uint32_t *used_slots;
-    _Atomic uint32_t used_count;
+    _Atomic uint32_t *index;
+    _Atomic uint32_t used_count; /* entries handed out, wasted ones included (site_slot) */
     bool live_ready; /* the live-block table (live.c) is mapped */
     _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
     _Atomic bool live_reported;
@@ -360,36 +362,44 @@ static bool LF_TEXT map_tables(void)
 {
     if (!state.sites)
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
-    if (!state.used_slots)
-        state.used_slots = map_table(SITE_CAPACITY * sizeof *state.used_slots);
+    if (!state.index)
+        state.index = map_table(SITE_CAPACITY * sizeof *state.index);
     if (!state.live_ready)
         state.live_ready = live_table_init();
-    return state.sites && state.used_slots && state.live_ready;
+    return state.sites && state.index && state.live_ready;
 }
 
-/* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
+/* Returns the entry of `signature`, claiming a new one; *fresh tells a first sighting. An entry
+   is filled in before the index publishes it. Two threads claiming one key at once each take an
+   entry; the loser's stays with signature 0, which every reader skips. */
 static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
 {
     *fresh = false;
     uint32_t mask = SITE_CAPACITY - 1;
     uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
     for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
-        uint64_t current = atomic_load_explicit(&state.sites[slot].signature, memory_order_acquire);
-        if (current == signature)
-            return slot;
-        if (current == 0) {
-            uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&state.sites[slot].signature, &expected, signature)) {
-                *fresh = true;
-                /* Each slot is claimed once, so the list never holds more than the table. */
-                uint32_t index = atomic_fetch_add(&state.used_count, 1);
-                atomic_store_explicit((_Atomic uint32_t *)&state.used_slots[index], slot + 1,
-                                      memory_order_release);
-                return slot;
-            }
-            if (expected == signature)
-                return slot;
+        uint32_t current = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+        if (current) {
+            if (atomic_load_explicit(&state.sites[current - 1].signature,
+                                     memory_order_relaxed) == signature)
+                return current - 1;
+            continue;
         }
+        uint32_t entry = atomic_fetch_add(&state.used_count, 1);
+        if (entry >= SITE_CAPACITY)
+            return UINT32_MAX;
+        atomic_store_explicit(&state.sites[entry].signature, signature, memory_order_relaxed);
+        uint32_t expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&state.index[slot], &expected, entry + 1,
+                                                    memory_order_release,
+                                                    memory_order_acquire)) {
+            *fresh = true;
+            return entry;
+        }
+        atomic_store_explicit(&state.sites[entry].signature, 0, memory_order_relaxed);
+        if (atomic_load_explicit(&state.sites[expected - 1].signature, memory_order_relaxed) ==
+            signature)
+            return expected - 1;
     }
     return UINT32_MAX;
 }
@@ -421,13 +431,11 @@ static void LF_TEXT report_live_blocks(void)
     struct record *r = NULL; /* batch[pending] while it is being filled */
     uint32_t used = atomic_load(&state.used_count);
     for (uint32_t i = 0; i < used && i < SITE_CAPACITY; i++) {
-        /* 0: claimed by a thread that has not written its slot number yet (it is still
-           allocating, so its caller's count is not final anyway). */
-        uint32_t recorded = atomic_load_explicit((_Atomic uint32_t *)&state.used_slots[i],
-                                                 memory_order_acquire);
-        if (!recorded)
+        /* A signature of 0: an entry a racing claim wasted, or one a thread has only just
+           taken (it is still allocating, so its caller's count is not final anyway). */
+        const struct site_entry *entry = &state.sites[i];
+        if (!atomic_load_explicit(&entry->signature, memory_order_relaxed))
             continue;
-        const struct site_entry *entry = &state.sites[recorded - 1];
         int64_t blocks = atomic_load(&entry->live_blocks);
         if (blocks <= 0 || !atomic_load(&entry->top_ready))
             continue;
@@ -795,10 +803,12 @@ LF_INLINE uint32_t caller_slot(uintptr_t caller)
     uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
     key = (key ^ (key >> 29)) | 2;
     uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_CAPACITY - 1);
-    struct site_entry *entry = &state.sites[slot];
-    if (LF_LIKELY(atomic_load_explicit(&entry->signature, memory_order_relaxed) == key &&
-                  atomic_load_explicit(&entry->top_ready, memory_order_acquire)))
-        return slot;
+    uint32_t entry = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+    if (LF_LIKELY(entry != 0 &&
+                  atomic_load_explicit(&state.sites[entry - 1].signature,
+                                       memory_order_relaxed) == key &&
+                  atomic_load_explicit(&state.sites[entry - 1].top_ready, memory_order_acquire)))
+        return entry - 1;
     return caller_slot_fill(caller, key);
 }
 
