@@ -24,7 +24,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c injector/coverage.c injector/covanalysis.c injector/cmd_cov.c injector/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c
+                   injector/forkrun.c injector/owner.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)

@@ -36,6 +36,8 @@ struct campaign_settings {
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
+    bool whole_command;     /* --whole-command: every run re-runs the command, never the program
+                               that owns the site alone (owner.c) */
 };
 
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
@@ -49,6 +51,12 @@ char *preload_path(bool kernel);
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);
 void environment_free(char **environment);
+/* The complete environment of a run that starts one program of the baseline alone: the
+   environment it had there (`recorded`, NULL-terminated) without what failrun added for the
+   baseline (its preload in LD_PRELOAD, LIBFAIL_*, GCOV_PREFIX*, its sanitizer options), plus
+   run_environment's values for this run. Free with environment_free. */
+char **program_environment(const struct campaign_settings *settings, char *const *recorded,
+                           const char *run_dir, const char *plan);
 /* The LIBFAIL_PLAN of a fault run: `chain` ("S1:K1,S2:K2,...") in site mode, else the
    campaign's nth (with `nth`) or random (with `seed`) mode. */
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,

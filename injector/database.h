@@ -12,8 +12,9 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 3 /* 2: NOFAIL sites, failpoint names, policy, coverage;
-                                     3: confirmed leaks, unexplored sites */
+#define DATABASE_SCHEMA_VERSION 4 /* 2: NOFAIL sites, failpoint names, policy, coverage;
+                                     3: confirmed leaks, unexplored sites;
+                                     4: programs and the sites they own (runs alone) */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */

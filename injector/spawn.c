@@ -72,9 +72,17 @@ static void run_child(const struct spawn_request *request, char **environment, p
     redirect(request->stdin_path, 0, O_RDONLY);
     redirect(request->stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
     redirect(request->stderr_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
+    if (request->cwd && chdir(request->cwd) != 0) {
+        dprintf(2, "failrun: cannot enter %s: %s\n", request->cwd, strerror(errno));
+        _exit(127);
+    }
     environ = environment;
-    execvp(request->argv[0], request->argv);
-    dprintf(2, "failrun: cannot run %s: %s\n", request->argv[0], strerror(errno));
+    if (request->executable)
+        execv(request->executable, request->argv);
+    else
+        execvp(request->argv[0], request->argv);
+    dprintf(2, "failrun: cannot run %s: %s\n",
+            request->executable ? request->executable : request->argv[0], strerror(errno));
     _exit(127);
 }
 
@@ -110,7 +118,8 @@ static int wait_with_timeout(pid_t pid, int64_t timeout_ms, bool *timed_out)
 struct spawn_result spawn_and_wait(const struct spawn_request *request)
 {
     struct spawn_result result = {0};
-    char **environment = environment_with(request->extra_environment);
+    char **environment = request->environment ? (char **)request->environment
+                                              : environment_with(request->extra_environment);
     fflush(NULL);
     int64_t start = now_ms();
     pid_t parent = getpid();
@@ -124,7 +133,8 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
     result.wall_ms = now_ms() - start;
-    free(environment);
+    if (!request->environment)
+        free(environment);
     if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
         result.started = true;
