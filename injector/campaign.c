@@ -211,6 +211,36 @@ char *argv_to_json(char *const *argv)
     return text;
 }
 
+char **strings_from_blob(const void *bytes, int length)
+{
+    VECTOR(char *) list = {0};
+    const char *at = bytes, *end = at + (bytes && length > 0 ? length : 0);
+    while (at < end) {
+        size_t n = strnlen(at, (size_t)(end - at));
+        char *item = xmalloc(n + 1);
+        memcpy(item, at, n);
+        item[n] = '\0';
+        VECTOR_PUSH(list, item);
+        at += n + 1;
+    }
+    VECTOR_PUSH(list, NULL);
+    return list.items;
+}
+
+char *program_title(const char *exe, char *const *argv)
+{
+    const char *base = strrchr(exe, '/');
+    char *name = xstrdup(base ? base + 1 : exe);
+    for (size_t i = 1; argv && argv[0] && argv[i]; i++) {
+        char *quoted = shell_quote(argv[i]);
+        char *next = xasprintf("%s %s", name, quoted);
+        free(quoted);
+        free(name);
+        name = next;
+    }
+    return name;
+}
+
 static char **argv_from_json(const char *text)
 {
     json_error_t error;

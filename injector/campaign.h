@@ -78,6 +78,12 @@ bool in_shard(const struct campaign_settings *settings, uint64_t value);
 bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b);
 void campaign_settings_free(struct campaign_settings *settings);
 char *argv_to_json(char *const *argv);
+/* NUL-terminated strings one after another (a program's argv or environment as stored), as a
+   NULL-terminated list; free with environment_free. */
+char **strings_from_blob(const void *bytes, int length);
+/* "prog ARGS": a program of the baseline as the report names it (the executable's base name and
+   the arguments, shell-quoted), newly allocated. */
+char *program_title(const char *exe, char *const *argv);
 
 /* Module paths by id, loaded from the database, and plumbing detection. */
 struct module_map {

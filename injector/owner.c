@@ -131,30 +131,6 @@ void owners_store(struct campaign_context *context, struct run_records *records,
 
 /* ---- programs ---- */
 
-/* NUL-terminated strings one after another, as a NULL-terminated list. */
-static char **split_strings(const void *bytes, int length)
-{
-    VECTOR(char *) list = {0};
-    const char *at = bytes, *end = at + (length > 0 ? length : 0);
-    while (at < end) {
-        size_t n = strnlen(at, (size_t)(end - at));
-        char *item = xmalloc(n + 1);
-        memcpy(item, at, n);
-        item[n] = '\0';
-        VECTOR_PUSH(list, item);
-        at += n + 1;
-    }
-    VECTOR_PUSH(list, NULL);
-    return list.items;
-}
-
-static void strings_free(char **list)
-{
-    for (size_t i = 0; list && list[i]; i++)
-        free(list[i]);
-    free(list);
-}
-
 static void load_live(struct program *program, const char *text)
 {
     json_error_t error;
@@ -195,10 +171,10 @@ struct program *program_get(struct campaign_context *context, int64_t id)
         program->id = id;
         program->exe = column_text(statement, 0);
         program->cwd = column_text(statement, 1);
-        program->argv = split_strings(sqlite3_column_blob(statement, 2),
-                                      sqlite3_column_bytes(statement, 2));
-        program->environment = split_strings(sqlite3_column_blob(statement, 3),
-                                             sqlite3_column_bytes(statement, 3));
+        program->argv = strings_from_blob(sqlite3_column_blob(statement, 2),
+                                          sqlite3_column_bytes(statement, 2));
+        program->environment = strings_from_blob(sqlite3_column_blob(statement, 3),
+                                                 sqlite3_column_bytes(statement, 3));
         program->stdin_kind = column_text(statement, 4);
         program->stdin_path = column_text(statement, 5);
         program->top = sqlite3_column_int(statement, 6);
@@ -225,8 +201,8 @@ void programs_free(struct campaign_context *context)
         struct program *program = context->programs.items[i];
         free(program->exe);
         free(program->cwd);
-        strings_free(program->argv);
-        strings_free(program->environment);
+        environment_free(program->argv);
+        environment_free(program->environment);
         free(program->stdin_kind);
         free(program->stdin_path);
         free(program->reason);
