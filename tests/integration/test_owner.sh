@@ -4,7 +4,7 @@
 # plus the wrong output of a test program that its driver never compares (silent); programs that
 # cannot run alone (a descriptor from the driver, standard input a pipe) keep the whole command
 # and the report says why; replay commands name the program and its folder; a killed campaign
-# resumes without checking a program twice; --fork still works.
+# resumes without checking a program twice; --fork forks each such program alone.
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
@@ -115,14 +115,24 @@ check_equal "resume: the same findings as the uninterrupted campaign" \
 check_equal "resume: the same outcomes" "$(jq -c .outcomes slow.json)" "$(jq -c .outcomes resumed.json)"
 unset OWNERTEST_SLEEP_MS
 
-# --fork: the fork run of the command answers the sites it can (within the command); what it
-# leaves (count reads a pipe) is re-run. Same crash, every site once.
-"$FAILRUN" run -q --fork --json --db fork.db -- $suite >fork.json
+# --fork: each program that runs alone has a fork run of its own, alone (under ctest, whose log
+# file every test inherits open for writing, the command's fork run can fork no test program); its
+# children are judged as its owner runs. The command's fork run answers the rest: count reads a
+# pipe, so its sites are re-run. The same outcome for every run as owner mode without --fork.
+"$FAILRUN" run --fork --json --db fork.db -- $suite >fork.json 2>fork.err
 check_equal "--fork: failrun exits 1 (bugs found)" 1 $?
-check "--fork: the crash is found" sh -c "jq -r '.findings[].outcome' fork.json | grep -qx crash"
-check_equal "--fork: every site of the baseline has one run" \
-    "$(sql owner.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
-    "$(sql fork.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
+check "--fork: words and list fork alone" grep -q "fork runs of 2 program(s) alone" fork.err
+check_equal "--fork: every run of words and list was a child of its program's fork run" 0 \
+    "$(sql fork.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL AND dir NOT LIKE '%/fork-%-program%'")"
+check_equal "--fork: the same findings as owner mode" "$(jq -r "$location" owner.json)" \
+    "$(jq -r "$location" fork.json)"
+check_equal "--fork: every run with the outcome of owner mode" \
+    "$(sql owner.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql fork.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")"
+check_equal "--fork: the runs of words and list were answered by their fork runs, the program's processes only" \
+    "0|$(sql owner.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL")" \
+    "$(sql fork.db "SELECT count(DISTINCT p.exe) - 1, count(DISTINCT r.id) FROM runs r JOIN processes p ON p.run = r.id
+        WHERE r.owner IS NOT NULL")"
 
 # A database of the previous schema (3) is migrated: its campaign resumes, every run within the
 # whole command as it was planned.
