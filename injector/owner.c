@@ -436,9 +436,12 @@ static void *check_worker(void *argument)
     return NULL;
 }
 
+/* The sites it owns that have runs: not gcov's (whose allocations differ when its data file
+   exists already, as in a suite where one program runs many times), nor another shard's. */
 static void owned_sites(sqlite3 *db, struct check *check)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT id FROM sites WHERE owner = ?");
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT id FROM sites WHERE owner = ? AND id IN (SELECT site FROM runs)");
     sqlite3_bind_int64(statement, 1, check->program->id);
     while (sqlite3_step(statement) == SQLITE_ROW) {
         uint64_t signature;
