@@ -32,6 +32,11 @@ check_equal "words and list reproduce alone; token and count do not, each with i
     "$(printf '%s\n' yes yes "alone it ends with status 2, in the command with status 0" \
         "its standard input is a pipe")" \
     "$(sql owner.db "SELECT alone FROM programs ORDER BY id")"
+check_equal "each program's arguments and environment as at exec (the driver's SUITE_TOKEN)" \
+    "$(printf '%s\n' "1|0" "1|0" "1|1" "1|0")" \
+    "$(sql owner.db "SELECT instr(argv, CAST('$PROGRAMS/ownertest' || char(0) AS BLOB)) = 1,
+        instr(environment, CAST(char(0) || 'SUITE_TOKEN=s3cret' || char(0) AS BLOB)) > 0
+        FROM programs ORDER BY id")"
 check_equal "no program is the command's own process" 0 "$(sql owner.db "SELECT sum(top) FROM programs")"
 
 # Owner runs start the program alone: their processes are that program and nothing else (no sh).
