@@ -59,10 +59,12 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             ALTER TABLE campaign DROP COLUMN kernel; DROP TABLE kernel_faults;
             DROP TABLE cov_runs; ALTER TABLE sites DROP COLUMN unexplored;
             ALTER TABLE runs DROP COLUMN leak_bytes; ALTER TABLE runs DROP COLUMN stdout_hash; ALTER TABLE findings DROP COLUMN bytes;
-            PRAGMA user_version = 1;"
+            ALTER TABLE campaign DROP COLUMN whole_command; ALTER TABLE sites DROP COLUMN owner;
+            ALTER TABLE runs DROP COLUMN owner; ALTER TABLE processes DROP COLUMN program;
+            DROP TABLE programs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 3, coverage tables added" "3|1" \
+check_equal "schema 1: migrated to 4, coverage tables added" "4|1" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
 
