@@ -41,7 +41,7 @@ bool owner_mode(const struct campaign_settings *settings)
 static const char *reproducible_stdin(const struct ingest_invocation *invocation)
 {
     if (!strcmp(invocation->stdin_kind, "file"))
-        return invocation->stdin_path;
+        return *invocation->stdin_path ? invocation->stdin_path : NULL;
     if (!strcmp(invocation->stdin_kind, "null"))
         return "/dev/null";
     return NULL;

@@ -237,6 +237,11 @@ static char *program_words(sqlite3 *db, int64_t owner, char **input, char **fold
     if (owner && sqlite3_step(statement) == SQLITE_ROW) {
         char **argv = strings_from_blob(sqlite3_column_blob(statement, 2),
                                         sqlite3_column_bytes(statement, 2));
+        if (!argv[0]) { /* no arguments at all: not a start failrun can repeat */
+            environment_free(argv);
+            database_finalize(statement);
+            return NULL;
+        }
         free(argv[0]); /* the executable itself: argv[0] may name it through PATH or a link */
         argv[0] = column_text(statement, 0);
         char *cwd = shell_quote((const char *)sqlite3_column_text(statement, 1));

@@ -72,16 +72,28 @@ struct item {
     struct item *next;
 };
 
+/* An error leg that allocates: its allocation is a site only a failure reaches (a chain). */
+static int out_of_memory_at(int item)
+{
+    char *message = malloc(64); /* OWNER(chain) */
+    if (!message) {
+        fputs("ownertest: out of memory\n", stderr);
+        return 1;
+    }
+    snprintf(message, 64, "ownertest: out of memory at item %d\n", item);
+    fputs(message, stderr);
+    free(message);
+    return 1;
+}
+
 static int list(void)
 {
     static const char *const names[] = {"alpha", "beta", "gamma"};
     struct item *head = NULL;
     for (int i = 2; i >= 0; i--) {
         struct item *item = malloc(sizeof *item); /* OWNER(handled) */
-        if (!item) {
-            fputs("ownertest: out of memory\n", stderr);
-            return 1;
-        }
+        if (!item)
+            return out_of_memory_at(i);
         item->label = malloc(strlen(names[i]) + 1); /* unchecked: */
         strcpy(item->label, names[i]);              /* BUG(crash) */
         item->next = head;
