@@ -130,6 +130,85 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     return environment;
 }
 
+static bool entry_is(const char *entry, const char *name)
+{
+    size_t length = strlen(name);
+    return !strncmp(entry, name, length) && entry[length] == '=';
+}
+
+/* A preload list (':' or ' ' separated, as ld.so reads it) without libfail's own libraries;
+   NULL when nothing else was in it. */
+static char *preloads_of_others(const char *list)
+{
+    char *copy = xstrdup(list), *rest = NULL, *saved = NULL;
+    for (char *item = strtok_r(copy, ": ", &saved); item; item = strtok_r(NULL, ": ", &saved)) {
+        const char *base = strrchr(item, '/');
+        base = base ? base + 1 : item;
+        if (!strncmp(base, "libfail-preload", 15) || !strncmp(base, "libfail-kernel", 14))
+            continue;
+        char *joined = rest ? xasprintf("%s:%s", rest, item) : xstrdup(item);
+        free(rest);
+        rest = joined;
+    }
+    free(copy);
+    return rest;
+}
+
+char **program_environment(const struct campaign_settings *settings, char *const *recorded,
+                           const char *run_dir, const char *plan)
+{
+    char **fresh = run_environment(settings, run_dir, plan);
+    VECTOR(char *) out = {0};
+    char *other_preloads = NULL;
+    bool sanitizer_seen[2] = {false, false};
+    static const char *const sanitizer_names[2] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
+    for (size_t i = 0; recorded && recorded[i]; i++) {
+        const char *entry = recorded[i];
+        if (!strncmp(entry, "LIBFAIL_", 8) || entry_is(entry, "GCOV_PREFIX") ||
+            entry_is(entry, "GCOV_PREFIX_STRIP"))
+            continue; /* failrun's: this run's own follow */
+        if (entry_is(entry, "LD_PRELOAD")) {
+            free(other_preloads);
+            other_preloads = preloads_of_others(entry + strlen("LD_PRELOAD="));
+            continue;
+        }
+        bool kept = false;
+        for (int undefined = 0; undefined < 2 && !kept; undefined++) {
+            const char *name = sanitizer_names[undefined];
+            if (!entry_is(entry, name))
+                continue;
+            bool ours;
+            char *user = sanitizer_user_options(entry + strlen(name) + 1, undefined, &ours);
+            if (ours) { /* the user's part, with this run's log folder */
+                char *options = sanitizer_options(user, run_dir, undefined);
+                VECTOR_PUSH(out, xasprintf("%s=%s", name, options));
+                free(options);
+            } else { /* the program's own, set by whatever started it: as it was */
+                VECTOR_PUSH(out, xstrdup(entry));
+            }
+            free(user);
+            sanitizer_seen[undefined] = kept = true;
+        }
+        if (!kept)
+            VECTOR_PUSH(out, xstrdup(entry));
+    }
+    for (size_t i = 0; fresh[i]; i++) {
+        if (entry_is(fresh[i], "LD_PRELOAD")) {
+            char *ours = preload_path(settings);
+            VECTOR_PUSH(out, other_preloads ? xasprintf("LD_PRELOAD=%s:%s", ours, other_preloads)
+                                            : xasprintf("LD_PRELOAD=%s", ours));
+            free(ours);
+        } else if (!(entry_is(fresh[i], "ASAN_OPTIONS") && sanitizer_seen[0]) &&
+                   !(entry_is(fresh[i], "UBSAN_OPTIONS") && sanitizer_seen[1])) {
+            VECTOR_PUSH(out, xstrdup(fresh[i]));
+        }
+    }
+    VECTOR_PUSH(out, NULL);
+    free(other_preloads);
+    environment_free(fresh);
+    return out.items;
+}
+
 char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline)
 {
     if (*settings->exe_globs)
@@ -160,6 +239,36 @@ char *argv_to_json(char *const *argv)
     char *text = json_dumps(array, JSON_COMPACT);
     json_decref(array);
     return text;
+}
+
+char **strings_from_blob(const void *bytes, int length)
+{
+    VECTOR(char *) list = {0};
+    const char *at = bytes, *end = at + (bytes && length > 0 ? length : 0);
+    while (at < end) {
+        size_t n = strnlen(at, (size_t)(end - at));
+        char *item = xmalloc(n + 1);
+        memcpy(item, at, n);
+        item[n] = '\0';
+        VECTOR_PUSH(list, item);
+        at += n + 1;
+    }
+    VECTOR_PUSH(list, NULL);
+    return list.items;
+}
+
+char *program_title(const char *exe, char *const *argv)
+{
+    const char *base = strrchr(exe, '/');
+    char *name = xstrdup(base ? base + 1 : exe);
+    for (size_t i = 1; argv && argv[0] && argv[i]; i++) {
+        char *quoted = shell_quote(argv[i]);
+        char *next = xasprintf("%s %s", name, quoted);
+        free(quoted);
+        free(name);
+        name = next;
+    }
+    return name;
 }
 
 static char **argv_from_json(const char *text)
@@ -207,11 +316,13 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     database_finalize(statement);
     free(command);
     statement = database_prepare(
-        db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?");
+        db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
+            " whole_command = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     sqlite3_bind_int(statement, 3, settings->kernel);
     sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
+    sqlite3_bind_int(statement, 5, settings->whole_command);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -247,12 +358,14 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     }
     database_finalize(statement);
     statement =
-        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults FROM campaign");
+        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
+                             " whole_command FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
         settings->kernel = sqlite3_column_int(statement, 2);
         settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
+        settings->whole_command = sqlite3_column_int(statement, 4);
     }
     database_finalize(statement);
     return found;
@@ -267,7 +380,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
-                a->kernel == b->kernel &&
+                a->kernel == b->kernel && a->whole_command == b->whole_command &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);

@@ -71,6 +71,20 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     database_finalize(statement);
 
     database_exec(db, "INSERT OR IGNORE INTO main.modules SELECT * FROM src.modules");
+    /* Programs (owner.c) by what they are, not by environment: each shard's baseline ran in a
+       folder of its own, named in LIBFAIL_DIR. */
+#define SAME_PROGRAM                                                                               \
+    " m.exe = s.exe AND m.cwd = s.cwd AND m.argv = s.argv AND m.stdin_kind = s.stdin_kind"      \
+    " AND m.stdin IS s.stdin"
+    database_exec(db, "INSERT INTO main.programs(exe, cwd, argv, environment, stdin_kind, stdin,"
+                      " top, exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
+                      " alone_live) SELECT exe, cwd, argv, environment, stdin_kind, stdin, top,"
+                      " exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
+                      " alone_live FROM src.programs s WHERE NOT EXISTS"
+                      " (SELECT 1 FROM main.programs m WHERE" SAME_PROGRAM ") ORDER BY id");
+    database_exec(db, "CREATE TEMP TABLE program_map(old INTEGER PRIMARY KEY, new INTEGER)");
+    database_exec(db, "INSERT INTO temp.program_map SELECT s.id, (SELECT min(m.id) FROM"
+                      " main.programs m WHERE" SAME_PROGRAM ") FROM src.programs s");
     database_exec(db, "CREATE TEMP TABLE copied(old INTEGER PRIMARY KEY, new INTEGER)");
     bind_and_run(db,
                  "INSERT INTO temp.copied SELECT r.id, iif(r.kind = 'baseline',"
@@ -81,20 +95,23 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                  offset);
     database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
                       " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding, leak_bytes,"
-                      " stdout_hash)"
+                      " stdout_hash, owner)"
                       " SELECT c.new, r.kind, r.site, r.plan, r.chain, r.state, r.exit_code,"
                       " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
-                      " r.dir, r.finding, r.leak_bytes, r.stdout_hash FROM src.runs r JOIN temp.copied c ON c.old = r.id"
+                      " r.dir, r.finding, r.leak_bytes, r.stdout_hash,"
+                      " (SELECT new FROM temp.program_map WHERE old = r.owner)"
+                      " FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name, unexplored, kind)"
+                      " nofail, name, unexplored, kind, owner)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
-                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind"
-                      " FROM src.sites s"
+                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind,"
+                      " (SELECT new FROM temp.program_map WHERE old = s.owner) FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"
                       "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name),"
+                      "  owner = coalesce(owner, excluded.owner),"
                       "  unexplored = iif(excluded.first_run < first_run, excluded.unexplored,"
                       "                   unexplored)");
     database_exec(db, "INSERT INTO main.live SELECT c.new, l.site, l.blocks, l.bytes"
@@ -102,7 +119,9 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.live WHERE run = c.new)");
     database_exec(db, "INSERT INTO main.processes SELECT c.new, p.pid, p.exe, p.command_line,"
-                      " p.forked, p.exit_code, p.signal FROM src.processes p"
+                      " p.forked, p.exit_code, p.signal,"
+                      " (SELECT new FROM temp.program_map WHERE old = p.program)"
+                      " FROM src.processes p"
                       " JOIN temp.copied c ON c.old = p.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
@@ -126,6 +145,7 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
         database_exec(db, "UPDATE main.campaign SET wall_ms = wall_ms +"
                           " coalesce((SELECT wall_ms FROM src.campaign), 0)");
     database_exec(db, "DROP TABLE temp.copied");
+    database_exec(db, "DROP TABLE temp.program_map");
     database_exec(db, "COMMIT");
     database_exec(db, "DETACH src");
 }

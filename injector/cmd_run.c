@@ -70,6 +70,9 @@ const char run_usage[] =
     "                    each process at each site it reaches first: the child fails the\n"
     "                    allocation, the parent goes on (-j N children at once). Same\n"
     "                    outcomes; sites in multi-threaded processes are re-run\n"
+    "  --whole-command   every run re-runs COMMAND; by default a site whose owner (the first\n"
+    "                    process that reached it) is a program COMMAND started, and that does\n"
+    "                    alone what it did there, is failed by starting that program alone\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --replace         discard the campaign in --db even if it is of another command or\n"
@@ -116,6 +119,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
         {"suppressions", required_argument, NULL, 'X'},
         {"replace", no_argument, NULL, 'E'},
+        {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
@@ -244,6 +248,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         case 'E':
             options->replace = true;
+            break;
+        case 'H':
+            settings->whole_command = true;
             break;
         case 'q':
             options->quiet = true;
@@ -409,6 +416,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     signal(SIGPIPE, SIG_IGN);
     if (options.fork)
         run_fork_phase(&context);
+    owners_check(&context);
     run_planned(&context);
 
     sqlite3_stmt *statement = database_prepare(
@@ -431,6 +439,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     symboliser_free(context.symbols);
     free(context.baseline_live.items);
     free(context.explored.items);
+    programs_free(&context);
     sanitizer_leaks_free(&context.baseline_leaks);
     database_close(context.db);
     campaign_settings_free(&options.settings);

@@ -12,7 +12,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 4;"
+    "PRAGMA user_version = 5;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -38,7 +38,8 @@ static const char schema[] =
     "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
     "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
     "  kernel INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel: system-call sites, fail-nth */
-    "  faults TEXT NOT NULL DEFAULT 'alloc');"  /* --faults: alloc, io or alloc,io */
+    "  faults TEXT NOT NULL DEFAULT 'alloc',"  /* --faults: alloc, io or alloc,io */
+    "  whole_command INTEGER NOT NULL DEFAULT 0);"  /* --whole-command: never a program alone */
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -57,7 +58,8 @@ static const char schema[] =
     "  nofail INTEGER NOT NULL DEFAULT 0,"  /* requested with LF_NOFAIL: never failed */
     "  name TEXT,"                      /* a failpoint's name (LF_FAILPOINT) */
     "  unexplored TEXT,"                /* first seen on an error path and given no run: why */
-    "  kind TEXT NOT NULL DEFAULT 'alloc');" /* alloc, io, failpoint or syscall */
+    "  kind TEXT NOT NULL DEFAULT 'alloc'," /* alloc, io, failpoint or syscall */
+    "  owner INTEGER);"                 /* baseline sites: the program (programs.id) that owns it */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -72,10 +74,28 @@ static const char schema[] =
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
     "  finding INTEGER,"
     "  leak_bytes INTEGER,"             /* confirmed by LeakSanitizer's scan (leakcheck.c) */
-    "  stdout_hash INTEGER);"           /* of the command's stdout: chains compare with it */
+    "  stdout_hash INTEGER,"            /* of the command's stdout: chains compare with it */
+    "  owner INTEGER);"                 /* made by starting this program alone (programs.id); NULL:
+                                           the whole command. Planned: the program it would be */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
-    "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER);"
+    "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"
+    "  program INTEGER);"               /* how it was started (programs.id), when recorded */
+    /* The programs of the baseline as they were started, to start one alone (owner.c). */
+    "CREATE TABLE IF NOT EXISTS programs("
+    "  id INTEGER PRIMARY KEY,"
+    "  exe TEXT NOT NULL, cwd TEXT NOT NULL,"
+    "  argv BLOB NOT NULL,"             /* NUL-terminated arguments, as /proc/self/cmdline */
+    "  environment BLOB NOT NULL,"      /* NAME=value entries the same way, as at exec */
+    "  stdin_kind TEXT NOT NULL,"       /* 'file', 'null', or why not: 'pipe', 'terminal', ... */
+    "  stdin TEXT,"                     /* the file ('file') */
+    "  top INTEGER NOT NULL,"           /* the command's own process: never run alone */
+    "  exit_code INTEGER, signal INTEGER,"  /* how it ended in the baseline */
+    "  alone TEXT,"                     /* NULL: not checked; 'yes'; else why it does not
+                                           reproduce its baseline alone */
+    "  alone_stdout INTEGER, alone_stderr INTEGER,"  /* content hashes, NULL when unstable */
+    "  alone_wall_ms INTEGER,"
+    "  alone_live TEXT);"               /* JSON [[site, blocks], ...]: live at exit, alone */
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -125,6 +145,12 @@ static const char migrate_3_to_4[] =
     "UPDATE sites SET kind = CASE WHEN function = 'failpoint' THEN 'failpoint'"
     " WHEN (SELECT kernel FROM campaign) THEN 'syscall' ELSE 'alloc' END;"
     "PRAGMA user_version = 4;";
+static const char migrate_4_to_5[] =
+    "ALTER TABLE campaign ADD COLUMN whole_command INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sites ADD COLUMN owner INTEGER;"
+    "ALTER TABLE runs ADD COLUMN owner INTEGER;"
+    "ALTER TABLE processes ADD COLUMN program INTEGER;"
+    "PRAGMA user_version = 5;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -155,7 +181,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && version != 1 && version != 2 && version != 3)
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 4))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -176,7 +202,8 @@ static bool migrate(sqlite3 *db, char **error)
     sqlite3_finalize(statement);
     bool ok = (version != 1 || sqlite3_exec(db, migrate_1_to_2, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK);
+              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 5 || sqlite3_exec(db, migrate_4_to_5, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -294,7 +321,7 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM runs; DELETE FROM live; DELETE FROM findings;"
                       "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
-                      "DELETE FROM cov_branch_hits; DELETE FROM cov_runs;");
+                      "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM programs;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
@@ -365,8 +392,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
     }
     database_finalize(module);
     sqlite3_stmt *site = database_prepare(
-        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail, kind)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail, kind,"
+            " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
             "  nofail = max(nofail, excluded.nofail)");
     for (size_t i = 0; i < records->sites.count; i++) {
@@ -382,6 +409,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_text(site, 6, s->exe ? s->exe : "?", -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(site, 7, s->nofail);
         sqlite3_bind_text(site, 8, function_kind_name(s->function), -1, SQLITE_STATIC);
+        if (s->owner)
+            sqlite3_bind_int64(site, 9, s->owner);
         database_step_done(site);
         free(frames);
     }
@@ -408,8 +437,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
     }
     database_finalize(live);
     sqlite3_stmt *process = database_prepare(
-        db, "INSERT INTO processes(run, pid, exe, command_line, forked, exit_code, signal)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)");
+        db, "INSERT INTO processes(run, pid, exe, command_line, forked, exit_code, signal, program)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     for (size_t i = 0; i < records->processes.count; i++) {
         const struct ingest_process *p = &records->processes.items[i];
         char command_line[17];
@@ -423,6 +452,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
             sqlite3_bind_int(process, 6, p->exit_status);
         if (p->signal)
             sqlite3_bind_int(process, 7, p->signal);
+        if (p->program)
+            sqlite3_bind_int64(process, 8, p->program);
         database_step_done(process);
     }
     database_finalize(process);

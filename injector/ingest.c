@@ -3,6 +3,7 @@
  * block counts. Every record passes record_check() first; a bad one is skipped with a warning.
  */
 #include "ingest.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,8 +94,9 @@ static void take_module(struct run_records *out, const struct record *r)
     VECTOR_PUSH(out->modules, module);
 }
 
-static void take_site(struct run_records *out, const struct record *r, const char *exe)
+static void take_site(struct run_records *out, const struct record *r, size_t process)
 {
+    const char *exe = out->processes.items[process].exe;
     /* A system call's FAULT carries the kernel's N in `value`, not a size. */
     uint64_t size = record_function_kind(r->function) == KIND_SYSCALL ? 0 : r->value;
     for (size_t i = 0; i < out->sites.count; i++) {
@@ -107,7 +109,8 @@ static void take_site(struct run_records *out, const struct record *r, const cha
         }
     }
     struct ingest_site site = {
-        .signature = r->signature, .exe = xstrdup(exe), .function = r->function,
+        .signature = r->signature, .exe = xstrdup(exe), .process = process,
+        .function = r->function,
         .max_size = size, .nofail = (r->flags & RECORD_FLAG_NOFAIL) != 0};
     copy_frames(&site.stack, r);
     VECTOR_PUSH(out->sites, site);
@@ -194,10 +197,10 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         take_module(out, r);
         break;
     case RECORD_SITE:
-        take_site(out, r, process->exe);
+        take_site(out, r, *current);
         break;
     case RECORD_FAULT:
-        take_site(out, r, process->exe);
+        take_site(out, r, *current);
         {
             struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
                                          .function = r->function, .size = r->value,
@@ -267,6 +270,94 @@ void ingest_bytes(const unsigned char *data, size_t length, const char *name,
     merge_live(out);
 }
 
+/* One section: "NAME LENGTH\n" (LENGTH: 16 hex digits), the bytes, "\n". */
+static bool invocation_section(const char **at, const char *end, const char *name,
+                               char **value, size_t *value_length)
+{
+    size_t name_length = strlen(name);
+    const char *p = *at;
+    uint64_t length;
+    if ((size_t)(end - p) < name_length + 18 || memcmp(p, name, name_length) ||
+        p[name_length] != ' ' || p[name_length + 17] != '\n' ||
+        !parse_hex(p + name_length + 1, 16, &length))
+        return false;
+    p += name_length + 18;
+    if (length > (uint64_t)(end - p) || (size_t)(end - p) - length < 1 || p[length] != '\n')
+        return false;
+    *value = xmalloc(length + 1);
+    memcpy(*value, p, length);
+    (*value)[length] = '\0';
+    if (value_length)
+        *value_length = length;
+    *at = p + length + 1;
+    return true;
+}
+
+/* A text section must hold no NUL: it is one string. */
+static bool one_string(const char *value, size_t length)
+{
+    return strlen(value) == length;
+}
+
+bool invocation_parse(const char *data, size_t length, struct ingest_invocation *out)
+{
+    static const char magic[] = "libfail-invocation 1\n";
+    memset(out, 0, sizeof *out);
+    const char *at = data, *end = data + length;
+    size_t exe_length = 0, cwd_length = 0, kind_length = 0, path_length = 0;
+    bool ok = length >= sizeof magic - 1 && !memcmp(data, magic, sizeof magic - 1);
+    at += sizeof magic - 1;
+    ok = ok && invocation_section(&at, end, "exe", &out->exe, &exe_length) &&
+         invocation_section(&at, end, "cwd", &out->cwd, &cwd_length) &&
+         invocation_section(&at, end, "argv", &out->argv, &out->argv_length) &&
+         invocation_section(&at, end, "environ", &out->environment, &out->environment_length) &&
+         invocation_section(&at, end, "stdin", &out->stdin_kind, &kind_length) &&
+         invocation_section(&at, end, "stdin-path", &out->stdin_path, &path_length) &&
+         at == end && one_string(out->exe, exe_length) && one_string(out->cwd, cwd_length) &&
+         one_string(out->stdin_kind, kind_length) && one_string(out->stdin_path, path_length) &&
+         out->exe[0] == '/' && out->cwd[0] == '/' && out->argv_length > 0 &&
+         out->argv[out->argv_length - 1] == '\0' &&
+         (out->environment_length == 0 || out->environment[out->environment_length - 1] == '\0');
+    if (!ok)
+        invocation_free(out);
+    return ok;
+}
+
+void invocation_free(struct ingest_invocation *invocation)
+{
+    if (!invocation)
+        return;
+    free(invocation->exe);
+    free(invocation->cwd);
+    free(invocation->argv);
+    free(invocation->environment);
+    free(invocation->stdin_kind);
+    free(invocation->stdin_path);
+    memset(invocation, 0, sizeof *invocation);
+}
+
+/* The invocation file beside a record file (X.rec -> X.inv), for the image that file started. */
+static void take_invocation(const char *record_path, struct ingest_process *process,
+                            struct run_records *out)
+{
+    char *path = xstrdup(record_path);
+    memcpy(path + strlen(path) - 4, ".inv", 4);
+    size_t length = 0;
+    char *data = read_whole_file(path, &length);
+    if (data) {
+        struct ingest_invocation parsed;
+        if (invocation_parse(data, length, &parsed)) {
+            process->invocation = xmalloc(sizeof parsed);
+            *process->invocation = parsed;
+        } else {
+            warn("%s: malformed, ignored", path);
+            out->problems++;
+        }
+    }
+    free(data);
+    free(path);
+}
+
 const struct ingest_process *final_image(const struct run_records *records, uint32_t pid)
 {
     const struct ingest_process *last = NULL;
@@ -314,7 +405,11 @@ bool ingest_run(const char *dir, struct run_records *out)
             warn("%s: cannot read", names.items[i]);
             out->problems++;
         } else {
+            size_t before = out->processes.count;
             ingest_bytes(data, length, names.items[i], out);
+            /* The file's first record starts its image (ingest_bytes made it processes[before]). */
+            if (out->processes.count > before)
+                take_invocation(names.items[i], &out->processes.items[before], out);
         }
         free(data);
         free(names.items[i]);
@@ -325,8 +420,11 @@ bool ingest_run(const char *dir, struct run_records *out)
 
 void run_records_free(struct run_records *records)
 {
-    for (size_t i = 0; i < records->processes.count; i++)
+    for (size_t i = 0; i < records->processes.count; i++) {
         free(records->processes.items[i].exe);
+        invocation_free(records->processes.items[i].invocation);
+        free(records->processes.items[i].invocation);
+    }
     for (size_t i = 0; i < records->modules.count; i++)
         free(records->modules.items[i].path);
     for (size_t i = 0; i < records->sites.count; i++)

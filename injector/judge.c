@@ -328,6 +328,17 @@ static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint6
     database_finalize(statement);
 }
 
+/* How the run was made: the program it started alone, or (NULL) the whole command. */
+static void set_run_owner(sqlite3 *db, int64_t run_id, int64_t program)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET owner = ? WHERE id = ?");
+    if (program)
+        sqlite3_bind_int64(statement, 1, program);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
 /* A chain fails its prefix's sites first: output that differs from the baseline's because of
    them is the prefix run's finding. When this run ended as the prefix run did (same status, same
    output), the chain's own failure changed nothing. */
@@ -403,17 +414,23 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
+    /* What the run is compared with: the command's baseline, or for a program started alone
+       (owner.c) that program's status in the baseline and its output alone. */
+    const struct program *program = job->program;
+    uint64_t reference_stdout = program ? program->alone_stdout : context->baseline_stdout;
+    uint64_t reference_stderr = program ? program->alone_stderr : context->baseline_stderr;
     struct observation observation = {
         .fault_fired = target != NULL,
         .timed_out = job->result.timed_out,
         .exit_code = job->result.exit_code,
         .signal = job->result.signal,
-        /* Output is judged only when the fault was in the command itself: a test driver's
-           output mixes its children's with its own timings, and which child said what is
-           unknowable. Elsewhere exit statuses and stacks decide. */
-        .stdout_same = !context->baseline_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
-                       stdout_hash == context->baseline_stdout,
-        .stderr_same = !context->baseline_stderr || file_hash(err) == context->baseline_stderr,
+        /* Output is judged only when the fault was in the process failrun started (the command,
+           or the program alone): a test driver's output mixes its children's with its own
+           timings, and which child said what is unknowable. Elsewhere exit statuses and stacks
+           decide. */
+        .stdout_same = !reference_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
+                       stdout_hash == reference_stdout,
+        .stderr_same = !reference_stderr || file_hash(err) == reference_stderr,
         .stderr_text = stderr_text,
     };
     struct frame_list evidence = {0};
@@ -448,6 +465,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         free(key);
     }
     struct baseline_observation baseline = context->baseline;
+    if (program)
+        baseline = (struct baseline_observation){program->exit_code, program->signal};
     if (target)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
@@ -479,6 +498,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
                records->problems, finding);
     if (leaked)
         set_run_value(context->db, job->run_id, "leak_bytes", leaked);
+    set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     if (target)
         plan_follow_ups(context, job, outcome); /* sites this run stored first are new */

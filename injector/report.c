@@ -153,6 +153,33 @@ static void add_debug_hint(struct symboliser *symboliser, json_t *frame, json_t 
     free(text);
 }
 
+/* Programs the fault runs started alone (owner.c), and those that had to stay within the whole
+   command, each with why. */
+static json_t *program_summary(sqlite3 *db)
+{
+    json_t *programs = json_object(), *whole = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT exe, argv, alone FROM programs WHERE alone IS NOT NULL ORDER BY id");
+    json_int_t alone = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *verdict = (const char *)sqlite3_column_text(statement, 2);
+        if (!strcmp(verdict, "yes")) {
+            alone++;
+            continue;
+        }
+        char **argv = strings_from_blob(sqlite3_column_blob(statement, 1),
+                                        sqlite3_column_bytes(statement, 1));
+        char *name = program_title((const char *)sqlite3_column_text(statement, 0), argv);
+        json_array_append_new(whole, json_pack("{s:s, s:s}", "program", name, "reason", verdict));
+        free(name);
+        environment_free(argv);
+    }
+    database_finalize(statement);
+    json_object_set_new(programs, "alone", json_integer(alone));
+    json_object_set_new(programs, "whole_command", whole);
+    return programs;
+}
+
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
     json_t *campaign = json_object();
@@ -199,21 +226,66 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 1)));
     database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
+    json_object_set_new(campaign, "programs", program_summary(db));
     return campaign;
 }
 
-/* The command that repeats a finding's earliest run: its chain of sites, or its exact plan. */
-static char *replay_command(const struct campaign_settings *settings, const char *chain,
-                            const char *plan, const char *database_path)
+/* The program a run started alone (runs.owner): `failrun replay --cwd CWD -- EXE ARGS < IN`
+   repeats it, in its folder, with its arguments, input and (found by failrun replay in the
+   database) its environment. NULL when the run was the whole command's. */
+static char *program_words(sqlite3 *db, int64_t owner, char **input, char **folder)
 {
-    char *command = shell_join(settings->argv);
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT exe, cwd, argv, stdin FROM programs WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, owner);
+    char *words = NULL;
+    if (owner && sqlite3_step(statement) == SQLITE_ROW) {
+        char **argv = strings_from_blob(sqlite3_column_blob(statement, 2),
+                                        sqlite3_column_bytes(statement, 2));
+        if (!argv[0]) { /* no arguments at all: not a start failrun can repeat */
+            environment_free(argv);
+            database_finalize(statement);
+            return NULL;
+        }
+        free(argv[0]); /* the executable itself: argv[0] may name it through PATH or a link */
+        argv[0] = column_text(statement, 0);
+        char *cwd = shell_quote((const char *)sqlite3_column_text(statement, 1));
+        char *command = shell_join(argv);
+        words = xstrdup(command);
+        *folder = xasprintf(" --cwd %s", cwd);
+        const char *path = (const char *)sqlite3_column_text(statement, 3);
+        char *quoted = path ? shell_quote(path) : NULL;
+        *input = quoted ? xasprintf(" < %s", quoted) : xstrdup("");
+        free(quoted);
+        free(command);
+        free(cwd);
+        environment_free(argv);
+    }
+    database_finalize(statement);
+    return words;
+}
+
+/* The command that repeats a finding's earliest run: its chain of sites, or its exact plan;
+   the program it started alone when it did (`owner`), else the campaign's command. */
+static char *replay_command(sqlite3 *db, const struct campaign_settings *settings,
+                            const char *chain, const char *plan, const char *database_path,
+                            int64_t owner)
+{
+    char *input = NULL, *folder = NULL;
+    char *command = program_words(db, owner, &input, &folder);
+    if (!command) {
+        command = shell_join(settings->argv);
+        input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
+        folder = xstrdup("");
+    }
     char *database = strcmp(database_path, DEFAULT_DATABASE)
                          ? xasprintf(" --db %s", database_path) : xstrdup("");
-    char *input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
     char *quoted = shell_quote(plan ? plan : "");
     char *what = chain ? xasprintf("%s%s", settings->persistent ? "--persistent " : "", chain)
                        : xasprintf("--plan %s", quoted);
-    char *replay = xasprintf("failrun replay%s %s -- %s%s", database, what, command, input);
+    char *replay = xasprintf("failrun replay%s%s %s -- %s%s", database, folder, what, command,
+                             input);
+    free(folder);
     free(quoted);
     free(what);
     free(command);
@@ -319,7 +391,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
-            " f.first_run, f.bytes FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
+            " f.first_run, f.bytes, r.owner FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
             " ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
@@ -397,7 +469,8 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             chain = NULL;
             kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
         }
-        char *replay = replay_command(settings, chain, plan, database_path);
+        char *replay = replay_command(db, settings, chain, plan, database_path,
+                                      sqlite3_column_int64(statement, 11));
         json_object_set_new(finding, "replay", json_string(replay));
         free(replay);
         const char *rule = suppressed_by(rules, outcome, evidence);
@@ -639,6 +712,25 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
     }
 }
 
+/* "3 programs run alone for their sites; 1 program re-run within the whole command: t: why" */
+static void print_programs(FILE *out, json_t *programs)
+{
+    json_int_t alone = json_integer_value(json_object_get(programs, "alone"));
+    json_t *whole = json_object_get(programs, "whole_command");
+    size_t count = json_array_size(whole), index;
+    if (alone)
+        fprintf(out, "  %lld program%s run alone for the sites %s own%s\n", (long long)alone,
+                alone == 1 ? "" : "s", alone == 1 ? "it" : "they", alone == 1 ? "s" : "");
+    if (!count)
+        return;
+    fprintf(out, "  %zu program%s re-run within the whole command:", count, count == 1 ? "" : "s");
+    json_t *entry;
+    json_array_foreach(whole, index, entry)
+        fprintf(out, "%s %s: %s", index ? ";" : "", string_of(entry, "program"),
+                string_of(entry, "reason"));
+    fputc('\n', out);
+}
+
 void report_print_text(json_t *report, FILE *out)
 {
     json_t *campaign = json_object_get(report, "campaign");
@@ -678,6 +770,7 @@ void report_print_text(json_t *report, FILE *out)
     if (suppressed)
         fprintf(out, " (suppressed: %lld)", (long long)suppressed);
     fputc('\n', out);
+    print_programs(out, json_object_get(campaign, "programs"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     print_kernel_sweeps(out, json_object_get(report, "kernel"));

@@ -147,12 +147,15 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
 }
 
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
-                                const char *plan, int64_t timeout_ms, const char *const *extra)
+                                const char *plan, int64_t timeout_ms, const char *const *extra,
+                                const struct program *program)
 {
     remove_tree(dir);
     if (!make_directories(dir))
         fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
-    char **environment = run_environment(&context->options->settings, dir, plan);
+    const struct campaign_settings *settings = &context->options->settings;
+    char **environment = program ? program_environment(settings, program->environment, dir, plan)
+                                 : run_environment(settings, dir, plan);
     for (size_t i = 0; extra && extra[i]; i++) {
         size_t name = strcspn(extra[i], "=") + 1, n = 0;
         while (environment[n] && strncmp(environment[n], extra[i], name))
@@ -165,14 +168,21 @@ struct spawn_result execute_run(struct campaign_context *context, const char *di
     }
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     struct spawn_request request = {
-        .argv = context->options->settings.argv,
+        .argv = settings->argv,
         .extra_environment = (const char *const *)environment,
-        .stdin_path = context->options->settings.stdin_path
-                          ? context->options->settings.stdin_path : "/dev/null",
+        .stdin_path = settings->stdin_path ? settings->stdin_path : "/dev/null",
         .stdout_path = out,
         .stderr_path = err,
         .timeout_ms = timeout_ms,
     };
+    if (program) { /* that program alone, as it was started in the baseline */
+        request.argv = program->argv;
+        request.executable = program->exe;
+        request.cwd = program->cwd;
+        request.extra_environment = NULL;
+        request.environment = (const char *const *)environment;
+        request.stdin_path = program->stdin_path;
+    }
     struct spawn_result result = spawn_and_wait(&request);
     environment_free(environment);
     free(out);
@@ -190,14 +200,17 @@ void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
 }
 
 static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
-                          const char *plan)
+                          const char *plan, int64_t owner)
 {
     sqlite3_stmt *statement = database_prepare(
-        db, "INSERT INTO runs(kind, site, chain, plan, state) VALUES (?, ?, ?, ?, 'planned')");
+        db, "INSERT INTO runs(kind, site, chain, plan, state, owner)"
+            " VALUES (?, ?, ?, ?, 'planned', ?)");
     sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
     bind_text_or_null(statement, 2, site);
     bind_text_or_null(statement, 3, chain);
     bind_text_or_null(statement, 4, plan);
+    if (owner)
+        sqlite3_bind_int64(statement, 5, owner);
     database_step_done(statement);
     database_finalize(statement);
     return sqlite3_last_insert_rowid(db);
@@ -248,7 +261,7 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
         return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
-    insert_run(context->db, "fault", site, chain, plan);
+    insert_run(context->db, "fault", site, chain, plan, chain_owner(context, chain));
     free(plan);
     free(located);
     context->total++;
@@ -342,7 +355,7 @@ static void stable_output(struct campaign_context *context, const char *plan, in
                           uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
     char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
-    execute_run(context, dir, plan, limit, NULL);
+    execute_run(context, dir, plan, limit, NULL, NULL);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
         *stdout_hash = 0;
@@ -400,8 +413,8 @@ void run_baseline(struct campaign_context *context)
     sqlite3 *db = context->db;
     database_exec(db, "BEGIN IMMEDIATE");
     database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
-                      " DELETE FROM findings; DELETE FROM modules;");
-    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL);
+                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;");
+    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
     database_exec(db, "COMMIT");
     /* The baseline stays, and the messages below point into it: it runs where it is kept. */
     char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
@@ -410,7 +423,7 @@ void run_baseline(struct campaign_context *context)
                                                            : 3600 * 1000;
     if (!context->options->quiet)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
-    struct spawn_result result = execute_run(context, dir, plan, limit, NULL);
+    struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
     set_run_directory(db, run_id, dir);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
@@ -442,6 +455,7 @@ void run_baseline(struct campaign_context *context)
     free(plan);
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
+    owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
@@ -498,7 +512,9 @@ bool baseline_done(sqlite3 *db)
 static void perform_job(struct campaign_context *context, struct job *job)
 {
     job->dir = run_directory(context, job->run_id);
-    job->result = execute_run(context, job->dir, job->plan, context->timeout_ms, NULL);
+    job->result = execute_run(context, job->dir, job->plan,
+                              job->program ? job->program->timeout_ms : context->timeout_ms, NULL,
+                              job->program);
     ingest_run(job->dir, &job->records);
     keep_sites_in_scope(&job->records, context->options->settings.scope);
     leak_confirm(context, job);
@@ -632,8 +648,8 @@ static void job_free(struct job *job)
 static bool take_job(struct campaign_context *context, struct job *job)
 {
     sqlite3_stmt *next = database_prepare(
-        context->db, "SELECT id, site, chain, plan FROM runs WHERE state = 'planned' AND id > ?"
-                     " ORDER BY id LIMIT 1");
+        context->db, "SELECT id, site, chain, plan, owner FROM runs WHERE state = 'planned'"
+                     " AND id > ? ORDER BY id LIMIT 1");
     sqlite3_bind_int64(next, 1, context->last_taken);
     bool found = sqlite3_step(next) == SQLITE_ROW;
     if (found) {
@@ -642,6 +658,10 @@ static bool take_job(struct campaign_context *context, struct job *job)
         job->site = column_text(next, 1);
         job->chain = column_text(next, 2);
         job->plan = column_text(next, 3);
+        int64_t owner = sqlite3_column_int64(next, 4);
+        job->program = owner ? program_get(context, owner) : NULL;
+        if (job->program && !job->program->alone)
+            job->program = NULL; /* not checked (or failed it): the whole command */
         context->last_taken = job->run_id;
     }
     database_finalize(next);

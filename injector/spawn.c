@@ -94,9 +94,15 @@ static int run_child(void *argument)
     redirect(start->request->stdin_path, 0, O_RDONLY);
     redirect(start->request->stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
     redirect(start->request->stderr_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
+    if (start->request->cwd && chdir(start->request->cwd) != 0)
+        child_fail("cannot enter", start->request->cwd);
     sigprocmask(SIG_SETMASK, &start->mask, NULL);
-    execvpe(start->request->argv[0], start->request->argv, start->environment);
-    child_fail("cannot run", start->request->argv[0]);
+    if (start->request->executable)
+        execve(start->request->executable, start->request->argv, start->environment);
+    else
+        execvpe(start->request->argv[0], start->request->argv, start->environment);
+    child_fail("cannot run", start->request->executable ? start->request->executable
+                                                       : start->request->argv[0]);
     return 127;
 }
 
@@ -132,7 +138,8 @@ static int wait_with_timeout(pid_t pid, int64_t timeout_ms, bool *timed_out)
 struct spawn_result spawn_and_wait(const struct spawn_request *request)
 {
     struct spawn_result result = {0};
-    char **environment = environment_with(request->extra_environment);
+    char **environment = request->environment ? (char **)request->environment
+                                              : environment_with(request->extra_environment);
     int64_t start = now_ms();
     /* The child shares failrun's memory until its exec (CLONE_VM | CLONE_VFORK, as posix_spawn
        does; posix_spawn itself cannot set PR_SET_PDEATHSIG): a fork copied failrun's page tables
@@ -157,7 +164,8 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
     result.wall_ms = now_ms() - start;
-    free(environment);
+    if (!request->environment)
+        free(environment);
     if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
         result.started = true;

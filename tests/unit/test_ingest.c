@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
@@ -243,6 +244,57 @@ static void test_random_garbage(void **state)
     free(noise);
 }
 
+/* An invocation file as the preload writes it (runtime.c, write_invocation). */
+static size_t invocation_section_text(char *out, const char *name, const char *bytes, size_t length)
+{
+    int header = sprintf(out, "%s %016zx\n", name, length);
+    memcpy(out + header, bytes, length);
+    out[header + (int)length] = '\n';
+    return (size_t)header + length + 1;
+}
+
+static size_t sample_invocation(char *out, const char *stdin_kind, const char *stdin_path)
+{
+    size_t used = (size_t)sprintf(out, "libfail-invocation 1\n");
+    used += invocation_section_text(out + used, "exe", "/opt/t/test_x", 13);
+    used += invocation_section_text(out + used, "cwd", "/opt/t", 6);
+    used += invocation_section_text(out + used, "argv", "./test_x\0-v\0", 12);
+    used += invocation_section_text(out + used, "environ", "A=1\0B=x y\0", 10);
+    used += invocation_section_text(out + used, "stdin", stdin_kind, strlen(stdin_kind));
+    used += invocation_section_text(out + used, "stdin-path", stdin_path, strlen(stdin_path));
+    return used;
+}
+
+static void test_invocation(void **state)
+{
+    (void)state;
+    char text[1024];
+    size_t length = sample_invocation(text, "file", "/opt/t/input.txt");
+    struct ingest_invocation parsed;
+    assert_true(invocation_parse(text, length, &parsed));
+    assert_string_equal(parsed.exe, "/opt/t/test_x");
+    assert_string_equal(parsed.cwd, "/opt/t");
+    assert_int_equal(parsed.argv_length, 12);
+    assert_memory_equal(parsed.argv, "./test_x\0-v\0", 12);
+    assert_int_equal(parsed.environment_length, 10);
+    assert_string_equal(parsed.environment + 4, "B=x y");
+    assert_string_equal(parsed.stdin_kind, "file");
+    assert_string_equal(parsed.stdin_path, "/opt/t/input.txt");
+    invocation_free(&parsed);
+
+    /* Every truncation, and a damaged length, is refused without a crash. */
+    for (size_t cut = 0; cut < length; cut++)
+        assert_false(invocation_parse(text, cut, &parsed));
+    char damaged[1024];
+    memcpy(damaged, text, length);
+    damaged[strlen("libfail-invocation 1\nexe ") + 15] = 'f';
+    assert_false(invocation_parse(damaged, length, &parsed));
+    /* A NUL inside a one-string section (exe) is refused. */
+    memcpy(damaged, text, length);
+    damaged[strlen("libfail-invocation 1\nexe 0000000000000000\n") + 3] = '\0';
+    assert_false(invocation_parse(damaged, length, &parsed));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_garbled_records_are_skipped),
         cmocka_unit_test(test_truncated_file),
         cmocka_unit_test(test_random_garbage),
+        cmocka_unit_test(test_invocation),
     };
     return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }
