@@ -308,7 +308,7 @@ static void fork_run(struct campaign_context *context, struct program *program,
     } else if (!program && !output_as_baseline(context, command_dir)) {
         char *plain = xasprintf("%s/plain", root);
         char *plan = plan_record(&context->options->settings);
-        execute_run(context, plain, plan, context->timeout_ms, NULL);
+        execute_run(context, plain, plan, context->timeout_ms, NULL, NULL);
         free(plan);
         if (output_as_baseline(context, plain))
             diverged = "other output, which a plain run does not give";
