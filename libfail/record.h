@@ -62,6 +62,10 @@ enum record_function {
     FUNCTION_SYS_FORK,
     FUNCTION_LIMIT
 };
+/* A system call trapped by syscall user dispatch (failrun kernel, injector/dispatch.c): the
+   function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
+#define FUNCTION_SYSCALL_FIRST 0x1000u
+#define FUNCTION_SYSCALL_LIMIT (FUNCTION_SYSCALL_FIRST + 1024u)
 
 /* Flags on START and EXIT records. */
 #define RECORD_FLAG_IN_SCOPE 0x1u     /* START: this process's allocations are recorded/failed */
