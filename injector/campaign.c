@@ -41,8 +41,9 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                 uint64_t seed)
 {
     if (settings->kernel)
-        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d", chain,
-                                        (unsigned long long)nth, settings->depth)
+        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d%s", chain,
+                                        (unsigned long long)nth, settings->depth,
+                                        settings->kernel_wrappers ? ";wrappers=1" : "")
                             : plan_record(settings);
     if (chain)
         return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d", chain,
@@ -58,7 +59,8 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
 char *plan_record(const struct campaign_settings *settings)
 {
     if (settings->kernel)
-        return xasprintf("mode=kernel;depth=%d", settings->depth);
+        return xasprintf("mode=kernel;depth=%d%s", settings->depth,
+                         settings->kernel_wrappers ? ";wrappers=1" : "");
     return xasprintf("mode=record;depth=%d", settings->depth);
 }
 
@@ -179,7 +181,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
-    sqlite3_bind_int(statement, 3, settings->kernel);
+    /* kernel: 1 every system call trapped, 2 --wrappers */
+    sqlite3_bind_int(statement, 3, settings->kernel ? 1 + settings->kernel_wrappers : 0);
     database_step_done(statement);
     sqlite3_finalize(statement);
 }
@@ -219,7 +222,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
-        settings->kernel = sqlite3_column_int(statement, 2);
+        settings->kernel = sqlite3_column_int(statement, 2) != 0;
+        settings->kernel_wrappers = sqlite3_column_int(statement, 2) == 2;
     }
     sqlite3_finalize(statement);
     return found;
@@ -234,7 +238,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
-                a->kernel == b->kernel &&
+                a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);

@@ -26,6 +26,13 @@ const char *function_name(uint32_t function)
         [FUNCTION_SYS_EPOLL_CREATE1] = "epoll_create1", [FUNCTION_SYS_EVENTFD] = "eventfd",
         [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
     };
+    /* A trapped system call (failrun kernel): FUNCTION_SYSCALL_FIRST + its number. */
+    static const char *const syscalls[FUNCTION_SYSCALL_LIMIT - FUNCTION_SYSCALL_FIRST] = {
+#include "syscall_names.inc"
+    };
+    if (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT)
+        return syscalls[function - FUNCTION_SYSCALL_FIRST] ? syscalls[function - FUNCTION_SYSCALL_FIRST]
+                                                           : "syscall";
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }
 

@@ -255,6 +255,45 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
     sqlite3_finalize(statement);
 }
 
+/* Is `function` (a C library symbol: write, __write, __libc_write, __GI___libc_write) the
+   wrapper of the system call `name` itself? */
+static bool wrapper_of(const char *function, const char *name)
+{
+    static const char *const prefixes[] = {"__GI_", "__libc_", "__"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            function += strlen(prefixes[i]);
+    size_t length = strlen(name);
+    return !strncmp(function, name, length) &&
+           (!function[length] || !strcmp(function + length, "64") ||
+            !strcmp(function + length, "_nocancel"));
+}
+
+/* The system library function a trapped system call was made in for the program: "fopen" for
+   the openat inside fopen. The name the program called, read from its call instruction (the
+   PLT's symbol), else the last library frame's. Null when the program called the system call's
+   own wrapper, or no library stands between. */
+static json_t *syscall_via(struct symboliser *symboliser, json_t *stack, const char *name)
+{
+    size_t index = 0;
+    const char *via = NULL;
+    for (; index < json_array_size(stack); index++) {
+        json_t *frame = json_array_get(stack, index);
+        if (!json_is_true(json_object_get(frame, "plumbing")))
+            break;
+        via = json_string_value(json_object_get(frame, "function"));
+    }
+    if (!via || index >= json_array_size(stack))
+        return json_null();
+    json_t *entry = json_array_get(stack, index); /* the program's frame: its call instruction */
+    char called[256];
+    if (symboliser_call_target(symboliser, json_string_value(json_object_get(entry, "module")),
+                               (uint64_t)json_integer_value(json_object_get(entry, "offset")),
+                               called, sizeof called))
+        via = called;
+    return !wrapper_of(via, name) ? json_string(via) : json_null();
+}
+
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
 static json_t *kernel_sweeps(sqlite3 *db)
 {
@@ -272,6 +311,8 @@ static json_t *kernel_sweeps(sqlite3 *db)
         json_object_set_new(sweep, "site", json_string(site));
         json_object_set_new(sweep, "function", function);
         json_object_set_new(sweep, "location", stack_location(stack));
+        json_object_set_new(sweep, "via",
+                            syscall_via(symboliser, stack, json_string_value(function)));
         json_decref(stack);
         json_decref(size);
         json_t *calls = json_array();
@@ -377,6 +418,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             /* The exact N matters: replay the run's plan, and say what the call returned. */
             chain = NULL;
             kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
+            json_object_set_new(finding, "via",
+                                syscall_via(symboliser, injection,
+                                            json_string_value(json_object_get(finding, "function"))));
         }
         char *replay = replay_command(settings, chain, plan, database_path);
         json_object_set_new(finding, "replay", json_string(replay));
@@ -562,9 +606,12 @@ static void print_finding(FILE *out, json_t *finding)
     if (json_object_get(finding, "leaked"))
         fprintf(out, "  leaked: %s\n", string_of(finding, "leaked"));
     if (json_object_get(finding, "kernel_nth"))
-        fprintf(out, "  injected: kernel fail-nth %lld in %s() -> %s",
+        fprintf(out, "  injected: kernel fail-nth %lld in %s()%s%s%s -> %s",
                 (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
                 string_of(finding, "function"),
+                json_is_string(json_object_get(finding, "via")) ? " via " : "",
+                json_is_string(json_object_get(finding, "via")) ? string_of(finding, "via") : "",
+                json_is_string(json_object_get(finding, "via")) ? "()" : "",
                 json_is_string(json_object_get(finding, "errno")) ? string_of(finding, "errno")
                                                                    : "succeeded anyway");
     else if (json_object_get(finding, "failpoint"))
@@ -593,7 +640,10 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
     json_array_foreach(sweeps, index, sweep) {
         json_t *location = json_object_get(sweep, "location");
         const char *file = json_string_value(json_object_get(location, "file"));
-        fprintf(out, "  %s() at ", string_of(sweep, "function"));
+        fprintf(out, "  %s()", string_of(sweep, "function"));
+        if (json_is_string(json_object_get(sweep, "via")))
+            fprintf(out, " via %s()", string_of(sweep, "via"));
+        fputs(" at ", out);
         if (file && *file)
             fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
         else
