@@ -316,7 +316,8 @@ static bool base_name_starts(const char *path, const char *const *prefixes, size
 bool module_is_plumbing(const char *path)
 {
     static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload", "libunwind",
-                                           "liblzma", "libasan", "liblsan", "libubsan"};
+                                           "liblzma", "libasan", "liblsan", "libubsan",
+                                           "libfail-kernel", "linux-vdso"};
     return !path || base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 

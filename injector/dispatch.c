@@ -18,8 +18,9 @@
  *   again; a thread starts in the clone trampoline on its new stack, turns it on for itself
  *   (its own TLS selector) and jumps to where the program's clone would have returned; a child
  *   that shares our memory without its own TLS (posix_spawn's, vfork's) runs untrapped until
- *   it executes its program, whose own copy of this library starts over. vfork itself becomes
- *   a fork that still suspends the parent, as its child must not return through our frames;
+ *   it executes its program, whose own copy of this library starts over. A vfork child runs on
+ *   the stack under our handler's frames: the vfork trampoline keeps a copy of them and puts
+ *   it back when the parent resumes (the child has executed or exited by then);
  * - a SIGSYS the kernel forces while SIGSYS is blocked kills the process, so the program never
  *   really blocks it: the masks it sets (sigprocmask, sigaction, sigsuspend, ppoll, pselect,
  *   epoll_pwait) lose SIGSYS, and what it reads back shows what it asked for;
@@ -86,6 +87,23 @@ _Static_assert(offsetof(struct dispatch_child, rdi) == 16 &&
                    offsetof(struct dispatch_child, trap) == 112,
                "the clone trampoline reads these offsets");
 
+/* vfork, and clone sharing memory and stack: the child block, the call, and room for the stack
+   from the trampoline's frame up to the program's stack pointer, which the child overwrites. */
+#define VFORK_SAVE_BYTES 32768
+struct vfork_area {
+    struct dispatch_child child;
+    uint64_t number, arguments[5];
+    uint64_t high; /* the program's stack pointer: the top of what is saved */
+    uint8_t save[VFORK_SAVE_BYTES];
+};
+_Static_assert(offsetof(struct vfork_area, number) == 120 &&
+                   offsetof(struct vfork_area, arguments) == 128 &&
+                   offsetof(struct vfork_area, high) == 168 &&
+                   offsetof(struct vfork_area, save) == 176,
+               "the vfork trampoline reads these offsets");
+static struct vfork_area vfork_area;
+static _Atomic bool vfork_area_busy;
+
 /* SIGSYS as the program sees it: what it last set (or what was there when we started). */
 static struct kernel_sigaction program_sigsys;
 /* The program asked to block SIGSYS on this thread (it stays unblocked: see the top). */
@@ -98,9 +116,31 @@ long lf_dispatch_syscall(long number, long a1, long a2, long a3, long a4, long a
                          long a6) LF_HIDDEN;
 long lf_dispatch_clone(long number, long a1, long a2, long a3, long a4, long a5,
                        struct dispatch_child *child) LF_HIDDEN;
+long lf_dispatch_vfork(struct vfork_area *area) LF_HIDDEN;
 void lf_dispatch_restorer(void) LF_HIDDEN;
 void lf_dispatch_sigreturn(uintptr_t stack) LF_HIDDEN __attribute__((noreturn));
 void lf_dispatch_child_start(struct dispatch_child *child) LF_HIDDEN;
+
+/* A child's way into the program: the registers of the dispatch_child at r11, its stack, and a
+   jump to where the program's call returns, with rax 0 (rcx and r11 are the kernel's to
+   clobber). */
+#define CONTINUE_AS_PROGRAM                                                                        \
+    "  movq 16(%r11), %rdi\n"                                                                      \
+    "  movq 24(%r11), %rsi\n"                                                                      \
+    "  movq 32(%r11), %rdx\n"                                                                      \
+    "  movq 40(%r11), %r10\n"                                                                      \
+    "  movq 48(%r11), %r8\n"                                                                       \
+    "  movq 56(%r11), %r9\n"                                                                       \
+    "  movq 64(%r11), %rbx\n"                                                                      \
+    "  movq 72(%r11), %rbp\n"                                                                      \
+    "  movq 80(%r11), %r12\n"                                                                      \
+    "  movq 88(%r11), %r13\n"                                                                      \
+    "  movq 96(%r11), %r14\n"                                                                      \
+    "  movq 104(%r11), %r15\n"                                                                     \
+    "  movq 8(%r11), %rsp\n"                                                                       \
+    "  movq 0(%r11), %rcx\n"                                                                       \
+    "  xorl %eax, %eax\n"                                                                          \
+    "  jmp *%rcx\n"
 
 /* The trampolines, in libfail_text: the kernel never traps a call made from there. */
 __asm__(".pushsection libfail_text,\"ax\",@progbits\n"
@@ -154,24 +194,60 @@ __asm__(".pushsection libfail_text,\"ax\",@progbits\n"
         "  movq %r12, %rdi\n"
         "  call lf_dispatch_child_start\n"
         "  movq %r12, %r11\n"
-        "  movq 16(%r11), %rdi\n"
-        "  movq 24(%r11), %rsi\n"
-        "  movq 32(%r11), %rdx\n"
-        "  movq 40(%r11), %r10\n"
-        "  movq 48(%r11), %r8\n"
-        "  movq 56(%r11), %r9\n"
-        "  movq 64(%r11), %rbx\n"
-        "  movq 72(%r11), %rbp\n"
-        "  movq 80(%r11), %r12\n"
-        "  movq 88(%r11), %r13\n"
-        "  movq 96(%r11), %r14\n"
-        "  movq 104(%r11), %r15\n"
-        "  movq 8(%r11), %rsp\n"
-        "  movq 0(%r11), %rcx\n"
-        "  xorl %eax, %eax\n"
-        "  jmp *%rcx\n"
+        CONTINUE_AS_PROGRAM
         ".cfi_endproc\n"
         ".size lf_dispatch_clone, .-lf_dispatch_clone\n"
+        /* long lf_dispatch_vfork(area): the call of `area` (vfork, or clone with CLONE_VM and
+           no stack). The child runs on the program's stack, below which our frames lie: save
+           them first; the parent, resumed once the child has executed or exited, puts them
+           back before it touches its stack. The child goes straight to the program (rax 0),
+           untrapped. */
+        ".p2align 4\n"
+        ".hidden lf_dispatch_vfork\n"
+        ".type lf_dispatch_vfork,@function\n"
+        "lf_dispatch_vfork:\n"
+        ".cfi_startproc\n"
+        "  pushq %rbx\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_rel_offset %rbx, 0\n"
+        "  pushq %r12\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        ".cfi_rel_offset %r12, 0\n"
+        "  movq %rdi, %r12\n"
+        "  movq %rsp, %rbx\n"
+        "  leaq 176(%r12), %rdi\n"
+        "  movq %rsp, %rsi\n"
+        "  movq 168(%r12), %rcx\n"
+        "  subq %rsp, %rcx\n"
+        "  rep movsb\n"
+        "  movq 120(%r12), %rax\n"
+        "  movq 128(%r12), %rdi\n"
+        "  movq 136(%r12), %rsi\n"
+        "  movq 144(%r12), %rdx\n"
+        "  movq 152(%r12), %r10\n"
+        "  movq 160(%r12), %r8\n"
+        "  syscall\n"
+        "  testq %rax, %rax\n"
+        "  jz 2f\n"
+        "  movq %rbx, %rdi\n"
+        "  leaq 176(%r12), %rsi\n"
+        "  movq 168(%r12), %rcx\n"
+        "  subq %rbx, %rcx\n"
+        "  rep movsb\n"
+        "  movq %rbx, %rsp\n"
+        "  popq %r12\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %r12\n"
+        "  popq %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_restore %rbx\n"
+        "  ret\n"
+        "2:\n"
+        ".cfi_undefined %rip\n"
+        "  movq %r12, %r11\n"
+        CONTINUE_AS_PROGRAM
+        ".cfi_endproc\n"
+        ".size lf_dispatch_vfork, .-lf_dispatch_vfork\n"
         /* The handler's return: rt_sigreturn, in the bytes of glibc's __restore_rt, which
            unwinders recognise as a signal frame. */
         ".p2align 4\n"
@@ -275,18 +351,20 @@ struct clone_plan {
     long number;
     long arguments[6];
     struct clone3_args copy;
+    uint64_t flags;
     struct dispatch_child *child;
-    bool is_clone; /* clone, clone3, fork or vfork: rax 0 means "in the child" */
-    bool vfork;    /* the child will only exec or exit: it runs untrapped */
+    bool is_clone;     /* clone, clone3, fork or vfork: rax 0 means "in the child" */
+    bool vfork;        /* the child will only exec or exit: it runs untrapped */
+    bool shared_stack; /* the child runs on our stack (vfork): lf_dispatch_vfork */
 };
 
-static void LF_TEXT plan_child_block(struct clone_plan *plan, const ucontext_t *uc,
-                                     uint64_t flags, uint64_t stack_top)
+/* The program's registers at its call, for a child to continue with on `stack`. */
+static void LF_TEXT fill_child(struct dispatch_child *child, const ucontext_t *uc, uint64_t stack,
+                               bool trap)
 {
     const greg_t *regs = uc->uc_mcontext.gregs;
-    struct dispatch_child *child = (struct dispatch_child *)((stack_top & ~(uint64_t)15) - 256);
     child->rip = (uint64_t)regs[REG_RIP];
-    child->rsp = stack_top;
+    child->rsp = stack;
     child->rdi = (uint64_t)regs[REG_RDI];
     child->rsi = (uint64_t)regs[REG_RSI];
     child->rdx = (uint64_t)regs[REG_RDX];
@@ -299,10 +377,7 @@ static void LF_TEXT plan_child_block(struct clone_plan *plan, const ucontext_t *
     child->r13 = (uint64_t)regs[REG_R13];
     child->r14 = (uint64_t)regs[REG_R14];
     child->r15 = (uint64_t)regs[REG_R15];
-    /* Only a thread of its own (its TLS, so its own selector) can be trapped. */
-    uint64_t thread = CLONE_VM | CLONE_THREAD | CLONE_SETTLS;
-    child->trap = (flags & (thread | CLONE_VFORK)) == thread && dispatch_active();
-    plan->child = child;
+    child->trap = trap;
 }
 
 static void LF_TEXT plan_clone(struct clone_plan *plan, const ucontext_t *uc, long number,
@@ -311,45 +386,64 @@ static void LF_TEXT plan_clone(struct clone_plan *plan, const ucontext_t *uc, lo
     memset(plan, 0, sizeof *plan);
     plan->number = number;
     memcpy(plan->arguments, a, sizeof plan->arguments);
-    uint64_t flags, stack_top;
-    if (number == SYS_fork) {
+    uint64_t stack_top;
+    if (number == SYS_fork || number == SYS_vfork) {
         plan->is_clone = true;
-        return;
-    }
-    if (number == SYS_vfork) {
-        /* Its child would return through our frames on the stack it shares: a fork that
-           still waits for the child's exec. */
-        plan->number = SYS_clone;
-        memset(plan->arguments, 0, sizeof plan->arguments);
-        plan->arguments[0] = CLONE_VFORK | SIGCHLD;
-        plan->is_clone = plan->vfork = true;
+        plan->vfork = plan->shared_stack = number == SYS_vfork;
+        plan->flags = number == SYS_vfork ? CLONE_VM | CLONE_VFORK | SIGCHLD : SIGCHLD;
         return;
     }
     if (number == SYS_clone) {
-        flags = (uint64_t)a[0];
+        plan->flags = (uint64_t)a[0];
         stack_top = (uint64_t)a[1];
     } else if (number == SYS_clone3 && a[0] && (size_t)a[1] >= 64 &&
                (size_t)a[1] <= sizeof plan->copy) {
         memcpy(&plan->copy, (const void *)a[0], (size_t)a[1]);
-        flags = plan->copy.flags;
+        plan->flags = plan->copy.flags;
         stack_top = plan->copy.stack ? plan->copy.stack + plan->copy.stack_size : 0;
     } else {
         return; /* not a clone, or arguments the kernel will refuse: call as it is */
     }
     plan->is_clone = true;
-    plan->vfork = (flags & CLONE_VFORK) != 0;
+    plan->vfork = (plan->flags & CLONE_VFORK) != 0;
     if (stack_top) {
-        plan_child_block(plan, uc, flags, stack_top);
-    } else if ((flags & CLONE_VM) && !(flags & (CLONE_THREAD | CLONE_SIGHAND))) {
-        /* Shared memory and the same stack (vfork by clone): a fork, as for vfork. */
-        flags &= ~(uint64_t)CLONE_VM;
-        if (number == SYS_clone) {
-            plan->arguments[0] = (long)flags;
-        } else {
-            plan->copy.flags = flags;
-            plan->arguments[0] = (long)&plan->copy;
-        }
+        /* Only a thread of its own (its TLS, so its own selector) can be trapped. */
+        uint64_t thread = CLONE_VM | CLONE_THREAD | CLONE_SETTLS;
+        plan->child = (struct dispatch_child *)((stack_top & ~(uint64_t)15) - 256);
+        fill_child(plan->child, uc, stack_top,
+                   (plan->flags & (thread | CLONE_VFORK)) == thread && dispatch_active());
+    } else if ((plan->flags & CLONE_VM) && !(plan->flags & (CLONE_THREAD | CLONE_SIGHAND))) {
+        plan->shared_stack = true;
     }
+}
+
+/* A call whose child shares our stack, made by lf_dispatch_vfork when the area is free and big
+   enough; else as a fork that still waits for the child's exec (without CLONE_VM). */
+static long LF_TEXT call_shared_stack(struct clone_plan *plan, const ucontext_t *uc)
+{
+    uint64_t high = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+    uint64_t here = (uint64_t)__builtin_frame_address(0);
+    bool expected = false;
+    if (high > here && high - here + 512 <= VFORK_SAVE_BYTES &&
+        atomic_compare_exchange_strong(&vfork_area_busy, &expected, true)) {
+        fill_child(&vfork_area.child, uc, high, false);
+        vfork_area.number = (uint64_t)plan->number;
+        for (int i = 0; i < 5; i++)
+            vfork_area.arguments[i] = (uint64_t)plan->arguments[i];
+        vfork_area.high = high;
+        long result = lf_dispatch_vfork(&vfork_area);
+        atomic_store(&vfork_area_busy, false);
+        return result;
+    }
+    uint64_t flags = plan->flags & ~(uint64_t)CLONE_VM;
+    if (plan->number == SYS_clone3) {
+        plan->copy.flags = flags;
+        return lf_dispatch_syscall(SYS_clone3, (long)&plan->copy, plan->arguments[1], 0, 0, 0, 0);
+    }
+    long tls = plan->number == SYS_clone ? plan->arguments[4] : 0;
+    long parent_tid = plan->number == SYS_clone ? plan->arguments[2] : 0;
+    long child_tid = plan->number == SYS_clone ? plan->arguments[3] : 0;
+    return lf_dispatch_syscall(SYS_clone, (long)flags, 0, parent_tid, child_tid, tls, 0);
 }
 
 /* The program's masks never block SIGSYS. `mask` points at a kernel sigset in the program's
@@ -447,8 +541,9 @@ static long LF_TEXT execute(ucontext_t *uc, long number, const long *a, enum chi
     runtime_guard = 0; /* the program's signal handlers may run meanwhile: theirs */
     set_mask(&program_mask, NULL);
     runtime_syscall_selector = SELECTOR_BLOCK;
-    long result = plan.child ? lf_dispatch_clone(plan.number, b[0], b[1], b[2], b[3], b[4], plan.child)
-                             : lf_dispatch_syscall(plan.number, b[0], b[1], b[2], b[3], b[4], b[5]);
+    long result = plan.shared_stack ? call_shared_stack(&plan, uc)
+                  : plan.child ? lf_dispatch_clone(plan.number, b[0], b[1], b[2], b[3], b[4], plan.child)
+                               : lf_dispatch_syscall(plan.number, b[0], b[1], b[2], b[3], b[4], b[5]);
     runtime_syscall_selector = SELECTOR_ALLOW;
     set_mask(&full, &after);
     runtime_guard = saved_guard;
