@@ -250,12 +250,18 @@ $(BUILD)/tests/kernel/workload: tests/kernel/workload.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -lpthread -lrt
 
+# Makes the kernel warn (LKDTM), for the test of kernel findings in the VM.
+$(BUILD)/tests/kernel/provoke: tests/kernel/provoke.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $<
+
 $(BUILD)/tests/kernel/failnth_probe: tests/kernel/failnth_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 
 check-kernel:
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe \
+	    $(BUILD)/tests/kernel/workload $(BUILD)/tests/kernel/provoke
 	@sh tests/kernel/check.sh
 
 $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c

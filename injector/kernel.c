@@ -84,12 +84,89 @@ static bool LF_TEXT read_back(int fd, uint64_t *value)
     return digits > 0 && parse_decimal(text, digits, value);
 }
 
+/* ---- the kernel's log during the armed call ----
+ * A WARN, BUG, oops or lockdep report the kernel prints while the call is armed is a finding of
+ * its own: /dev/kmsg is opened at its end before the write of N, and what it received by the
+ * read-back goes to the run folder (runtime_kernel_log) when one of its lines starts a report.
+ * Root only (or CAP_SYSLOG); without it nothing is watched. */
+
+static int kmsg_fd = -1;
+static _Atomic bool kmsg_busy; /* one armed call per run: a second one at once is not watched */
+static char kmsg_record[8192]; /* /dev/kmsg hands out whole records only, up to 8 KiB */
+static char kmsg_log[16384];
+
+static void LF_TEXT kmsg_watch_start(void)
+{
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&kmsg_busy, &expected, true))
+        return;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+        syscall(SYS_close, fd);
+        fd = -1;
+    }
+    kmsg_fd = fd;
+    if (fd < 0)
+        atomic_store(&kmsg_busy, false);
+}
+
+/* The first lines of the kernel's reports of its own bugs. */
+static bool LF_TEXT starts_report(const char *line)
+{
+    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
+                                         "general protection fault", "Kernel panic",
+                                         "INFO: possible", "UBSAN:"};
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+        if (starts_with(line, starts[i]))
+            return true;
+    return false;
+}
+
+static void LF_TEXT kmsg_watch_end(void)
+{
+    int fd = kmsg_fd;
+    if (fd < 0)
+        return;
+    kmsg_fd = -1;
+    size_t used = 0;
+    bool report = false;
+    for (int records = 0; records < 1024; records++) {
+        ssize_t length = read(fd, kmsg_record, sizeof kmsg_record - 1);
+        if (length < 0 && errno == EPIPE)
+            continue; /* records overwritten meanwhile: go on with the next */
+        if (length <= 0)
+            break;
+        /* "PRIORITY,SEQUENCE,MICROSECONDS,FLAGS;message\n" then " KEY=value" lines. */
+        kmsg_record[length] = '\0';
+        char *message = memchr(kmsg_record, ';', (size_t)length);
+        if (!message)
+            continue;
+        message++;
+        char *end = strchr(message, '\n');
+        size_t size = end ? (size_t)(end - message) : strlen(message);
+        message[size] = '\0';
+        report |= starts_report(message);
+        if (used + size + 1 < sizeof kmsg_log) {
+            memcpy(kmsg_log + used, message, size);
+            used += size;
+            kmsg_log[used++] = '\n';
+        }
+    }
+    syscall(SYS_close, fd);
+    if (report)
+        runtime_kernel_log(kmsg_log, used);
+    atomic_store(&kmsg_busy, false);
+}
+
 bool LF_TEXT kernel_arm(int fd, uint64_t nth)
 {
     int saved_errno = errno;
     char text[24];
     size_t length = format_decimal(text, nth);
+    kmsg_watch_start();
     bool armed = pwrite(fd, text, length, 0) == (ssize_t)length;
+    if (!armed)
+        kmsg_watch_end();
     errno = saved_errno;
     return armed;
 }
@@ -103,6 +180,7 @@ void LF_TEXT kernel_disarm(const struct call *call, uint32_t function, uint64_t 
     pwrite(fd, "0", 1, 0);
     int saved_guard = runtime_guard;
     runtime_guard = 1;
+    kmsg_watch_end();
     runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
                          failed ? error : 0);
     runtime_guard = saved_guard;

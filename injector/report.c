@@ -255,6 +255,24 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
     sqlite3_finalize(statement);
 }
 
+/* The first line of a kernel log that starts a report of the kernel's own ("WARNING: CPU: 0
+   PID: 57 at drivers/misc/lkdtm/bugs.c:95 lkdtm_WARNING+0x5/0x10"), copied; NULL when none. */
+char *kernel_report_headline(const char *log)
+{
+    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
+                                         "general protection fault", "Kernel panic",
+                                         "INFO: possible", "UBSAN:"};
+    for (const char *line = log; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (!strncmp(line, starts[i], strlen(starts[i])))
+                return xasprintf("%.*s", (int)length, line);
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
 /* Is `function` (a C library symbol: write, __write, __libc_write, __GI___libc_write) the
    wrapper of the system call `name` itself? */
 static bool wrapper_of(const char *function, const char *name)
@@ -405,9 +423,16 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
-        if (detail)
+        if (detail && !strcmp(outcome, "kernel")) {
+            /* The kernel's own report: its first line, then the log of the armed call. */
+            char *headline = kernel_report_headline(detail);
+            json_object_set_new(finding, "kernel_report", json_string(headline ? headline : "?"));
+            json_object_set_new(finding, "kernel_log", json_string(detail));
+            free(headline);
+        } else if (detail) {
             json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
                                 json_string(detail));
+        }
         if (sqlite3_column_type(statement, 10) != SQLITE_NULL)
             json_object_set_new(finding, "bytes", json_integer(sqlite3_column_int64(statement, 10)));
         const char *chain = (const char *)sqlite3_column_text(statement, 6);
@@ -446,7 +471,7 @@ json_t *report_outcome_counts(sqlite3 *db)
 {
     json_t *counts = json_object();
     for (int i = 0; i < OUTCOME_COUNT; i++)
-        if (i != OUTCOME_LEAK) /* a property of runs, counted by report_leaks */
+        if (i != OUTCOME_LEAK && i != OUTCOME_KERNEL) /* findings' kinds, not runs' outcomes */
             json_object_set_new(counts, outcome_name(i), json_integer(0));
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
@@ -575,6 +600,24 @@ static void print_frame_place(FILE *out, json_t *frame)
                 (unsigned long long)json_integer_value(json_object_get(frame, "offset")));
 }
 
+/* failrun kernel: "injected: kernel fail-nth 1 in pipe2() via pipe() -> ENFILE", or for a call
+   armed past its last fault point (a finding of the kernel's own) "armed: ... beyond its fault
+   points (nothing failed)". */
+static void print_kernel_injection(FILE *out, json_t *finding)
+{
+    bool fired = json_is_true(json_object_get(finding, "kernel_fired"));
+    fprintf(out, "  %s: kernel fail-nth %lld in %s()", fired ? "injected" : "armed",
+            (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
+            string_of(finding, "function"));
+    if (json_is_string(json_object_get(finding, "via")))
+        fprintf(out, " via %s()", string_of(finding, "via"));
+    if (!fired)
+        fputs(", beyond its fault points (nothing failed)", out);
+    else
+        fprintf(out, " -> %s", json_is_string(json_object_get(finding, "errno"))
+                                   ? string_of(finding, "errno") : "succeeded anyway");
+}
+
 static void print_finding(FILE *out, json_t *finding)
 {
     json_t *location = json_object_get(finding, "location");
@@ -586,6 +629,8 @@ static void print_finding(FILE *out, json_t *finding)
             outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
     if (sanitizer)
         fprintf(out, ": %s", sanitizer);
+    if (json_object_get(finding, "kernel_report"))
+        fprintf(out, ": %s, during the armed call", string_of(finding, "kernel_report"));
     json_t *fault = json_object_get(finding, "fault");
     if (fault) { /* "in libc.so.6 (system library): f at file:line, reached from g at ..." */
         const char *module = string_of(fault, "module"), *base = strrchr(module, '/');
@@ -605,24 +650,28 @@ static void print_finding(FILE *out, json_t *finding)
     }
     if (json_object_get(finding, "leaked"))
         fprintf(out, "  leaked: %s\n", string_of(finding, "leaked"));
+    bool armed_only = json_object_get(finding, "kernel_nth") &&
+                      !json_is_true(json_object_get(finding, "kernel_fired"));
     if (json_object_get(finding, "kernel_nth"))
-        fprintf(out, "  injected: kernel fail-nth %lld in %s()%s%s%s -> %s",
-                (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
-                string_of(finding, "function"),
-                json_is_string(json_object_get(finding, "via")) ? " via " : "",
-                json_is_string(json_object_get(finding, "via")) ? string_of(finding, "via") : "",
-                json_is_string(json_object_get(finding, "via")) ? "()" : "",
-                json_is_string(json_object_get(finding, "errno")) ? string_of(finding, "errno")
-                                                                   : "succeeded anyway");
+        print_kernel_injection(out, finding);
     else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
                 (long long)json_integer_value(json_object_get(finding, "size")));
-    fprintf(out, " failing at site %s, seen in %lld run(s)\n", string_of(finding, "site"),
-            (long long)json_integer_value(json_object_get(finding, "runs")));
+    fprintf(out, " %s site %s, seen in %lld run(s)\n", armed_only ? "at" : "failing at",
+            string_of(finding, "site"), (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
-    if (json_object_get(finding, "crash_stack"))
+    const char *kernel_log = json_string_value(json_object_get(finding, "kernel_log"));
+    if (kernel_log) { /* the kernel's stack is in its own report */
+        fputs("  kernel log while the call was armed:\n", out);
+        for (const char *line = kernel_log; *line;) {
+            const char *end = strchr(line, '\n');
+            int length = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(out, "    %.*s\n", length, line);
+            line = end ? end + 1 : line + length;
+        }
+    } else if (json_object_get(finding, "crash_stack"))
         print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));

@@ -220,6 +220,9 @@ bool runtime_kernel_wrappers_only(void) LF_HIDDEN;
 /* After an armed call: what happened (see RECORD_FLAG_KERNEL_FIRED). */
 void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
                           uint64_t occurrence, bool fired, bool failed, int error) LF_HIDDEN;
+/* failrun kernel: the kernel's log while a call was armed, with a report of a kernel bug in it
+   (injector/kernel.c): appended to kernel-PID.log in the run folder. */
+void runtime_kernel_log(const char *text, size_t length) LF_HIDDEN;
 /* True when this process runs a kernel plan (set before any wrapper can see it on). */
 bool runtime_kernel_mode(void) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */

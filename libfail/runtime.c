@@ -1097,6 +1097,31 @@ void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, ui
                 call->frame_count);
 }
 
+void LF_TEXT runtime_kernel_log(const char *text, size_t length)
+{
+    char path[PATH_MAX];
+    size_t used = strlen(state.dir);
+    if (!state.active || used > PATH_MAX - 64)
+        return;
+    memcpy(path, state.dir, used);
+    memcpy(path + used, "/kernel-", 8);
+    used += 8;
+    used += format_decimal(path + used, (uint64_t)state.pid);
+    memcpy(path + used, ".log", 5);
+    char selector = own_syscalls_begin();
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        for (size_t done = 0; done < length;) {
+            ssize_t n = write(fd, text + done, length - done);
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        close(fd);
+    }
+    own_syscalls_end(selector);
+}
+
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)
 {
     if (runtime_guard)

@@ -170,10 +170,21 @@ static void test_random_garbage(void **state)
     free(noise);
 }
 
+/* A trapped system call is named by its number (x86_64's numbering). */
+static void test_system_call_names(void **state)
+{
+    (void)state;
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 0), "read");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 257), "openat");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 1000), "syscall"); /* no such call */
+    assert_string_equal(function_name(FUNCTION_SYS_PIPE), "pipe"); /* the wrappers' own */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
+        cmocka_unit_test(test_system_call_names),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
         cmocka_unit_test(test_garbled_records_are_skipped),
         cmocka_unit_test(test_truncated_file),
