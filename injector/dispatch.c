@@ -8,7 +8,10 @@
  * the result in the context's rax and resumes the program.
  *
  * The selector (runtime_syscall_selector, per thread) is BLOCK while the program runs and ALLOW
- * while the handler and our own code do, so our system calls are never trapped. The kernel lets
+ * while the handler and our own code do (own_syscalls_begin), so our system calls are never
+ * trapped; one made under a runtime_guard of 1 is passed through as libfail's, not a site (an
+ * interposer's real function runs under RUNTIME_GUARD_REAL_CALL: its brk is the program's). The
+ * kernel lets
  * through every call made from libfail_text (the allowed range), which holds the trampolines:
  * the signal restorer that returns from the handler, the call itself, and the rt_sigreturn that
  * ends the program's own signal handlers (glibc's restorer lies outside the range: trapped).
