@@ -69,8 +69,9 @@ sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep '^  ' >/tmp/sw
 grep '^outcomes:' /tmp/workload.txt | sed 's/^/# /'
 ok "$([ $status -le 1 ] && [ -s /tmp/sweeps.txt ]; echo $?)" \
     "failrun kernel swept the workload (status $status: 1 when it found bugs)"
-# One row per system call: its sites; those where some N made a fault point fail; the most
-# fault points one of its sites had; the errnos the program saw.
+# One row per system call: its sites; those where some N made a fault point fail (the call
+# failing, or the kernel absorbing it); the most fault points one of its sites had; the errnos
+# the program saw.
 echo "# system call | sites | sites failed | most fault points | errnos"
 awk '{
     name = $1; sub(/\(.*/, "", name)
@@ -95,10 +96,10 @@ awk '{
 cat /tmp/table.txt
 calls=$(wc -l </tmp/table.txt)
 failed_calls=$(awk -F' [|] ' '$3 > 0' /tmp/table.txt | wc -l)
-echo "# $calls system calls seen, $failed_calls of them failed by some N"
+echo "# $calls system calls seen, $failed_calls of them with a fault point failed by some N"
 ok "$([ "$calls" -ge 30 ]; echo $?)" "the sweep found sites for at least 30 different system calls ($calls)"
 ok "$([ "$failed_calls" -ge 20 ]; echo $?)" \
-    "at least 20 different system calls were made to fail ($failed_calls)"
+    "at least 20 different system calls had a fault point failed ($failed_calls)"
 fopen_sweep=$(grep -E "^  openat\(\) via fopen\(\) at $workload_source:[0-9]+ " /tmp/sweeps.txt | head -1)
 echo "# fopen's openat:${fopen_sweep#*]:}"
 ok "$(echo "$fopen_sweep" | grep -q ']: 1 E[A-Z]* '; echo $?)" \
