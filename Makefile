@@ -84,8 +84,17 @@ $(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload
 
 # For `failrun kernel`: the preload plus wrappers of system calls (injector/kernel.c), kept out
 # of libfail-preload.so so that ordinary campaigns never touch read, write or open.
-$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o
+$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o \
+                           $(BUILD)/pic/injector/dispatch.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+# The names of this machine's system calls by number, from the C library's own header, for
+# reports of trapped calls (ingest.c's function_name).
+$(BUILD)/gen/syscall_names.inc:
+	@mkdir -p $(dir $@)
+	echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
+	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' | sort -t'[' -k2 -n >$@
+$(BUILD)/obj/injector/ingest.o: $(BUILD)/gen/syscall_names.inc
 
 $(BUILD)/failrun: $(FAILRUN_OBJECTS)
 	$(CC) -o $@ $^ $(FAILRUN_LIBS)
@@ -201,7 +210,7 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
 # What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
-TEST_TOOLS := $(BUILD)/tests/symbolise_probe
+TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload
 $(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbolise.c \
                                 injector/symbolise.h
 	@mkdir -p $(dir $@)
@@ -252,12 +261,23 @@ check:
 # The kernel's fail-nth rules, checked in a qemu VM booting a fault-injection kernel built from
 # Debian's linux-source-6.1 (tests/kernel/; cached, the first run builds it). Installs nothing:
 # tools/deps-kernel.sh names the packages.
+# What failrun kernel sweeps, in the VM and on the host: many system calls from one program.
+$(BUILD)/tests/kernel/workload: tests/kernel/workload.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -lpthread -lrt
+
+# Makes the kernel warn (LKDTM), for the test of kernel findings in the VM.
+$(BUILD)/tests/kernel/provoke: tests/kernel/provoke.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $<
+
 $(BUILD)/tests/kernel/failnth_probe: tests/kernel/failnth_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 
 check-kernel:
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe \
+	    $(BUILD)/tests/kernel/workload $(BUILD)/tests/kernel/provoke
 	@sh tests/kernel/check.sh
 
 $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c

@@ -69,8 +69,9 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                 uint64_t seed)
 {
     if (settings->kernel)
-        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d", chain,
-                                        (unsigned long long)nth, settings->depth)
+        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d%s", chain,
+                                        (unsigned long long)nth, settings->depth,
+                                        settings->kernel_wrappers ? ";wrappers=1" : "")
                             : plan_record(settings);
     const char *kinds = fault_kinds_suffix(settings);
     if (chain)
@@ -88,7 +89,8 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
 char *plan_record(const struct campaign_settings *settings)
 {
     if (settings->kernel)
-        return xasprintf("mode=kernel;depth=%d", settings->depth);
+        return xasprintf("mode=kernel;depth=%d%s", settings->depth,
+                         settings->kernel_wrappers ? ";wrappers=1" : "");
     return xasprintf("mode=record;depth=%d%s", settings->depth, fault_kinds_suffix(settings));
 }
 
@@ -320,7 +322,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
             " whole_command = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
-    sqlite3_bind_int(statement, 3, settings->kernel);
+    /* kernel: 1 every system call trapped, 2 --wrappers */
+    sqlite3_bind_int(statement, 3, settings->kernel ? 1 + settings->kernel_wrappers : 0);
     sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
     sqlite3_bind_int(statement, 5, settings->whole_command);
     database_step_done(statement);
@@ -363,7 +366,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
-        settings->kernel = sqlite3_column_int(statement, 2);
+        settings->kernel = sqlite3_column_int(statement, 2) != 0;
+        settings->kernel_wrappers = sqlite3_column_int(statement, 2) == 2;
         settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
         settings->whole_command = sqlite3_column_int(statement, 4);
     }
@@ -380,7 +384,8 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
-                a->kernel == b->kernel && a->whole_command == b->whole_command &&
+                a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
+                a->whole_command == b->whole_command &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
@@ -459,7 +464,8 @@ static bool base_name_starts(const char *path, const char *const *prefixes, size
 bool module_is_plumbing(const char *path)
 {
     static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload", "libunwind",
-                                           "liblzma", "libasan", "liblsan", "libubsan"};
+                                           "liblzma", "libasan", "liblsan", "libubsan",
+                                           "libfail-kernel", "linux-vdso"};
     return !path || base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 

@@ -34,6 +34,7 @@ struct campaign_settings {
     int64_t max_runs;    /* bound on fault runs, exploration included */
     unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
+    bool kernel_wrappers;   /* failrun kernel --wrappers: sites only at libc's wrappers */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
     unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */

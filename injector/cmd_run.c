@@ -382,10 +382,10 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_campaign(argc, argv, false);
+    return run_campaign(argc, argv, false, false);
 }
 
-int run_campaign(int argc, char **argv, bool kernel)
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
 {
     struct run_options options = {0};
     parse_options(argc, argv, &options);
@@ -401,6 +401,7 @@ int run_campaign(int argc, char **argv, bool kernel)
     if (kernel && options.settings.fault_kinds != PLAN_FAULT_ALLOC)
         fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
               "for failrun run");
+    options.settings.kernel_wrappers = kernel && wrappers;
     if (kernel && options.fork)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");

@@ -164,7 +164,10 @@ static json_t *sarif_rules(void)
     for (int i = 0; i < OUTCOME_COUNT; i++) {
         if (!outcome_is_bug(i))
             continue;
-        char *text = xasprintf("An allocation failure leads to a %s", outcome_name(i));
+        char *text = i == OUTCOME_KERNEL
+                         ? xstrdup("A kernel allocation failure makes the kernel report a bug of its "
+                                   "own (WARN, BUG, oops, lockdep)")
+                         : xasprintf("An allocation failure leads to a %s", outcome_name(i));
         json_array_append_new(rules, json_pack("{s:s, s:{s:s}}", "id", outcome_name(i),
                                                "shortDescription", "text", text));
         free(text);

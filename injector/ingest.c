@@ -33,6 +33,13 @@ const char *function_name(uint32_t function)
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     };
+    /* A trapped system call (failrun kernel): FUNCTION_SYSCALL_FIRST + its number. */
+    static const char *const syscalls[FUNCTION_SYSCALL_LIMIT - FUNCTION_SYSCALL_FIRST] = {
+#include "syscall_names.inc"
+    };
+    if (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT)
+        return syscalls[function - FUNCTION_SYSCALL_FIRST] ? syscalls[function - FUNCTION_SYSCALL_FIRST]
+                                                           : "syscall";
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }
 

@@ -5,12 +5,15 @@
  */
 #include "campaign_run.h"
 #include "policy.h"
+#include "report.h"
 #include "database.h"
 #include "internal.h"
 #include "sanitizer.h"
 #include "symbolise.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +319,62 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
     return total;
 }
 
+/* The headline without what changes from run to run (CPU, PID, addresses, offsets), hashed:
+   one kernel bug reached from many calls is one finding. */
+static uint64_t kernel_report_symptom(const char *headline)
+{
+    char *kept = xstrdup(headline);
+    size_t used = 0;
+    for (const char *c = headline; *c;) {
+        if (isdigit((unsigned char)*c)) {
+            while (isalnum((unsigned char)*c))
+                c++;
+            continue;
+        }
+        kept[used++] = *c++;
+    }
+    uint64_t symptom = hash_bytes(7, kept, used) | 1;
+    free(kept);
+    return symptom;
+}
+
+/* failrun kernel: the reports of the kernel's own bugs that libfail-kernel.so found in the
+   kernel's log while the run's call was armed (kernel-PID.log in the run folder): a finding
+   each, located at the armed call. */
+static void record_kernel_reports(struct campaign_context *context, const struct job *job,
+                                  int64_t *finding)
+{
+    const struct ingest_fault *armed = NULL;
+    for (size_t i = 0; i < job->records.faults.count && !armed; i++)
+        if (job->records.faults.items[i].kernel)
+            armed = &job->records.faults.items[i];
+    DIR *folder = armed ? opendir(job->dir) : NULL;
+    if (!folder)
+        return;
+    char site[17];
+    hex16(site, armed->signature);
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        size_t length = strlen(entry->d_name);
+        if (strncmp(entry->d_name, "kernel-", 7) || length < 4 ||
+            strcmp(entry->d_name + length - 4, ".log"))
+            continue;
+        char *path = xasprintf("%s/%s", job->dir, entry->d_name);
+        char *log = read_whole_file(path, NULL);
+        char *headline = log ? kernel_report_headline(log) : NULL;
+        if (headline) {
+            int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
+                                        &armed->stack, log, 0, kernel_report_symptom(headline));
+            if (!*finding)
+                *finding = id;
+        }
+        free(headline);
+        free(log);
+        free(path);
+    }
+    closedir(folder);
+}
+
 /* One value into a column of the run's row (`column`: a name of ours, never the user's). */
 static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint64_t value)
 {
@@ -493,6 +552,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         sanitizer_report_free(&report);
     uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)
                           ? record_leaks(context, job, &finding) : 0;
+    if (context->options->settings.kernel)
+        record_kernel_reports(context, job, &finding);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);

@@ -192,7 +192,9 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         void *released_block = (released);                                                         \
         if (released_block)                                                                        \
             runtime_untrack(released_block);                                                       \
+        runtime_guard = RUNTIME_GUARD_REAL_CALL;                                                   \
         type result = real_##name args;                                                            \
+        runtime_guard = 1;                                                                         \
         void *new_block = (result_block);                                                          \
         if (call.static_index != UINT32_MAX) {                                                     \
             runtime_track(&call, new_block, request);                                              \

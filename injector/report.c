@@ -332,6 +332,63 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
     database_finalize(statement);
 }
 
+/* The first line of a kernel log that starts a report of the kernel's own ("WARNING: CPU: 0
+   PID: 57 at drivers/misc/lkdtm/bugs.c:95 lkdtm_WARNING+0x5/0x10"), copied; NULL when none. */
+char *kernel_report_headline(const char *log)
+{
+    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
+                                         "general protection fault", "Kernel panic",
+                                         "INFO: possible", "UBSAN:"};
+    for (const char *line = log; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (!strncmp(line, starts[i], strlen(starts[i])))
+                return xasprintf("%.*s", (int)length, line);
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Is `function` (a C library symbol: write, __write, __libc_write, __GI___libc_write) the
+   wrapper of the system call `name` itself? */
+static bool wrapper_of(const char *function, const char *name)
+{
+    static const char *const prefixes[] = {"__GI_", "__libc_", "__"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            function += strlen(prefixes[i]);
+    size_t length = strlen(name);
+    return !strncmp(function, name, length) &&
+           (!function[length] || !strcmp(function + length, "64") ||
+            !strcmp(function + length, "_nocancel"));
+}
+
+/* The system library function a trapped system call was made in for the program: "fopen" for
+   the openat inside fopen. The name the program called, read from its call instruction (the
+   PLT's symbol), else the last library frame's. Null when the program called the system call's
+   own wrapper, or no library stands between. */
+static json_t *syscall_via(struct symboliser *symboliser, json_t *stack, const char *name)
+{
+    size_t index = 0;
+    const char *via = NULL;
+    for (; index < json_array_size(stack); index++) {
+        json_t *frame = json_array_get(stack, index);
+        if (!json_is_true(json_object_get(frame, "plumbing")))
+            break;
+        via = json_string_value(json_object_get(frame, "function"));
+    }
+    if (!via || index >= json_array_size(stack))
+        return json_null();
+    json_t *entry = json_array_get(stack, index); /* the program's frame: its call instruction */
+    char called[256];
+    if (symboliser_call_target(symboliser, json_string_value(json_object_get(entry, "module")),
+                               (uint64_t)json_integer_value(json_object_get(entry, "offset")),
+                               called, sizeof called))
+        via = called;
+    return !wrapper_of(via, name) ? json_string(via) : json_null();
+}
+
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
 static json_t *kernel_sweeps(sqlite3 *db)
 {
@@ -349,6 +406,8 @@ static json_t *kernel_sweeps(sqlite3 *db)
         json_object_set_new(sweep, "site", json_string(site));
         json_object_set_new(sweep, "function", function);
         json_object_set_new(sweep, "location", stack_location(stack));
+        json_object_set_new(sweep, "via",
+                            syscall_via(symboliser, stack, json_string_value(function)));
         json_decref(stack);
         json_decref(size);
         json_t *calls = json_array();
@@ -455,9 +514,16 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
-        if (detail)
+        if (detail && !strcmp(outcome, "kernel")) {
+            /* The kernel's own report: its first line, then the log of the armed call. */
+            char *headline = kernel_report_headline(detail);
+            json_object_set_new(finding, "kernel_report", json_string(headline ? headline : "?"));
+            json_object_set_new(finding, "kernel_log", json_string(detail));
+            free(headline);
+        } else if (detail) {
             json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
                                 json_string(detail));
+        }
         if (sqlite3_column_type(statement, 10) != SQLITE_NULL)
             json_object_set_new(finding, "bytes", json_integer(sqlite3_column_int64(statement, 10)));
         const char *chain = (const char *)sqlite3_column_text(statement, 6);
@@ -468,6 +534,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             /* The exact N matters: replay the run's plan, and say what the call returned. */
             chain = NULL;
             kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
+            json_object_set_new(finding, "via",
+                                syscall_via(symboliser, injection,
+                                            json_string_value(json_object_get(finding, "function"))));
         }
         char *replay = replay_command(db, settings, chain, plan, database_path,
                                       sqlite3_column_int64(statement, 11));
@@ -494,7 +563,7 @@ json_t *report_outcome_counts(sqlite3 *db)
 {
     json_t *counts = json_object();
     for (int i = 0; i < OUTCOME_COUNT; i++)
-        if (i != OUTCOME_LEAK) /* a property of runs, counted by report_leaks */
+        if (i != OUTCOME_LEAK && i != OUTCOME_KERNEL) /* findings' kinds, not runs' outcomes */
             json_object_set_new(counts, outcome_name(i), json_integer(0));
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
@@ -627,6 +696,24 @@ static void print_frame_place(FILE *out, json_t *frame)
                 (unsigned long long)json_integer_value(json_object_get(frame, "offset")));
 }
 
+/* failrun kernel: "injected: kernel fail-nth 1 in pipe2() via pipe() -> ENFILE", or for a call
+   armed past its last fault point (a finding of the kernel's own) "armed: ... beyond its fault
+   points (nothing failed)". */
+static void print_kernel_injection(FILE *out, json_t *finding)
+{
+    bool fired = json_is_true(json_object_get(finding, "kernel_fired"));
+    fprintf(out, "  %s: kernel fail-nth %lld in %s()", fired ? "injected" : "armed",
+            (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
+            string_of(finding, "function"));
+    if (json_is_string(json_object_get(finding, "via")))
+        fprintf(out, " via %s()", string_of(finding, "via"));
+    if (!fired)
+        fputs(", beyond its fault points (nothing failed)", out);
+    else
+        fprintf(out, " -> %s", json_is_string(json_object_get(finding, "errno"))
+                                   ? string_of(finding, "errno") : "succeeded anyway");
+}
+
 static void print_finding(FILE *out, json_t *finding)
 {
     json_t *location = json_object_get(finding, "location");
@@ -638,6 +725,8 @@ static void print_finding(FILE *out, json_t *finding)
             outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
     if (sanitizer)
         fprintf(out, ": %s", sanitizer);
+    if (json_object_get(finding, "kernel_report"))
+        fprintf(out, ": %s, during the armed call", string_of(finding, "kernel_report"));
     json_t *fault = json_object_get(finding, "fault");
     if (fault) { /* "in libc.so.6 (system library): f at file:line, reached from g at ..." */
         const char *module = string_of(fault, "module"), *base = strrchr(module, '/');
@@ -657,12 +746,10 @@ static void print_finding(FILE *out, json_t *finding)
     }
     if (json_object_get(finding, "leaked"))
         fprintf(out, "  leaked: %s\n", string_of(finding, "leaked"));
+    bool armed_only = json_object_get(finding, "kernel_nth") &&
+                      !json_is_true(json_object_get(finding, "kernel_fired"));
     if (json_object_get(finding, "kernel_nth"))
-        fprintf(out, "  injected: kernel fail-nth %lld in %s() -> %s",
-                (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
-                string_of(finding, "function"),
-                json_is_string(json_object_get(finding, "errno")) ? string_of(finding, "errno")
-                                                                   : "succeeded anyway");
+        print_kernel_injection(out, finding);
     else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
     else if (!strcmp(string_of(finding, "kind"), "io"))
@@ -671,10 +758,19 @@ static void print_finding(FILE *out, json_t *finding)
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
                 (long long)json_integer_value(json_object_get(finding, "size")));
-    fprintf(out, " failing at site %s, seen in %lld run(s)\n", string_of(finding, "site"),
-            (long long)json_integer_value(json_object_get(finding, "runs")));
+    fprintf(out, " %s site %s, seen in %lld run(s)\n", armed_only ? "at" : "failing at",
+            string_of(finding, "site"), (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
-    if (json_object_get(finding, "crash_stack"))
+    const char *kernel_log = json_string_value(json_object_get(finding, "kernel_log"));
+    if (kernel_log) { /* the kernel's stack is in its own report */
+        fputs("  kernel log while the call was armed:\n", out);
+        for (const char *line = kernel_log; *line;) {
+            const char *end = strchr(line, '\n');
+            int length = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(out, "    %.*s\n", length, line);
+            line = end ? end + 1 : line + length;
+        }
+    } else if (json_object_get(finding, "crash_stack"))
         print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
@@ -692,7 +788,10 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
     json_array_foreach(sweeps, index, sweep) {
         json_t *location = json_object_get(sweep, "location");
         const char *file = json_string_value(json_object_get(location, "file"));
-        fprintf(out, "  %s() at ", string_of(sweep, "function"));
+        fprintf(out, "  %s()", string_of(sweep, "function"));
+        if (json_is_string(json_object_get(sweep, "via")))
+            fprintf(out, " via %s()", string_of(sweep, "via"));
+        fputs(" at ", out);
         if (file && *file)
             fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
         else

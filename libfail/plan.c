@@ -13,6 +13,8 @@
  *   mode=kernel                            record system-call sites (failrun kernel), fail nothing
  *   mode=kernel;sites=S:K;nth=N            write N to /proc/thread-self/fail-nth just before the
  *                                          K-th call at system-call site S (one site)
+ *   mode=kernel;...;wrappers=1             the same at the libc wrappers of injector/kernel.c
+ *                                          only, not at every trapped system call
  *   mode=fork;jobs=N;timeout=MS            record as mode=record, and at each site reached for
  *                                          the first time fork a child that fails it (forkmode.c;
  *                                          LIBFAIL_FORK names the folder of the children's
@@ -163,6 +165,10 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
             return "timeout must be a whole number of milliseconds";
     } else if (key_is(key, key_length, "faults")) {
         return parse_faults(plan, value, value_length);
+    } else if (key_is(key, key_length, "wrappers")) {
+        if (!parse_decimal(value, value_length, &number) || number > 1)
+            return "wrappers must be 0 or 1";
+        plan->kernel_wrappers = number == 1;
     } else if (key_is(key, key_length, "depth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0 ||
             number > RECORD_MAX_FRAMES)

@@ -72,6 +72,10 @@ enum record_function {
 #undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT
 };
+/* A system call trapped by syscall user dispatch (failrun kernel, injector/dispatch.c): the
+   function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
+#define FUNCTION_SYSCALL_FIRST 0x1000u
+#define FUNCTION_SYSCALL_LIMIT (FUNCTION_SYSCALL_FIRST + 1024u)
 
 #define RECORD_LIVE_SET_MAX (RECORD_MAX_FRAMES / 3)
 

@@ -87,6 +87,7 @@ static struct {
 } state = {.record_fd = -1};
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
+__thread volatile char runtime_syscall_selector __attribute__((tls_model("initial-exec")));
 __thread struct runtime_request runtime_request __attribute__((tls_model("initial-exec")));
 _Atomic unsigned runtime_hooks;
 /* lf_fail_nth_set was called in this process: every call must be looked at. */
@@ -192,30 +193,33 @@ static int LF_TEXT record_fd_ready(void)
    records, so a reader sees each either complete or not at all. */
 static void LF_TEXT emit_records(struct record *records, size_t count)
 {
+    char selector = own_syscalls_begin();
     pid_t pid = getpid();
-    if (pid != state.pid)
-        return; /* a vfork or raw clone child shares our memory: leave the parent's state alone */
-    uint32_t tid = (uint32_t)syscall(SYS_gettid);
-    for (size_t i = 0; i < count; i++) {
-        records[i].magic = RECORD_MAGIC;
-        records[i].pid = (uint32_t)pid;
-        records[i].tid = tid;
-        records[i].sequence = atomic_fetch_add(&state.sequence, 1);
-        records[i].checksum = record_checksum(&records[i]);
+    int fd = -1;
+    /* A vfork or raw clone child shares our memory (pid differs): it leaves the parent's state
+       alone. */
+    if (pid == state.pid) {
+        uint32_t tid = (uint32_t)syscall(SYS_gettid);
+        for (size_t i = 0; i < count; i++) {
+            records[i].magic = RECORD_MAGIC;
+            records[i].pid = (uint32_t)pid;
+            records[i].tid = tid;
+            records[i].sequence = atomic_fetch_add(&state.sequence, 1);
+            records[i].checksum = record_checksum(&records[i]);
+        }
+        fd = record_fd_ready();
     }
-    int fd = record_fd_ready();
-    if (fd < 0)
-        return;
     const char *bytes = (const char *)records;
     size_t done = 0, total = count * sizeof *records;
-    while (done < total) {
+    while (fd >= 0 && done < total) {
         ssize_t n = write(fd, bytes + done, total - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return;
+            break;
         done += (size_t)n;
     }
+    own_syscalls_end(selector);
 }
 
 static void LF_TEXT emit(struct record *r)
@@ -614,6 +618,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     int saved_errno = errno;
     int saved_guard = runtime_guard;
     runtime_guard = 1;
+    char selector = own_syscalls_begin();
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
@@ -633,6 +638,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     bool synchronous = info && info->si_code > 0 && signo != SIGABRT && signo != SIGTRAP;
     if (!synchronous)
         raise(signo);
+    own_syscalls_end(selector);
     runtime_guard = saved_guard;
     errno = saved_errno;
 }
@@ -812,7 +818,9 @@ void LF_TEXT runtime_init(void)
                 return;
             }
             int saved_errno = errno;
+            char selector = own_syscalls_begin();
             initialise();
+            own_syscalls_end(selector);
             errno = saved_errno;
             atomic_store_explicit(&state.phase, 2, memory_order_release);
             publish_hooks();
@@ -831,6 +839,7 @@ void LF_TEXT runtime_after_fork_child(void)
         return;
     int saved_guard = runtime_guard;
     runtime_guard = 1; /* our record file's system calls are not the program's (libfail-kernel) */
+    char selector = own_syscalls_begin();
     state.forked = true;
     atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
@@ -842,6 +851,7 @@ void LF_TEXT runtime_after_fork_child(void)
     open_new_record_file();
     announce_process(true);
     module_table_reset_after_fork();
+    own_syscalls_end(selector);
     runtime_guard = saved_guard;
 }
 
@@ -873,7 +883,8 @@ static bool LF_TEXT module_filter_allows(const uintptr_t *pcs, int count)
             return false;
         const char *base = strrchr(module.path, '/');
         base = base ? base + 1 : module.path;
-        if (starts_with(base, "libc.so") || starts_with(base, "ld-linux"))
+        if (starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
+            starts_with(base, "linux-vdso"))
             continue;
         return glob_list_match(state.module_globs, module.path);
     }
@@ -886,11 +897,12 @@ static bool LF_TEXT claim_fault(int index)
 {
     char path[PATH_MAX];
     claim_path(path, index);
+    char selector = own_syscalls_begin();
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    close(fd);
-    return true;
+    if (fd >= 0)
+        close(fd);
+    own_syscalls_end(selector);
+    return fd >= 0;
 }
 
 /* Should this call fail? *report tells whether to write a FAULT record (once per fault and
@@ -1158,6 +1170,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     bool expected = false;
     if (!atomic_compare_exchange_strong(&state.exit_reported, &expected, true))
         return;
+    char selector = own_syscalls_begin(); /* the unwinder's system calls too */
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, RECORD_MAX_FRAMES);
@@ -1170,6 +1183,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
        destructors have freed what they free. */
     if (kind == EXIT_BY_UNDERSCORE_EXIT)
         report_live_blocks();
+    own_syscalls_end(selector);
 }
 
 void LF_TEXT runtime_fini(void)
@@ -1237,27 +1251,64 @@ uint64_t LF_TEXT runtime_kernel_before(struct call *call, uint32_t function, uin
     int saved_errno = errno;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
+    uint64_t nth = runtime_kernel_site(call, function, pcs, count);
+    errno = saved_errno;
+    return nth;
+}
+
+uint64_t LF_TEXT runtime_kernel_site(struct call *call, uint32_t function, const uintptr_t *pcs,
+                                     int count)
+{
+    call->frame_count = 0;
+    call->occurrence = 0;
+    if (!runtime_kernel_mode() || count <= 0 || !module_filter_allows(pcs, count))
+        return 0;
+    int saved_errno = errno;
     uint64_t nth = 0;
-    if (count > 0 && module_filter_allows(pcs, count)) {
-        stack_normalise(pcs, count, call->frames);
-        call->frame_count = count;
-        call->signature = stack_signature(call->frames, count);
-        bool fresh;
-        uint32_t slot = site_slot(call->signature, &fresh);
-        if (slot != UINT32_MAX) {
-            if (fresh)
-                emit_frames(RECORD_SITE, 0, function, call->signature, 0, 0, call->frames, count);
-            call->occurrence = counter_next(&state.sites[slot].occurrences);
-            const struct plan_fault *fault = &state.plan.faults[0];
-            if (state.plan.fault_count == 1 && fault->site == call->signature &&
-                fault->occurrence == call->occurrence && claim_fault(0))
-                nth = state.plan.nth;
-        } else {
-            atomic_store(&state.sites_overflow, true);
-        }
+    stack_normalise(pcs, count, call->frames);
+    call->frame_count = count;
+    call->signature = stack_signature(call->frames, count);
+    if (function >= FUNCTION_SYSCALL_FIRST) {
+        /* One stack can make several system calls (syscall(2) with a variable number). */
+        uint64_t number = function;
+        call->signature = hash_words(call->signature, &number, 1) | 1;
+    }
+    bool fresh;
+    uint32_t slot = site_slot(call->signature, &fresh);
+    if (slot != UINT32_MAX) {
+        if (fresh)
+            emit_frames(RECORD_SITE, 0, function, call->signature, 0, 0, call->frames, count);
+        call->occurrence = counter_next(&state.sites[slot].occurrences);
+        const struct plan_fault *fault = &state.plan.faults[0];
+        if (state.plan.fault_count == 1 && fault->site == call->signature &&
+            fault->occurrence == call->occurrence && claim_fault(0))
+            nth = state.plan.nth;
+    } else {
+        atomic_store(&state.sites_overflow, true);
     }
     errno = saved_errno;
     return nth;
+}
+
+bool LF_TEXT runtime_kernel_may_be_planned(uintptr_t pc)
+{
+    if (state.plan.fault_count != 1 || !state.plan.faults[0].has_top ||
+        atomic_load_explicit(&state.fault_seen, memory_order_relaxed))
+        return true;
+    struct record_frame top;
+    stack_normalise(&pc, 1, &top);
+    return top.module == state.plan.faults[0].top.module &&
+           top.offset == state.plan.faults[0].top.offset;
+}
+
+unsigned LF_TEXT runtime_depth(void)
+{
+    return state.plan.depth ? state.plan.depth : LF_DEFAULT_DEPTH;
+}
+
+bool LF_TEXT runtime_kernel_wrappers_only(void)
+{
+    return state.plan.kernel_wrappers;
 }
 
 void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
@@ -1269,6 +1320,31 @@ void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, ui
         atomic_store(&state.fault_seen, true);
     emit_frames(RECORD_FAULT, flags, function, call->signature, nth, occurrence, call->frames,
                 call->frame_count);
+}
+
+void LF_TEXT runtime_kernel_log(const char *text, size_t length)
+{
+    char path[PATH_MAX];
+    size_t used = strlen(state.dir);
+    if (!state.active || used > PATH_MAX - 64)
+        return;
+    memcpy(path, state.dir, used);
+    memcpy(path + used, "/kernel-", 8);
+    used += 8;
+    used += format_decimal(path + used, (uint64_t)state.pid);
+    memcpy(path + used, ".log", 5);
+    char selector = own_syscalls_begin();
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        for (size_t done = 0; done < length;) {
+            ssize_t n = write(fd, text + done, length - done);
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        close(fd);
+    }
+    own_syscalls_end(selector);
 }
 
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)

@@ -295,11 +295,22 @@ static void test_invocation(void **state)
     assert_false(invocation_parse(damaged, length, &parsed));
 }
 
+/* A trapped system call is named by its number (x86_64's numbering). */
+static void test_system_call_names(void **state)
+{
+    (void)state;
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 0), "read");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 257), "openat");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 1000), "syscall"); /* no such call */
+    assert_string_equal(function_name(FUNCTION_SYS_PIPE), "pipe"); /* the wrappers' own */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
         cmocka_unit_test(test_live_sets_are_summed_per_site),
+        cmocka_unit_test(test_system_call_names),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
         cmocka_unit_test(test_io_fault),
         cmocka_unit_test(test_garbled_records_are_skipped),
