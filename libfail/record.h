@@ -87,7 +87,8 @@ static inline enum function_kind record_function_kind(uint32_t function)
 {
     if (function == FUNCTION_FAILPOINT)
         return KIND_FAILPOINT;
-    if (function >= FUNCTION_SYS_OPEN && function <= FUNCTION_SYS_FORK)
+    if ((function >= FUNCTION_SYS_OPEN && function <= FUNCTION_SYS_FORK) ||
+        (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT))
         return KIND_SYSCALL;
     if (function > FUNCTION_SYS_FORK && function < FUNCTION_LIMIT)
         return KIND_IO;

@@ -303,6 +303,10 @@ static void test_system_call_names(void **state)
     assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 257), "openat");
     assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 1000), "syscall"); /* no such call */
     assert_string_equal(function_name(FUNCTION_SYS_PIPE), "pipe"); /* the wrappers' own */
+    /* ... and a trapped call is a system-call site: its FAULT record says whether it fired. */
+    assert_int_equal(record_function_kind(FUNCTION_SYSCALL_FIRST + 257), KIND_SYSCALL);
+    assert_int_equal(record_function_kind(FUNCTION_SYS_PIPE), KIND_SYSCALL);
+    assert_int_equal(record_function_kind(FUNCTION_MALLOC), KIND_ALLOC);
 }
 
 int main(void)
