@@ -24,22 +24,24 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c injector/coverage.c injector/covanalysis.c injector/covload.c injector/cmd_cov.c injector/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c
+                   injector/forkrun.c injector/owner.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
-             $(BUILD)/libfail-kernel.so
+             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
             $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
-                test_symbolise test_oom test_policy test_coverage test_findings test_live)
+                test_symbolise test_oom test_policy test_coverage test_findings test_live \
+                test_environment)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
-                 $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped
+                   $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
+                   $(BUILD)/tests/cov/iolegs
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork
@@ -76,10 +78,24 @@ $(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 $(BUILD)/libfail-preload.so: $(LIBFAIL_OBJECTS)
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
+# For `failrun run --faults io`: the preload plus the I/O interposers (injector/preload_io.c),
+# kept out of libfail-preload.so so that campaigns without it never touch read, write or fopen.
+$(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload_io.o
+	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
 # For `failrun kernel`: the preload plus wrappers of system calls (injector/kernel.c), kept out
 # of libfail-preload.so so that ordinary campaigns never touch read, write or open.
-$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o
+$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o \
+                           $(BUILD)/pic/injector/dispatch.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+# The names of this machine's system calls by number, from the C library's own header, for
+# reports of trapped calls (ingest.c's function_name).
+$(BUILD)/gen/syscall_names.inc:
+	@mkdir -p $(dir $@)
+	echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
+	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' | sort -t'[' -k2 -n >$@
+$(BUILD)/obj/injector/ingest.o: $(BUILD)/gen/syscall_names.inc
 
 $(BUILD)/failrun: $(FAILRUN_OBJECTS)
 	$(CC) -o $@ $^ $(FAILRUN_LIBS)
@@ -118,6 +134,11 @@ $(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ examples/csvstat/csv.c examples/csvstat/csvstat.c
 
+# The I/O error legs' program with --coverage, for failrun cov with --faults io.
+$(BUILD)/tests/cov/iolegs: tests/programs/iolegs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ $<
+
 $(BUILD)/examples/relay: examples/relay/relay.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $<
@@ -150,6 +171,11 @@ $(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/injector/covanalysis.o $(BUILD)/obj/injector/policy.o \
 	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/injector/covanalysis.o \
 	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
+
+$(BUILD)/tests/test_environment: tests/unit/test_environment.c $(FAILRUN_OBJECTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS)) \
+	    -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
 	@mkdir -p $(dir $@)
@@ -185,7 +211,7 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
 # What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
-TEST_TOOLS := $(BUILD)/tests/symbolise_probe
+TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload
 $(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbolise.c \
                                 injector/symbolise.h
 	@mkdir -p $(dir $@)
@@ -254,12 +280,23 @@ check:
 # The kernel's fail-nth rules, checked in a qemu VM booting a fault-injection kernel built from
 # Debian's linux-source-6.1 (tests/kernel/; cached, the first run builds it). Installs nothing:
 # tools/deps-kernel.sh names the packages.
+# What failrun kernel sweeps, in the VM and on the host: many system calls from one program.
+$(BUILD)/tests/kernel/workload: tests/kernel/workload.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -lpthread -lrt
+
+# Makes the kernel warn (LKDTM), for the test of kernel findings in the VM.
+$(BUILD)/tests/kernel/provoke: tests/kernel/provoke.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $<
+
 $(BUILD)/tests/kernel/failnth_probe: tests/kernel/failnth_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 
 check-kernel:
-	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/kernel/failnth_probe \
+	    $(BUILD)/tests/kernel/workload $(BUILD)/tests/kernel/provoke
 	@sh tests/kernel/check.sh
 
 $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
@@ -314,9 +351,20 @@ $(BUILD)/tests/bench/timed: tests/bench/timed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
+# The naive fail-the-N-th-call sweep that tests/bench/campaigns.sh measures libfail against.
+$(BUILD)/tests/bench/naive_nth.so: tests/bench/naive_nth.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+$(BUILD)/tests/bench/naive_sweep: tests/bench/naive_sweep.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
 # Benchmarks: ratios measured side by side in one run (never timed in the tests).
-BENCH_PROGRAMS := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed)
-bench: all $(BENCH_PROGRAMS)
+# (Not named BENCH_PROGRAMS: that is campaigns.sh's choice of real programs, from the environment.)
+BENCH_BINARIES := $(addprefix $(BUILD)/tests/bench/,alloc_loop sites sites-exit symbolise_sites timed \
+                                                    naive_nth.so naive_sweep)
+bench: all $(BENCH_BINARIES)
 	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
 
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
@@ -324,7 +372,7 @@ realworld: all
 	@bash tests/realworld/run.sh
 
 # Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
-# (tests/realworld/fork_agreement.sh; not part of make check: about a minute on 2 cores).
+# (tests/realworld/fork_agreement.sh; not part of make check, .ci/run runs it: 2-3 minutes).
 realworld-fork: all
 	@bash tests/realworld/fork_agreement.sh
 
@@ -346,7 +394,8 @@ VERSION := 0.1.0
 LIBDIR := $(PREFIX)/lib
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
-    $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
+    $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
     $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
 
@@ -360,6 +409,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	ln -sf libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so
 	install -m 644 $(BUILD)/libfail.a $(DESTDIR)$(LIBDIR)/libfail.a
 	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
+	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
 	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
 	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
 	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1

@@ -13,12 +13,33 @@
 #include <string.h>
 #include <unistd.h>
 
-char *preload_path(bool kernel)
+const char *fault_kinds_text(unsigned kinds)
 {
-    const char *override = getenv(kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
+    return kinds == PLAN_FAULT_IO ? "io" : kinds == (PLAN_FAULT_ALLOC | PLAN_FAULT_IO) ? "alloc,io"
+                                                                                   : "alloc";
+}
+
+unsigned fault_kinds_parse(const char *text)
+{
+    struct plan plan;
+    char *probe = xasprintf("mode=record;faults=%s", text ? text : "");
+    bool bad = plan_parse(probe, &plan) != NULL;
+    free(probe);
+    return bad ? 0 : plan.fault_kinds;
+}
+
+char *preload_path(const struct campaign_settings *settings)
+{
+    bool io = settings->fault_kinds & PLAN_FAULT_IO;
+    const char *variable = settings->kernel ? "LIBFAIL_KERNEL_PRELOAD"
+                           : io             ? "LIBFAIL_IO_PRELOAD"
+                                            : "LIBFAIL_PRELOAD";
+    const char *override = getenv(variable);
     if (override && *override)
         return xstrdup(override);
-    const char *name = kernel ? "libfail-kernel.so" : "libfail-preload.so";
+    const char *name = settings->kernel ? "libfail-kernel.so"
+                       : io             ? "libfail-preload-io.so"
+                                        : "libfail-preload.so";
     char *directory = self_directory();
     char *candidates[] = {
         xasprintf("%s/%s", directory, name),
@@ -32,34 +53,45 @@ char *preload_path(bool kernel)
     }
     free(directory);
     if (!found)
-        fatal("cannot find %s next to failrun; set %s to its path", name,
-              kernel ? "LIBFAIL_KERNEL_PRELOAD" : "LIBFAIL_PRELOAD");
+        fatal("cannot find %s next to failrun; set %s to its path", name, variable);
     return found;
+}
+
+/* ";faults=..." when the campaign fails more than allocations (plans without it fail those). */
+static const char *fault_kinds_suffix(const struct campaign_settings *settings)
+{
+    if (!settings->fault_kinds || settings->fault_kinds == PLAN_FAULT_ALLOC)
+        return "";
+    return settings->fault_kinds & PLAN_FAULT_ALLOC ? ";faults=alloc,io" : ";faults=io";
 }
 
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
                 uint64_t seed)
 {
     if (settings->kernel)
-        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d", chain,
-                                        (unsigned long long)nth, settings->depth)
+        return chain && nth ? xasprintf("mode=kernel;sites=%s;nth=%llu;depth=%d%s", chain,
+                                        (unsigned long long)nth, settings->depth,
+                                        settings->kernel_wrappers ? ";wrappers=1" : "")
                             : plan_record(settings);
+    const char *kinds = fault_kinds_suffix(settings);
     if (chain)
-        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d", chain,
-                         settings->persistent, settings->depth);
+        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
+                         settings->persistent, settings->depth, kinds);
     if (nth)
-        return xasprintf("mode=nth;nth=%llu;depth=%d", (unsigned long long)nth, settings->depth);
+        return xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
+                         kinds);
     if (settings->probability)
-        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d", settings->probability,
-                         (unsigned long long)seed, settings->depth);
+        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
+                         (unsigned long long)seed, settings->depth, kinds);
     return plan_record(settings);
 }
 
 char *plan_record(const struct campaign_settings *settings)
 {
     if (settings->kernel)
-        return xasprintf("mode=kernel;depth=%d", settings->depth);
-    return xasprintf("mode=record;depth=%d", settings->depth);
+        return xasprintf("mode=kernel;depth=%d%s", settings->depth,
+                         settings->kernel_wrappers ? ";wrappers=1" : "");
+    return xasprintf("mode=record;depth=%d%s", settings->depth, fault_kinds_suffix(settings));
 }
 
 char *coverage_directory(const char *run_dir)
@@ -70,7 +102,7 @@ char *coverage_directory(const char *run_dir)
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan)
 {
-    char *preload = preload_path(settings->kernel);
+    char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
     char **environment = xcalloc(12, sizeof *environment);
     size_t n = 0;
@@ -98,6 +130,85 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     environment[n] = NULL;
     free(preload);
     return environment;
+}
+
+static bool entry_is(const char *entry, const char *name)
+{
+    size_t length = strlen(name);
+    return !strncmp(entry, name, length) && entry[length] == '=';
+}
+
+/* A preload list (':' or ' ' separated, as ld.so reads it) without libfail's own libraries;
+   NULL when nothing else was in it. */
+static char *preloads_of_others(const char *list)
+{
+    char *copy = xstrdup(list), *rest = NULL, *saved = NULL;
+    for (char *item = strtok_r(copy, ": ", &saved); item; item = strtok_r(NULL, ": ", &saved)) {
+        const char *base = strrchr(item, '/');
+        base = base ? base + 1 : item;
+        if (!strncmp(base, "libfail-preload", 15) || !strncmp(base, "libfail-kernel", 14))
+            continue;
+        char *joined = rest ? xasprintf("%s:%s", rest, item) : xstrdup(item);
+        free(rest);
+        rest = joined;
+    }
+    free(copy);
+    return rest;
+}
+
+char **program_environment(const struct campaign_settings *settings, char *const *recorded,
+                           const char *run_dir, const char *plan)
+{
+    char **fresh = run_environment(settings, run_dir, plan);
+    VECTOR(char *) out = {0};
+    char *other_preloads = NULL;
+    bool sanitizer_seen[2] = {false, false};
+    static const char *const sanitizer_names[2] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
+    for (size_t i = 0; recorded && recorded[i]; i++) {
+        const char *entry = recorded[i];
+        if (!strncmp(entry, "LIBFAIL_", 8) || entry_is(entry, "GCOV_PREFIX") ||
+            entry_is(entry, "GCOV_PREFIX_STRIP"))
+            continue; /* failrun's: this run's own follow */
+        if (entry_is(entry, "LD_PRELOAD")) {
+            free(other_preloads);
+            other_preloads = preloads_of_others(entry + strlen("LD_PRELOAD="));
+            continue;
+        }
+        bool kept = false;
+        for (int undefined = 0; undefined < 2 && !kept; undefined++) {
+            const char *name = sanitizer_names[undefined];
+            if (!entry_is(entry, name))
+                continue;
+            bool ours;
+            char *user = sanitizer_user_options(entry + strlen(name) + 1, undefined, &ours);
+            if (ours) { /* the user's part, with this run's log folder */
+                char *options = sanitizer_options(user, run_dir, undefined);
+                VECTOR_PUSH(out, xasprintf("%s=%s", name, options));
+                free(options);
+            } else { /* the program's own, set by whatever started it: as it was */
+                VECTOR_PUSH(out, xstrdup(entry));
+            }
+            free(user);
+            sanitizer_seen[undefined] = kept = true;
+        }
+        if (!kept)
+            VECTOR_PUSH(out, xstrdup(entry));
+    }
+    for (size_t i = 0; fresh[i]; i++) {
+        if (entry_is(fresh[i], "LD_PRELOAD")) {
+            char *ours = preload_path(settings);
+            VECTOR_PUSH(out, other_preloads ? xasprintf("LD_PRELOAD=%s:%s", ours, other_preloads)
+                                            : xasprintf("LD_PRELOAD=%s", ours));
+            free(ours);
+        } else if (!(entry_is(fresh[i], "ASAN_OPTIONS") && sanitizer_seen[0]) &&
+                   !(entry_is(fresh[i], "UBSAN_OPTIONS") && sanitizer_seen[1])) {
+            VECTOR_PUSH(out, xstrdup(fresh[i]));
+        }
+    }
+    VECTOR_PUSH(out, NULL);
+    free(other_preloads);
+    environment_free(fresh);
+    return out.items;
 }
 
 char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline)
@@ -130,6 +241,36 @@ char *argv_to_json(char *const *argv)
     char *text = json_dumps(array, JSON_COMPACT);
     json_decref(array);
     return text;
+}
+
+char **strings_from_blob(const void *bytes, int length)
+{
+    VECTOR(char *) list = {0};
+    const char *at = bytes, *end = at + (bytes && length > 0 ? length : 0);
+    while (at < end) {
+        size_t n = strnlen(at, (size_t)(end - at));
+        char *item = xmalloc(n + 1);
+        memcpy(item, at, n);
+        item[n] = '\0';
+        VECTOR_PUSH(list, item);
+        at += n + 1;
+    }
+    VECTOR_PUSH(list, NULL);
+    return list.items;
+}
+
+char *program_title(const char *exe, char *const *argv)
+{
+    const char *base = strrchr(exe, '/');
+    char *name = xstrdup(base ? base + 1 : exe);
+    for (size_t i = 1; argv && argv[0] && argv[i]; i++) {
+        char *quoted = shell_quote(argv[i]);
+        char *next = xasprintf("%s %s", name, quoted);
+        free(quoted);
+        free(name);
+        name = next;
+    }
+    return name;
 }
 
 static char **argv_from_json(const char *text)
@@ -174,14 +315,19 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 17, (int)settings->shard);
     sqlite3_bind_int(statement, 18, (int)settings->shards);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     free(command);
-    statement = database_prepare(db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?");
+    statement = database_prepare(
+        db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
+            " whole_command = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
-    sqlite3_bind_int(statement, 3, settings->kernel);
+    /* kernel: 1 every system call trapped, 2 --wrappers */
+    sqlite3_bind_int(statement, 3, settings->kernel ? 1 + settings->kernel_wrappers : 0);
+    sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
+    sqlite3_bind_int(statement, 5, settings->whole_command);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
@@ -213,15 +359,19 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->shard = (unsigned)sqlite3_column_int(statement, 16);
         settings->shards = (unsigned)sqlite3_column_int(statement, 17);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     statement =
-        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel FROM campaign");
+        database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
+                             " whole_command FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
-        settings->kernel = sqlite3_column_int(statement, 2);
+        settings->kernel = sqlite3_column_int(statement, 2) != 0;
+        settings->kernel_wrappers = sqlite3_column_int(statement, 2) == 2;
+        settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
+        settings->whole_command = sqlite3_column_int(statement, 4);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return found;
 }
 
@@ -234,7 +384,9 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
-                a->kernel == b->kernel &&
+                a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
+                a->whole_command == b->whole_command &&
+                !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
     free(right);
@@ -278,7 +430,7 @@ void module_map_load(sqlite3 *db, struct module_map *map)
         map->ids[map->count] = id;
         map->paths[map->count++] = column_text(statement, 1);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 const char *module_map_path(const struct module_map *map, uint64_t id)
@@ -312,7 +464,8 @@ static bool base_name_starts(const char *path, const char *const *prefixes, size
 bool module_is_plumbing(const char *path)
 {
     static const char *const prefixes[] = {"libc.so", "ld-linux", "libfail-preload", "libunwind",
-                                           "liblzma", "libasan", "liblsan", "libubsan"};
+                                           "liblzma", "libasan", "liblsan", "libubsan",
+                                           "libfail-kernel", "linux-vdso"};
     return !path || base_name_starts(path, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 

@@ -34,21 +34,36 @@ struct campaign_settings {
     int64_t max_runs;    /* bound on fault runs, exploration included */
     unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
+    bool kernel_wrappers;   /* failrun kernel --wrappers: sites only at libc's wrappers */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
+    unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */
+    bool whole_command;     /* --whole-command: every run re-runs the command, never the program
+                               that owns the site alone (owner.c) */
 };
+
+/* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */
+const char *fault_kinds_text(unsigned kinds);
+unsigned fault_kinds_parse(const char *text);
 
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
 
-/* Where libfail-preload.so (or for kernel campaigns libfail-kernel.so) is: $LIBFAIL_PRELOAD
-   ($LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
-char *preload_path(bool kernel);
+/* Where the campaign's preload is: libfail-preload.so, for --faults io libfail-preload-io.so, for
+   kernel campaigns libfail-kernel.so; $LIBFAIL_PRELOAD ($LIBFAIL_IO_PRELOAD,
+   $LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
+char *preload_path(const struct campaign_settings *settings);
 /* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);
 void environment_free(char **environment);
+/* The complete environment of a run that starts one program of the baseline alone: the
+   environment it had there (`recorded`, NULL-terminated) without what failrun added for the
+   baseline (its preload in LD_PRELOAD, LIBFAIL_*, GCOV_PREFIX*, its sanitizer options), plus
+   run_environment's values for this run. Free with environment_free. */
+char **program_environment(const struct campaign_settings *settings, char *const *recorded,
+                           const char *run_dir, const char *plan);
 /* The LIBFAIL_PLAN of a fault run: `chain` ("S1:K1,S2:K2,...") in site mode, else the
    campaign's nth (with `nth`) or random (with `seed`) mode. */
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
@@ -70,6 +85,12 @@ bool in_shard(const struct campaign_settings *settings, uint64_t value);
 bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b);
 void campaign_settings_free(struct campaign_settings *settings);
 char *argv_to_json(char *const *argv);
+/* NUL-terminated strings one after another (a program's argv or environment as stored), as a
+   NULL-terminated list; free with environment_free. */
+char **strings_from_blob(const void *bytes, int length);
+/* "prog ARGS": a program of the baseline as the report names it (the executable's base name and
+   the arguments, shell-quoted), newly allocated. */
+char *program_title(const char *exe, char *const *argv);
 
 /* Module paths by id, loaded from the database, and plumbing detection. */
 struct module_map {

@@ -42,8 +42,14 @@ struct campaign_context {
     int64_t last_taken, total, done, findings, started_ms;
     bool terminal;
     sqlite3 *db;
+    bool batch_open; /* a transaction of concluded runs is open (judge.c, batch_begin) */
+    int64_t batch_started_ms;
     struct run_options *options;
     char *state_dir;
+    /* Runs execute in runs_dir: a folder of this process on a scratch file system (tmpfs; see
+       open_scratch), or state_dir/runs when there is none. What a run leaves that is worth
+       keeping moves to the same name under state_dir/runs (settle_run_folder). */
+    char *scratch_dir, *runs_dir, *kept_dir;
     struct module_map modules;
     struct symboliser *symbols; /* function identity of frames (judge.c), under the lock */
     struct baseline_observation baseline;
@@ -60,6 +66,34 @@ struct campaign_context {
     /* Exploration keys of the sites that have a run (exploration_key), built on first use. */
     VECTOR(uint64_t) explored;
     bool explored_loaded;
+    /* Programs of the baseline loaded so far (owner.c, program_get), under the lock. */
+    VECTOR(struct program *) programs;
+};
+
+struct live_count {
+    uint64_t signature;
+    uint64_t blocks;
+};
+
+/* A program of the baseline, as it was started there (owner.c): a fault run of a site it owns
+   starts it alone, once a check showed that alone it does what it did in the baseline. */
+struct program {
+    int64_t id;
+    char *exe, *cwd;
+    char **argv, **environment; /* NULL-terminated, as recorded (environment: failrun's too) */
+    char *stdin_kind;           /* "file", "null", or why it cannot be given again ("pipe") */
+    char *stdin_path;           /* what to give it: the file, /dev/null; NULL: nothing can */
+    int exit_code, signal;      /* how it ended in the baseline */
+    bool top;                   /* the command's own process: the whole command is it */
+    bool checked, alone;        /* the check ran, and alone it reproduces its baseline */
+    char *reason;               /* why not */
+    uint64_t alone_stdout, alone_stderr; /* hashes of its output alone; 0: varies, not compared */
+    int64_t alone_wall_ms, timeout_ms;
+    VECTOR(struct live_count) live; /* blocks live at its exit, alone (leak candidates) */
+    /* Its leak scan without faults, made by the first run that needs it (leakcheck.c). */
+    pthread_mutex_t scan_lock;
+    bool scanned, scan_ok;
+    sanitizer_leak_list leaks;
 };
 
 /* One fault run: its plan, what it did, what was recorded. */
@@ -73,22 +107,27 @@ struct job {
     struct run_records records;
     sanitizer_leak_list leaks; /* LeakSanitizer's scan of its replay (leak_confirm) */
     bool leak_scanned;
+    struct program *program; /* the program started alone; NULL: the whole command */
 };
 
 /* failrun kernel stops a site's sweep here even if every fault point so far was reached: a
    call that takes more (fork: about 75) is better swept with a targeted --occurrence. */
 #define KERNEL_MAX_NTH 200
 
-struct live_count {
-    uint64_t signature;
-    uint64_t blocks;
-};
-
 /* scheduler.c */
-/* Start the command for one run in `dir` with `plan`; `extra` ("NAME=value", NULL-terminated,
-   may be NULL) replaces or adds to the run's environment. */
+void open_scratch(struct campaign_context *context);
+void close_scratch(struct campaign_context *context);
+/* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
+char *kept_path(const struct campaign_context *context, const char *dir);
+/* After a run is judged: its coverage folder (DIR.gcov) moves to the kept folder, and so does the
+   run's own folder when `keep`; what stays in the scratch folder is removed. */
+void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep);
+/* Start the command for one run in `dir` with `plan`, or with `program` only that program, as it
+   was started in the baseline; `extra` ("NAME=value", NULL-terminated, may be NULL) replaces or
+   adds to the run's environment. */
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
-                                const char *plan, int64_t timeout_ms, const char *const *extra);
+                                const char *plan, int64_t timeout_ms, const char *const *extra,
+                                const struct program *program);
 void run_baseline(struct campaign_context *context);
 void load_baseline(struct campaign_context *context);
 bool baseline_done(sqlite3 *db);
@@ -105,9 +144,29 @@ void keep_sites_in_scope(struct run_records *records, const char *scope);
 /* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */
 void run_fork_phase(struct campaign_context *context);
 
+/* owner.c: the program that owns a site, started alone */
+/* Fault runs of this campaign may start a program alone: site mode, not --whole-command. */
+bool owner_mode(const struct campaign_settings *settings);
+/* In the baseline's transaction, before its records are stored: the programs of its in-scope
+   processes into the programs table (their ids into records->processes[].program) and the
+   owner of each site (records->sites[].owner). `top_pid`: the process failrun started. */
+void owners_store(struct campaign_context *context, struct run_records *records, int top_pid);
+/* The program a run of `chain` starts alone (the owner of its first site), 0 for the whole
+   command. Under the lock. */
+int64_t chain_owner(struct campaign_context *context, const char *chain);
+/* A program by id, loaded once; NULL when there is none. Under the lock. */
+struct program *program_get(struct campaign_context *context, int64_t id);
+/* Before the planned runs: check each program that planned runs would start alone and has not
+   been checked (run it alone twice, no fault); runs of programs that fail it go back to the
+   whole command. */
+void owners_check(struct campaign_context *context);
+void programs_free(struct campaign_context *context);
+
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
 enum outcome conclude_job(struct campaign_context *context, struct job *job);
+/* Commit the runs concluded so far (conclude_job batches them). */
+void conclusions_commit(struct campaign_context *context);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own
    code, exactly) and the functions, not return addresses, of the own frames above it. */
 uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames);

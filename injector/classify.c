@@ -15,7 +15,7 @@ static const char *const names[OUTCOME_COUNT] = {
     [OUTCOME_OOM_ABORT] = "oom-abort", [OUTCOME_CRASH] = "crash",
     [OUTCOME_SILENT] = "silent",     [OUTCOME_HANG] = "hang",
     [OUTCOME_LEAK] = "leak",         [OUTCOME_NOT_REACHED] = "not-reached",
-    [OUTCOME_SANITIZER] = "sanitizer",
+    [OUTCOME_SANITIZER] = "sanitizer", [OUTCOME_KERNEL] = "kernel",
 };
 
 const char *outcome_name(enum outcome outcome)
@@ -34,7 +34,7 @@ int outcome_from_name(const char *name)
 bool outcome_is_bug(enum outcome outcome)
 {
     return outcome == OUTCOME_CRASH || outcome == OUTCOME_SILENT || outcome == OUTCOME_HANG ||
-           outcome == OUTCOME_LEAK || outcome == OUTCOME_SANITIZER;
+           outcome == OUTCOME_LEAK || outcome == OUTCOME_SANITIZER || outcome == OUTCOME_KERNEL;
 }
 
 bool stderr_reports_corruption(const char *text)

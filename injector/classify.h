@@ -19,6 +19,9 @@ enum outcome {
                             is a second property of a run (leak_possible below) */
     OUTCOME_NOT_REACHED, /* the planned fault never fired */
     OUTCOME_SANITIZER,   /* a sanitizer report (use after free, double free, leak, UB) */
+    OUTCOME_KERNEL,      /* never a run's outcome: the kind of a finding about a report of the
+                            kernel's own (WARN, BUG, oops, lockdep) printed during an armed call
+                            of failrun kernel */
     OUTCOME_COUNT
 };
 

@@ -141,9 +141,10 @@ static void site_calls(struct symboliser *symboliser, const struct module_map *m
 static json_t *site_entry(sqlite3_stmt *statement, bool eligible)
 {
     const char *name = (const char *)sqlite3_column_text(statement, 4);
-    json_t *site = json_pack("{s:s,s:s,s:I,s:b,s:b,s:I}",
+    json_t *site = json_pack("{s:s,s:s,s:s,s:I,s:b,s:b,s:I}",
         "id", (const char *)sqlite3_column_text(statement, 0),
         "function", (const char *)sqlite3_column_text(statement, 1),
+        "kind", (const char *)sqlite3_column_text(statement, 7),
         "size", (json_int_t)sqlite3_column_int64(statement, 2),
         "nofail", sqlite3_column_int(statement, 3), "eligible", eligible,
         "runs", (json_int_t)sqlite3_column_int64(statement, 6));
@@ -162,21 +163,22 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(files.known, (const char *)sqlite3_column_text(statement, 1),
                             json_integer(sqlite3_column_int64(statement, 0)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     VECTOR(char *) ids = {0};
     VECTOR(struct coverage_site) sites = {0};
     VECTOR(struct coverage_call *) owned = {0};
     table->entries = json_array();
     statement = database_prepare(
         db, "SELECT id, function, max_size, nofail, name, frames,"
-            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault')"
+            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault'), kind"
             " FROM sites s ORDER BY rowid");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         bool nofail = sqlite3_column_int(statement, 3);
+        const char *kind = (const char *)sqlite3_column_text(statement, 7);
         struct coverage_site site = {.eligible = site_nofail_eligible(
-                                         nofail, (const char *)sqlite3_column_text(statement, 1),
-                                         (uint64_t)sqlite3_column_int64(statement, 2), threshold),
-                                     .never_fails = nofail};
+                                         nofail, kind, (uint64_t)sqlite3_column_int64(statement, 2),
+                                         threshold),
+                                     .never_fails = nofail, .io = !strcmp(kind, "io")};
         json_t *entry = site_entry(statement, site.eligible);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);
@@ -203,7 +205,7 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
         VECTOR_PUSH(sites, site);
         json_array_append_new(table->entries, entry);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_decref(files.by_path);
     json_decref(files.known);
     module_map_free(&map);
@@ -228,10 +230,12 @@ static void site_table_free(struct site_table *table)
 
 /* ---- the JSON document ---- */
 
-static const char *const line_keys[] = {"tested", "deletable", "kept", "unreached", "ordinary",
-                                        "total"};
-static const char *const branch_keys[] = {"tested", "deletable", "kept", "untaken", "unreached",
-                                          "ordinary", "total"};
+static const char *const line_keys[] = {"tested", "deletable", "kept", "kept_io", "unreached",
+                                        "ordinary", "total"};
+static const char *const branch_keys[] = {"tested", "deletable", "kept", "kept_io", "untaken",
+                                          "unreached", "ordinary", "total"};
+#define LINE_KEYS (sizeof line_keys / sizeof *line_keys)
+#define BRANCH_KEYS (sizeof branch_keys / sizeof *branch_keys)
 
 static json_t *empty_summary(const char *const *keys, size_t count)
 {
@@ -241,11 +245,13 @@ static json_t *empty_summary(const char *const *keys, size_t count)
     return summary;
 }
 
-static void count_into(json_t *summary, enum line_class class)
+static void count_into(json_t *summary, const struct coverage_item *item)
 {
+    enum line_class class = item->class;
     const char *keys[] = {line_class_name(class), "total",
-                          class == LINE_DELETABLE || class == LINE_KEPT ? "tested" : NULL};
-    for (size_t i = 0; i < 3; i++)
+                          class == LINE_DELETABLE || class == LINE_KEPT ? "tested" : NULL,
+                          item->by_io ? "kept_io" : NULL};
+    for (size_t i = 0; i < 4; i++)
         if (keys[i])
             json_object_set_new(summary, keys[i],
                                 json_integer(json_integer_value(json_object_get(summary, keys[i])) + 1));
@@ -268,31 +274,69 @@ static json_t *site_list(const struct coverage_item *item)
     return list;
 }
 
+/* The NOFAIL report's per-file lists, as "12-14" and "30": with by_io false, the deletable
+   lines (error legs that exist only for small allocations); with by_io true, the lines kept
+   because an I/O failure reaches them. A range runs over consecutive instrumented lines, so one
+   leg is one range even with a closing brace or a blank line inside it. */
+static void append_range(json_t *ranges, json_int_t first, json_int_t last)
+{
+    json_array_append_new(ranges, first == last
+                                      ? json_sprintf("%lld", (long long)first)
+                                      : json_sprintf("%lld-%lld", (long long)first, (long long)last));
+}
+
+static json_t *line_ranges(json_t *lines, bool by_io)
+{
+    json_t *ranges = json_array();
+    json_int_t first = 0, last = 0;
+    size_t index;
+    json_t *line;
+    json_array_foreach(lines, index, line) {
+        bool wanted = by_io ? json_is_true(json_object_get(line, "io"))
+                            : !strcmp(json_string_value(json_object_get(line, "class")), "deletable");
+        if (!wanted) {
+            if (first)
+                append_range(ranges, first, last);
+            first = 0;
+            continue;
+        }
+        last = json_integer_value(json_object_get(line, "line"));
+        if (!first)
+            first = last;
+    }
+    if (first)
+        append_range(ranges, first, last);
+    return ranges;
+}
+
 /* One file's lines (layout lines first .. end-1) and branches, with their classes. */
 static json_t *file_entry(const struct coverage_result *result, const char *path, const char *cwd,
                           size_t first, size_t end, json_t *line_total, json_t *branch_total)
 {
     json_t *file = json_pack("{s:s,s:s}", "path", path, "display", display_path(path, cwd));
-    json_t *summary = empty_summary(line_keys, 6), *branch_summary = empty_summary(branch_keys, 7);
+    json_t *summary = empty_summary(line_keys, LINE_KEYS);
+    json_t *branch_summary = empty_summary(branch_keys, BRANCH_KEYS);
     json_t *line_list = json_array(), *branch_list = json_array();
     for (size_t l = first; l < end; l++) {
         const struct coverage_line *line = &result->layout.lines[l];
         const struct coverage_item *item = &result->lines[l];
-        count_into(summary, item->class);
-        count_into(line_total, item->class);
-        json_array_append_new(line_list, json_pack("{s:i,s:s,s:I,s:o}", "line", line->line,
+        count_into(summary, item);
+        count_into(line_total, item);
+        json_array_append_new(line_list, json_pack("{s:i,s:s,s:I,s:o,s:b}", "line", line->line,
             "class", line_class_name(item->class), "count", (json_int_t)result->line_totals[l],
-            "sites", site_list(item)));
+            "sites", site_list(item), "io", item->by_io));
         for (size_t b = line->first_branch; b < line->first_branch + line->branch_count; b++) {
             const struct coverage_item *branch = &result->branches[b];
-            count_into(branch_summary, branch->class);
-            count_into(branch_total, branch->class);
+            count_into(branch_summary, branch);
+            count_into(branch_total, branch);
             json_array_append_new(branch_list, json_pack("{s:i,s:I,s:s,s:I,s:o}",
                 "line", line->line, "branch", (json_int_t)(b - line->first_branch),
                 "class", line_class_name(branch->class),
                 "count", (json_int_t)result->branch_totals[b], "sites", site_list(branch)));
         }
     }
+    json_object_set_new(file, "only_small_allocations", line_ranges(line_list, false));
+    json_object_set_new(file, "kept_by_io", line_ranges(line_list, true));
     json_object_set_new(file, "lines_summary", summary);
     json_object_set_new(file, "branches_summary", branch_summary);
     json_object_set_new(file, "lines", line_list);
@@ -324,7 +368,7 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
             (size_t)json_integer_value(json_array_get(range, 0)),
             (size_t)json_integer_value(json_array_get(range, 1)), line_total, branch_total));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_decref(ranges);
     return files;
 }
@@ -346,7 +390,7 @@ static json_t *crash_missing(sqlite3 *db)
         json_array_append_new(missing, json_pack("{s:s,s:I}",
             "data_file", (const char *)sqlite3_column_text(statement, 0),
             "runs", (json_int_t)sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return missing;
 }
 
@@ -365,7 +409,7 @@ static json_t *run_counts(sqlite3 *db)
         "without_data", (json_int_t)sqlite3_column_int64(statement, 2),
         "data_files", (json_int_t)sqlite3_column_int64(statement, 3),
         "gcov_files", (json_int_t)sqlite3_column_int64(statement, 4));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_object_set_new(runs, "crash_missing", crash_missing(db));
     return runs;
 }
@@ -382,7 +426,8 @@ static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_pa
     }
     struct campaign_settings settings = {0};
     campaign_load(db, &settings);
-    json_t *line_total = empty_summary(line_keys, 6), *branch_total = empty_summary(branch_keys, 7);
+    json_t *line_total = empty_summary(line_keys, LINE_KEYS);
+    json_t *branch_total = empty_summary(branch_keys, BRANCH_KEYS);
     json_t *report = json_object();
     json_object_set_new(report, "database", json_string(database_path));
     json_object_set_new(report, "policy", json_string(settings.policy_nofail ? "nofail" : "all"));
@@ -414,7 +459,7 @@ static json_t *nofail_check(json_t *report, const char *other_path)
     sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
                                                       " WHERE kind = 'fault' AND state = 'done'");
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     database_close(other);
     json_t *legs = json_object(); /* "path:line" of every error-leg line of the other campaign */
     size_t index, at;
@@ -487,6 +532,33 @@ static void print_warnings(json_t *runs)
     }
 }
 
+/* ", of them N by an I/O failure" inside a summary's parentheses, when there are any. */
+static void print_kept_io(FILE *out, json_t *summary)
+{
+    if (number(summary, "kept_io"))
+        fprintf(out, ", of them %lld by an I/O failure", number(summary, "kept_io"));
+}
+
+/* "title, per file (lines):" and "  file: 12-14, 30" for each file with any. */
+static void print_ranges(FILE *out, json_t *files, const char *key, const char *title)
+{
+    size_t index, at;
+    json_t *file, *range;
+    bool any = false;
+    json_array_foreach(files, index, file) {
+        json_t *ranges = json_object_get(file, key);
+        if (!json_array_size(ranges))
+            continue;
+        if (!any)
+            fprintf(out, "%s, per file (lines):\n", title);
+        any = true;
+        fprintf(out, "  %s:", json_string_value(json_object_get(file, "display")));
+        json_array_foreach(ranges, at, range)
+            fprintf(out, "%s %s", at ? "," : "", json_string_value(range));
+        fputc('\n', out);
+    }
+}
+
 static void print_text(json_t *report, FILE *out)
 {
     json_t *runs = json_object_get(report, "runs");
@@ -498,14 +570,16 @@ static void print_text(json_t *report, FILE *out)
             json_real_value(json_object_get(report, "ms_per_run")), number(runs, "gcov_files"),
             number(runs, "data_files"));
     json_t *lines = json_object_get(report, "lines"), *branches = json_object_get(report, "branches");
-    fprintf(out, "error-leg lines: %lld tested (deletable %lld, kept %lld); %lld line(s) no run"
-                 " reached; %lld ordinary, of %lld instrumented\n",
-            number(lines, "tested"), number(lines, "deletable"), number(lines, "kept"),
+    fprintf(out, "error-leg lines: %lld tested (deletable %lld, kept %lld", number(lines, "tested"),
+            number(lines, "deletable"), number(lines, "kept"));
+    print_kept_io(out, lines);
+    fprintf(out, "); %lld line(s) no run reached; %lld ordinary, of %lld instrumented\n",
             number(lines, "unreached"), number(lines, "ordinary"), number(lines, "total"));
-    fprintf(out, "error-reaction branches: %lld taken (deletable %lld, kept %lld); %lld never"
-                 " taken by any run; of %lld branches\n",
-            number(branches, "tested"), number(branches, "deletable"), number(branches, "kept"),
-            number(branches, "untaken"), number(branches, "total"));
+    fprintf(out, "error-reaction branches: %lld taken (deletable %lld, kept %lld",
+            number(branches, "tested"), number(branches, "deletable"), number(branches, "kept"));
+    print_kept_io(out, branches);
+    fprintf(out, "); %lld never taken by any run; of %lld branches\n", number(branches, "untaken"),
+            number(branches, "total"));
     fprintf(out, "NOFAIL-eligible: LF_NOFAIL sites and sites requesting at most %lld bytes\n",
             number(report, "nofail_below"));
     size_t index;
@@ -523,6 +597,10 @@ static void print_text(json_t *report, FILE *out)
                 number(s, "deletable"), number(s, "kept"), number(s, "unreached"),
                 number(json_object_get(file, "branches_summary"), "untaken"));
     }
+    print_ranges(out, json_object_get(report, "files"), "only_small_allocations",
+                 "error legs that exist only for small allocations (deletable under NOFAIL)");
+    print_ranges(out, json_object_get(report, "files"), "kept_by_io",
+                 "error legs kept because an I/O failure reaches them (--faults io)");
     json_t *check = json_object_get(report, "nofail_check");
     if (check) {
         size_t reached = json_array_size(json_object_get(check, "deletable_reached"));

@@ -1,11 +1,13 @@
 /*
  * cmd_kernel.c — `failrun kernel -- CMD`: the campaign of `failrun run`, over system-call sites
  * instead of allocation sites, failing the kernel's own allocations inside each call through
- * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION). For each site of the command's libc
- * system-call wrappers (open, openat, read, write, pipe, pipe2, socket, socketpair,
- * epoll_create1, eventfd, mmap, fork), runs with N = 1, 2, ... written to fail-nth just before
- * the call, until the call has fewer than N fault points. Outcomes, findings and reports are
- * those of `failrun run`. The preload for it is libfail-kernel.so (see injector/kernel.c).
+ * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION). Every system call the programs under test
+ * make is a site (trapped by syscall user dispatch: injector/dispatch.c), named by its number and
+ * its stack through libc; with --wrappers only the calls of the libc wrappers of kernel.c (open,
+ * openat, read, write, pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap, fork) are.
+ * Each site runs with N = 1, 2, ... written to fail-nth just before the call, until the call has
+ * fewer than N fault points. Outcomes, findings and reports are those of `failrun run`. The
+ * preload for it is libfail-kernel.so.
  *
  * First it checks that the kernel can do it, and says what to change when it cannot.
  */
@@ -22,20 +24,25 @@
 #include <unistd.h>
 
 const char kernel_usage[] =
-    "usage: failrun kernel [--setup-debugfs] [run options] -- COMMAND [ARGS...]\n"
+    "usage: failrun kernel [--setup-debugfs] [--wrappers] [run options] -- COMMAND [ARGS...]\n"
     "\n"
-    "Fail the kernel's allocations inside COMMAND's system calls, site by site: for each call\n"
-    "site of open, openat, read, write, pipe, pipe2, socket, socketpair, epoll_create1,\n"
-    "eventfd, mmap and fork in the programs under test, run COMMAND with N = 1, 2, ... written\n"
-    "to /proc/thread-self/fail-nth just before that call, until the call has fewer than N\n"
-    "fault points. Each run's outcome is classified as by `failrun run`; the report lists what\n"
-    "each armed call returned. Needs a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB,\n"
-    "FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary\n"
-    "allocations can fail:\n"
+    "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
+    "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
+    "x86_64) and is a site: the call and its stack, through libc (the openat inside fopen is\n"
+    "one). For each site, run COMMAND with N = 1, 2, ... written to /proc/thread-self/fail-nth\n"
+    "just before that call, until the call has fewer than N fault points. Each run's outcome\n"
+    "is classified as by `failrun run`; the report lists what each armed call returned. Needs\n"
+    "a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and\n"
+    "FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary allocations can fail:\n"
     "\n"
     "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
     "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
     "                    verbose=0 for both\n"
+    "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
+    "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
+    "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
+    "                    or a kernel without syscall user dispatch, falls back to this by\n"
+    "                    itself, with a message on standard error\n"
     "\n"
     "Every option of `failrun run` applies (see `failrun help run`); --db, --exe, --module,\n"
     "--occurrence K (arm each site's K-th call), -j, --json, --junit, --sarif.\n"
@@ -123,7 +130,7 @@ static void check_kernel(bool setup)
 int cmd_kernel(int argc, char **argv)
 {
     /* Our one option, before the `--`: the rest is `failrun run`'s. */
-    bool setup = false;
+    bool setup = false, wrappers = false;
     char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
     int count = 0;
     bool command = false;
@@ -137,11 +144,13 @@ int cmd_kernel(int argc, char **argv)
         }
         if (!command && !strcmp(argv[i], "--setup-debugfs"))
             setup = true;
+        else if (!command && !strcmp(argv[i], "--wrappers"))
+            wrappers = true;
         else
             rest[count++] = argv[i];
     }
     check_kernel(setup);
-    int status = run_campaign(count, rest, true);
+    int status = run_campaign(count, rest, true, wrappers);
     free(rest);
     return status;
 }

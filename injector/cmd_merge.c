@@ -31,7 +31,7 @@ static void bind_and_run(sqlite3 *db, const char *sql, int64_t offset)
     for (int i = 1; i <= sqlite3_bind_parameter_count(statement); i++)
         sqlite3_bind_int64(statement, i, offset);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static void check_same_campaign(sqlite3 *db, const char *input)
@@ -39,15 +39,15 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT (SELECT count(*) FROM src.campaign s JOIN main.campaign m"
             "  ON s.command = m.command AND s.cwd = m.cwd AND s.depth = m.depth"
-            "  AND s.scope IS m.scope AND s.shards = m.shards),"
+            "  AND s.scope IS m.scope AND s.shards = m.shards AND s.faults = m.faults),"
             " (SELECT count(*) FROM src.campaign c JOIN main.campaign m ON c.shard = m.shard"
             "  AND m.shards > 1)");
     sqlite3_step(statement);
     bool same = sqlite3_column_int(statement, 0) == 1;
     bool repeated = sqlite3_column_int(statement, 1) > 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     if (!same)
-        fatal("%s is a campaign of another command, folder, depth or shard count; merge only "
+        fatal("%s is a campaign of another command, folder, depth, shard count or --faults; merge only "
               "the shards of one campaign", input);
     if (repeated)
         warn("%s repeats a shard already merged; its runs are kept once", input);
@@ -68,9 +68,23 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM main.runs");
     sqlite3_step(statement);
     int64_t offset = sqlite3_column_int64(statement, 0);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 
     database_exec(db, "INSERT OR IGNORE INTO main.modules SELECT * FROM src.modules");
+    /* Programs (owner.c) by what they are, not by environment: each shard's baseline ran in a
+       folder of its own, named in LIBFAIL_DIR. */
+#define SAME_PROGRAM                                                                               \
+    " m.exe = s.exe AND m.cwd = s.cwd AND m.argv = s.argv AND m.stdin_kind = s.stdin_kind"      \
+    " AND m.stdin IS s.stdin"
+    database_exec(db, "INSERT INTO main.programs(exe, cwd, argv, environment, stdin_kind, stdin,"
+                      " top, exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
+                      " alone_live) SELECT exe, cwd, argv, environment, stdin_kind, stdin, top,"
+                      " exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
+                      " alone_live FROM src.programs s WHERE NOT EXISTS"
+                      " (SELECT 1 FROM main.programs m WHERE" SAME_PROGRAM ") ORDER BY id");
+    database_exec(db, "CREATE TEMP TABLE program_map(old INTEGER PRIMARY KEY, new INTEGER)");
+    database_exec(db, "INSERT INTO temp.program_map SELECT s.id, (SELECT min(m.id) FROM"
+                      " main.programs m WHERE" SAME_PROGRAM ") FROM src.programs s");
     database_exec(db, "CREATE TEMP TABLE copied(old INTEGER PRIMARY KEY, new INTEGER)");
     bind_and_run(db,
                  "INSERT INTO temp.copied SELECT r.id, iif(r.kind = 'baseline',"
@@ -81,19 +95,23 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                  offset);
     database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
                       " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding, leak_bytes,"
-                      " stdout_hash)"
+                      " stdout_hash, owner)"
                       " SELECT c.new, r.kind, r.site, r.plan, r.chain, r.state, r.exit_code,"
                       " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
-                      " r.dir, r.finding, r.leak_bytes, r.stdout_hash FROM src.runs r JOIN temp.copied c ON c.old = r.id"
+                      " r.dir, r.finding, r.leak_bytes, r.stdout_hash,"
+                      " (SELECT new FROM temp.program_map WHERE old = r.owner)"
+                      " FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name, unexplored)"
+                      " nofail, name, unexplored, kind, owner)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
-                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored FROM src.sites s"
+                      " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind,"
+                      " (SELECT new FROM temp.program_map WHERE old = s.owner) FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"
                       "  nofail = max(nofail, excluded.nofail), name = coalesce(name, excluded.name),"
+                      "  owner = coalesce(owner, excluded.owner),"
                       "  unexplored = iif(excluded.first_run < first_run, excluded.unexplored,"
                       "                   unexplored)");
     database_exec(db, "INSERT INTO main.live SELECT c.new, l.site, l.blocks, l.bytes"
@@ -101,7 +119,9 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.live WHERE run = c.new)");
     database_exec(db, "INSERT INTO main.processes SELECT c.new, p.pid, p.exe, p.command_line,"
-                      " p.forked, p.exit_code, p.signal FROM src.processes p"
+                      " p.forked, p.exit_code, p.signal,"
+                      " (SELECT new FROM temp.program_map WHERE old = p.program)"
+                      " FROM src.processes p"
                       " JOIN temp.copied c ON c.old = p.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
@@ -125,6 +145,7 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
         database_exec(db, "UPDATE main.campaign SET wall_ms = wall_ms +"
                           " coalesce((SELECT wall_ms FROM src.campaign), 0)");
     database_exec(db, "DROP TABLE temp.copied");
+    database_exec(db, "DROP TABLE temp.program_map");
     database_exec(db, "COMMIT");
     database_exec(db, "DETACH src");
 }
@@ -166,9 +187,10 @@ int cmd_merge(int argc, char **argv)
         char *left = argv_to_json(i == optind ? settings.argv : first.argv);
         char *right = argv_to_json(settings.argv);
         if (i > optind && (strcmp(left, right) || strcmp(first.cwd, settings.cwd) ||
-                           first.depth != settings.depth || first.shards != settings.shards))
-            fatal("%s is a campaign of another command, folder, depth or shard count; merge "
-                  "only the shards of one campaign", argv[i]);
+                           first.depth != settings.depth || first.shards != settings.shards ||
+                           first.fault_kinds != settings.fault_kinds))
+            fatal("%s is a campaign of another command, folder, depth, shard count or --faults; "
+                  "merge only the shards of one campaign", argv[i]);
         free(left);
         free(right);
         if (i == optind)

@@ -1,6 +1,10 @@
 /*
  * cmd_replay.c — `failrun replay SITE -- CMD`: run a command once with one site failing, its
  * standard streams connected to the terminal, to reproduce a finding (under gdb, say).
+ *
+ * A finding of a run that started one program of a suite alone replays that program: the report
+ * names it with its folder (`--cwd DIR -- PROG ARGS`); when the campaign recorded a program with
+ * that executable, folder and arguments, it gets the environment it had there too.
  */
 #include "campaign.h"
 #include "commands.h"
@@ -29,10 +33,44 @@ const char replay_usage[] =
     "database when there is one. Exit status: the command's own (128+N for signal N).\n"
     "\n"
     "  --db PATH     campaign database (default .failrun/campaign.db)\n"
+    "  --cwd DIR     run COMMAND in DIR; a program the campaign's command started there with\n"
+    "                these arguments gets the environment it had in the campaign\n"
     "  --persistent  the last site keeps failing at every later call\n"
     "  --print-env   print the environment that arms the fault instead of running anything,\n"
     "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`;\n"
     "                the records go to the /tmp/failrun-replay-* folder it names\n";
+
+/* A program of the campaign's baseline with this executable and arguments, started in the
+   current folder: its recorded argv (argv[0] as it was) and, in *environment, its environment. */
+static char **recorded_program(sqlite3 *db, const char *exe, char *const *argv,
+                               char ***environment)
+{
+    char cwd[PATH_MAX];
+    if (!exe || !getcwd(cwd, sizeof cwd))
+        return NULL;
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT argv, environment FROM programs WHERE exe = ? AND cwd = ? ORDER BY id");
+    sqlite3_bind_text(statement, 1, exe, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, cwd, -1, SQLITE_TRANSIENT);
+    char **found = NULL;
+    while (!found && sqlite3_step(statement) == SQLITE_ROW) {
+        char **recorded = strings_from_blob(sqlite3_column_blob(statement, 0),
+                                            sqlite3_column_bytes(statement, 0));
+        bool same = recorded[0] != NULL;
+        size_t i = 1;
+        for (; same && argv[i] && recorded[i]; i++)
+            same = !strcmp(argv[i], recorded[i]);
+        if (same && !argv[i] && !recorded[i]) {
+            found = recorded;
+            *environment = strings_from_blob(sqlite3_column_blob(statement, 1),
+                                             sqlite3_column_bytes(statement, 1));
+        } else {
+            environment_free(recorded);
+        }
+    }
+    database_finalize(statement);
+    return found;
+}
 
 int cmd_replay(int argc, char **argv)
 {
@@ -41,6 +79,7 @@ int cmd_replay(int argc, char **argv)
         {"plan", required_argument, NULL, 'P'},
         {"persistent", no_argument, NULL, 'r'},
         {"print-env", no_argument, NULL, 'p'},
+        {"cwd", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -48,6 +87,7 @@ int cmd_replay(int argc, char **argv)
     const char *raw_plan = NULL;
     bool persistent = false;
     bool print_environment = false;
+    const char *directory = NULL;
     int c;
     optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
@@ -63,6 +103,9 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'p':
             print_environment = true;
+            break;
+        case 'C':
+            directory = optarg;
             break;
         case 'h':
             fputs(replay_usage, stdout);
@@ -82,11 +125,13 @@ int cmd_replay(int argc, char **argv)
 
     struct campaign_settings settings = {0};
     bool have_campaign = false;
+    sqlite3 *db = NULL;
     if (access(database_path, F_OK) == 0) {
-        sqlite3 *db = database_open(database_path, false);
+        db = database_open(database_path, false); /* before --cwd: the path is the caller's */
         have_campaign = campaign_load(db, &settings);
-        database_close(db);
     }
+    if (directory && chdir(directory) != 0)
+        fatal("--cwd %s: %s; give the folder the report names", directory, strerror(errno));
     if (!have_campaign) {
         settings.depth = 8;
         settings.exe_globs = xstrdup("");
@@ -110,6 +155,12 @@ int cmd_replay(int argc, char **argv)
         fatal("no campaign in %s to take the command from; add -- COMMAND [ARGS...]",
               database_path);
     }
+    char **recorded = NULL; /* the environment of the program as the campaign's command ran it */
+    char **program_argv = db && optind < argc ? recorded_program(db, settings.top_exe, settings.argv,
+                                                                  &recorded)
+                                              : NULL;
+    if (db)
+        database_close(db);
     if (!settings.scope) {
         /* No campaign decided the scope (a campaign's holds for any command, gdb included): fail
            in the command itself when it is a system program, else in the user's own programs. */
@@ -127,7 +178,10 @@ int cmd_replay(int argc, char **argv)
         fatal(raw_plan ? "--plan %s: not a plan; copy it from `failrun report`"
                        : "%s: give each site as 16 hex digits, as `failrun report` shows it",
               raw_plan ? raw_plan : chain);
-    char **environment = run_environment(&settings, directory_template, plan);
+    settings.fault_kinds |= parsed.fault_kinds; /* a --plan that fails I/O needs its preload */
+    char **environment = recorded && !print_environment
+                             ? program_environment(&settings, recorded, directory_template, plan)
+                             : run_environment(&settings, directory_template, plan);
     if (print_environment) {
         /* Plain NAME=value lines: `env $(failrun replay --print-env ...)` splits them on white
            space and removes no quotes. The folder stays: the program writes its records there
@@ -144,21 +198,35 @@ int cmd_replay(int argc, char **argv)
         .extra_environment = (const char *const *)environment,
         .stdin_path = settings.stdin_path,
     };
+    if (program_argv) { /* as it was started there: its own argv[0] and environment */
+        fprintf(stderr, "failrun: %s with the environment the campaign's command gave it\n",
+                settings.argv[0]);
+        request.argv = program_argv;
+        request.executable = settings.top_exe;
+        request.extra_environment = NULL;
+        request.environment = (const char *const *)environment;
+    }
     struct spawn_result result = spawn_and_wait(&request);
     struct run_records records = {0};
     ingest_run(directory_template, &records);
     for (size_t i = 0; i < records.faults.count; i++) {
+        const struct ingest_fault *fault = &records.faults.items[i];
         char site[17];
-        hex16(site, records.faults.items[i].signature);
-        fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
-                function_name(records.faults.items[i].function),
-                (unsigned long long)records.faults.items[i].size, site);
+        hex16(site, fault->signature);
+        if (record_function_kind(fault->function) == KIND_IO)
+            fprintf(stderr, "failrun: injected: %s failed (%s) at site %s\n",
+                    function_name(fault->function), strerrorname_np(fault->error), site);
+        else
+            fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
+                    function_name(fault->function), (unsigned long long)fault->size, site);
     }
     if (!records.faults.count)
         fprintf(stderr, "failrun: the plan was not reached: nothing was failed\n");
     run_records_free(&records);
     remove_tree(directory_template);
     environment_free(environment);
+    environment_free(program_argv);
+    environment_free(recorded);
     free(plan);
     campaign_settings_free(&settings);
     return result.signal ? 128 + result.signal : result.exit_code;

@@ -29,8 +29,9 @@
 const char run_usage[] =
     "usage: failrun run [options] -- COMMAND [ARGS...]\n"
     "\n"
-    "Run COMMAND once to record every allocation site, then once per site with that site's\n"
-    "first allocation failing; classify and store each run, then print the report.\n"
+    "Run COMMAND once to record every allocation site (with --faults io, every I/O call site\n"
+    "too), then once per site with that site's first call failing; classify and store each\n"
+    "run, then print the report.\n"
     "Standard input, when not a terminal, is saved and given to every run.\n"
     "\n"
     "  --db PATH         campaign database (default .failrun/campaign.db)\n"
@@ -39,6 +40,14 @@ const char run_usage[] =
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
+    "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
+    "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
+    "                    fprintf, printf and their v- forms, fflush, close, fclose, fsync and\n"
+    "                    fdatasync of the program (stdout and stderr included; never libc's\n"
+    "                    own nor failrun's), each failing with the errno a real failure\n"
+    "                    gives: EMFILE for opens, EIO for reads, closes and syncs, ENOSPC\n"
+    "                    for writes and flushes; a stdio stream's error indicator is set\n"
     "\n"
     "What each run fails (default: each site's first call, one site per run):\n"
     "  --occurrence K    each site's K-th call instead\n"
@@ -61,6 +70,9 @@ const char run_usage[] =
     "                    each process at each site it reaches first: the child fails the\n"
     "                    allocation, the parent goes on (-j N children at once). Same\n"
     "                    outcomes; sites in multi-threaded processes are re-run\n"
+    "  --whole-command   every run re-runs COMMAND; by default a site whose owner (the first\n"
+    "                    process that reached it) is a program COMMAND started, and that does\n"
+    "                    alone what it did there, is failed by starting that program alone\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
     "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
     "  --replace         discard the campaign in --db even if it is of another command or\n"
@@ -104,9 +116,10 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
-        {"fork", no_argument, NULL, 'F'},
+        {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
         {"suppressions", required_argument, NULL, 'X'},
         {"replace", no_argument, NULL, 'E'},
+        {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
@@ -116,6 +129,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->occurrence = 1;
     settings->seed = 1;
     settings->nofail_below = NOFAIL_BELOW_DEFAULT;
+    settings->fault_kinds = PLAN_FAULT_ALLOC;
     settings->exe_globs = xstrdup("");
     settings->module_globs = xstrdup("");
     int c;
@@ -206,6 +220,11 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'B':
             settings->nofail_below = parse_count(optarg, "--nofail-below");
             break;
+        case 'T':
+            settings->fault_kinds = fault_kinds_parse(optarg);
+            if (!settings->fault_kinds)
+                fatal("--faults %s: give alloc, io or alloc,io", optarg);
+            break;
         case 'O':
             options->json = true;
             break;
@@ -229,6 +248,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         case 'E':
             options->replace = true;
+            break;
+        case 'H':
+            settings->whole_command = true;
             break;
         case 'q':
             options->quiet = true;
@@ -320,16 +342,16 @@ static void open_campaign(struct campaign_context *context)
             database_prepare(context->db, "SELECT wall_ms IS NULL FROM campaign");
         bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
                           sqlite3_column_int(statement, 0);
-        sqlite3_finalize(statement);
+        database_finalize(statement);
         bool same = campaign_same_command(&stored, &options->settings);
         resume = unfinished && same;
         /* Never lose a campaign without being asked: one of another command or other options
            stays unless --replace says so; the same campaign again starts over. */
         if (!same && !options->replace) {
             char *command = shell_join(stored.argv), *asked = shell_join(options->settings.argv);
-            fatal("%s holds a %s campaign of `%.200s`%s; pass another --db to keep both, or "
+            fatal("%s holds %s campaign of `%.200s`%s; pass another --db to keep both, or "
                   "--replace to discard it", options->database_path,
-                  unfinished ? "unfinished" : "finished", command,
+                  unfinished ? "an unfinished" : "a finished", command,
                   strcmp(command, asked) ? "" : " with other options");
         }
         if (!resume && !options->quiet)
@@ -360,10 +382,10 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_campaign(argc, argv, false);
+    return run_campaign(argc, argv, false, false);
 }
 
-int run_campaign(int argc, char **argv, bool kernel)
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
 {
     struct run_options options = {0};
     parse_options(argc, argv, &options);
@@ -376,12 +398,17 @@ int run_campaign(int argc, char **argv, bool kernel)
     struct suppressions *rules =
         suppressions_load(options.suppression_files.items, !options.no_default_suppressions);
     options.settings.kernel = kernel;
+    if (kernel && options.settings.fault_kinds != PLAN_FAULT_ALLOC)
+        fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
+              "for failrun run");
+    options.settings.kernel_wrappers = kernel && wrappers;
     if (kernel && options.fork)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");
     struct campaign_context context = {.options = &options, .symbols = symboliser_new()};
     int64_t started = now_ms();
     open_campaign(&context);
+    open_scratch(&context);
     if (!baseline_done(context.db))
         run_baseline(&context);
     load_baseline(&context);
@@ -390,13 +417,14 @@ int run_campaign(int argc, char **argv, bool kernel)
     signal(SIGPIPE, SIG_IGN);
     if (options.fork)
         run_fork_phase(&context);
+    owners_check(&context);
     run_planned(&context);
 
     sqlite3_stmt *statement = database_prepare(
         context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");
     sqlite3_bind_int64(statement, 1, now_ms() - started);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 
     json_t *report = report_build(context.db, options.database_path, rules);
     suppressions_free(rules);
@@ -412,9 +440,11 @@ int run_campaign(int argc, char **argv, bool kernel)
     symboliser_free(context.symbols);
     free(context.baseline_live.items);
     free(context.explored.items);
+    programs_free(&context);
     sanitizer_leaks_free(&context.baseline_leaks);
     database_close(context.db);
     campaign_settings_free(&options.settings);
+    close_scratch(&context);
     free(context.state_dir);
     free(context.baseline_sanitizer);
     return bugs ? EXIT_BUGS : 0;

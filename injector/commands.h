@@ -13,8 +13,9 @@ int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_cov(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
-/* `failrun run`, or with kernel set `failrun kernel` after its checks (cmd_run.c). */
-int run_campaign(int argc, char **argv, bool kernel);
+/* `failrun run`, or with kernel set `failrun kernel` after its checks (cmd_run.c); wrappers:
+   `failrun kernel --wrappers`. */
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers);
 
 extern const char run_usage[];
 extern const char report_usage[];

@@ -5,7 +5,8 @@
  * unit-tested on made-up campaigns (tests/unit/test_coverage.c).
  *
  * Two parts kept apart on purpose: attribution (add_legs: which lines a site's failure reached
- * in a run) and the policy rule (run_needs_eligible: does that reach survive under NOFAIL).
+ * in a run) and the policy rule (run_needs_eligible: does that reach survive under NOFAIL;
+ * run_keeps_by_io: is it kept because the run's own failure was an I/O call).
  */
 #include "coverage.h"
 #include "util.h"
@@ -24,6 +25,7 @@ const char *line_class_name(enum line_class class)
 
 struct reach {
     bool leg, kept, executed;
+    bool by_io; /* kept by a run whose own failure was an I/O call */
 };
 
 struct coverage_analysis {
@@ -198,6 +200,16 @@ static bool run_needs_eligible(const struct coverage_analysis *a, const struct c
     return run->site >= 0 && (size_t)run->site < a->site_count && a->sites[run->site].eligible;
 }
 
+/* Kept because of I/O: the run keeps what it reached (no exempted failure on its way) and the
+   failure it was planned for is an I/O call. The policy never exempts an I/O site, so such a
+   leg stays under NOFAIL whatever else reaches it. */
+static bool run_keeps_by_io(const struct coverage_analysis *a, const struct coverage_run *run,
+                            bool needs_eligible)
+{
+    return !needs_eligible && run->site >= 0 && (size_t)run->site < a->site_count &&
+           a->sites[run->site].io;
+}
+
 static void add_site(struct coverage_item *item, int site)
 {
     for (size_t i = 0; i < item->site_count; i++)
@@ -207,10 +219,17 @@ static void add_site(struct coverage_item *item, int site)
     item->sites[item->site_count++] = site;
 }
 
-static void reached(struct reach *reach, struct coverage_item *item, int site, bool kept)
+/* How a run's reach counts under the policy: kept (no exempted failure on its way) and, of
+   those, kept because its own failure was an I/O call. */
+struct keep {
+    bool kept, by_io;
+};
+
+static void reached(struct reach *reach, struct coverage_item *item, int site, struct keep keep)
 {
     reach->leg = true;
-    reach->kept |= kept;
+    reach->kept |= keep.kept;
+    reach->by_io |= keep.by_io;
     add_site(item, site);
 }
 
@@ -235,14 +254,14 @@ static void reaction_candidates(const struct coverage_analysis *a, long call, bo
 /* The branches of `point` this run took more often than the baseline: reached; the baseline's
    count of them in *baseline_taken. False when there is none. */
 static bool reacted_at(struct coverage_analysis *a, const struct coverage_run *run, long point,
-                       int site, bool kept, uint64_t *baseline_taken)
+                       int site, struct keep keep, uint64_t *baseline_taken)
 {
     const struct coverage_line *reaction = &a->layout->lines[point];
     bool reacted = false;
     *baseline_taken = 0;
     for (size_t b = reaction->first_branch; b < reaction->first_branch + reaction->branch_count; b++)
         if (run->branch_counts[b] > a->baseline_branches[b]) {
-            reached(&a->branch_reach[b], &a->branch_items[b], site, kept);
+            reached(&a->branch_reach[b], &a->branch_items[b], site, keep);
             *baseline_taken += a->baseline_branches[b];
             reacted = true;
         }
@@ -253,7 +272,7 @@ struct leg_walk {
     struct coverage_analysis *analysis;
     const struct coverage_run *run;
     int site;
-    bool kept;
+    struct keep keep;
     uint32_t *visited; /* per function: the walk that last entered it */
     uint32_t walk;
 };
@@ -292,16 +311,17 @@ static void walk_lines(struct leg_walk *w, long from, long function, uint64_t al
         if (a->line_function[l] != function || w->run->line_counts[l] <= a->baseline_lines[l] ||
             a->baseline_lines[l] > allowance)
             continue;
-        reached(&a->line_reach[l], &a->line_items[l], w->site, w->kept);
+        reached(&a->line_reach[l], &a->line_items[l], w->site, w->keep);
         walk_callees(w, l, depth);
     }
 }
 
 /* Attribution: the error legs of `site`'s failure in this run, walked from the failed call
    outwards through the callers (coverage.h says why each step is what it is). */
-static void add_legs(struct coverage_analysis *a, const struct coverage_run *run, int site, bool kept)
+static void add_legs(struct coverage_analysis *a, const struct coverage_run *run, int site,
+                     struct keep keep)
 {
-    struct leg_walk w = {a, run, site, kept, a->visited, ++a->walks};
+    struct leg_walk w = {a, run, site, keep, a->visited, ++a->walks};
     bool failed_call = true;
     for (size_t c = a->call_start[site]; c < a->call_start[site + 1]; c++) {
         long call = a->call_lines[c];
@@ -316,7 +336,7 @@ static void add_legs(struct coverage_analysis *a, const struct coverage_run *run
         uint64_t allowance = 0;
         long point = -1;
         for (int i = 0; i < 2 && point < 0; i++)
-            if (candidates[i] >= 0 && reacted_at(a, run, candidates[i], site, kept, &allowance))
+            if (candidates[i] >= 0 && reacted_at(a, run, candidates[i], site, keep, &allowance))
                 point = candidates[i];
         if (point < 0)
             return; /* absorbed here, or the program never came back: the leg ends */
@@ -334,17 +354,18 @@ void coverage_analysis_add_run(struct coverage_analysis *a, const struct coverag
         a->branch_reach[b].executed |= run->branch_counts[b] > 0;
     if (run->baseline || run->site < 0 || (size_t)run->site >= a->site_count)
         return;
-    bool kept = !run_needs_eligible(a, run);
+    bool needs_eligible = run_needs_eligible(a, run);
+    struct keep keep = {!needs_eligible, run_keeps_by_io(a, run, needs_eligible)};
     bool faulted_in_chain = false;
     for (size_t i = 0; i < run->chain_count; i++) {
         int member = run->chain[i];
         if (member >= 0 && (size_t)member < a->site_count) {
-            add_legs(a, run, member, kept);
+            add_legs(a, run, member, keep);
             faulted_in_chain |= member == run->site;
         }
     }
     if (!faulted_in_chain)
-        add_legs(a, run, run->site, kept);
+        add_legs(a, run, run->site, keep);
 }
 
 /* ---- the classes ---- */
@@ -357,9 +378,10 @@ static int compare_ints(const void *left, const void *right)
 
 static void classify(const struct reach *reach, bool reaction, struct coverage_item *item)
 {
-    if (reach->leg)
+    if (reach->leg) {
         item->class = reach->kept ? LINE_KEPT : LINE_DELETABLE;
-    else if (reach->executed)
+        item->by_io = reach->by_io;
+    } else if (reach->executed)
         item->class = LINE_ORDINARY;
     else
         item->class = reaction ? LINE_UNTAKEN : LINE_UNREACHED;

@@ -171,7 +171,7 @@ static void load_reference(struct store *s)
     sqlite3_stmt *statement = database_prepare(
         s->db, "SELECT min(id) FROM runs WHERE kind = 'baseline' AND state = 'done'");
     s->baseline = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     statement = database_prepare(
         s->db, "SELECT data, file, line, -1, count FROM cov_line_hits WHERE run = ?1 UNION ALL"
                " SELECT data, file, line, branch, count FROM cov_branch_hits WHERE run = ?1");
@@ -183,7 +183,7 @@ static void load_reference(struct store *s)
                                       sqlite3_column_int(statement, 2),
                                       sqlite3_column_int(statement, 3),
                                       sqlite3_column_int64(statement, 4)}));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     if (s->reference.count)
         qsort(s->reference.items, s->reference.count, sizeof *s->reference.items, compare_rows);
     statement = database_prepare(s->db, "SELECT data FROM cov_run_data WHERE run = ?");
@@ -191,7 +191,7 @@ static void load_reference(struct store *s)
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(s->reference_data, (const char *)sqlite3_column_text(statement, 0),
                             json_true());
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static void store_open(struct store *s, sqlite3 *db)
@@ -217,7 +217,7 @@ static void store_open(struct store *s, sqlite3 *db)
     while (sqlite3_step(known) == SQLITE_ROW)
         json_object_set_new(s->data_ids, (const char *)sqlite3_column_text(known, 0),
                             json_integer(sqlite3_column_int64(known, 1)));
-    sqlite3_finalize(known);
+    database_finalize(known);
     load_reference(s);
 }
 
@@ -226,7 +226,7 @@ static void store_close(struct store *s)
     sqlite3_stmt *statements[] = {s->line,     s->branch, s->function, s->line_hit,
                                   s->branch_hit, s->data, s->run_data};
     for (size_t i = 0; i < sizeof statements / sizeof *statements; i++)
-        sqlite3_finalize(statements[i]);
+        database_finalize(statements[i]);
     json_decref(s->file_ids);
     json_decref(s->data_ids);
     json_decref(s->reference_data);
@@ -247,11 +247,11 @@ static int64_t file_id(struct store *s, const char *directory, const char *name)
     sqlite3_stmt *insert = database_prepare(s->db, "INSERT OR IGNORE INTO cov_files(path) VALUES (?)");
     sqlite3_bind_text(insert, 1, path, -1, SQLITE_TRANSIENT);
     database_step_done(insert);
-    sqlite3_finalize(insert);
+    database_finalize(insert);
     sqlite3_stmt *select = database_prepare(s->db, "SELECT id FROM cov_files WHERE path = ?");
     sqlite3_bind_text(select, 1, path, -1, SQLITE_TRANSIENT);
     int64_t id = sqlite3_step(select) == SQLITE_ROW ? sqlite3_column_int64(select, 0) : 0;
-    sqlite3_finalize(select);
+    database_finalize(select);
     json_object_set_new(s->file_ids, joined, json_integer(id));
     free(canonical);
     free(joined);
@@ -509,7 +509,7 @@ static void load_known_copies(sqlite3 *db, struct known_copies *known)
         free(path);
         free(prefix);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static void known_copies_free(struct known_copies *known)
@@ -750,7 +750,7 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
         stats->data_files += (int)run->data_files;
         stats->gcov_files += (int)run->gcov_files;
     }
-    sqlite3_finalize(done);
+    database_finalize(done);
     store_close(&s);
     database_exec(db, "COMMIT");
     free(gcov_files.items);
@@ -815,7 +815,7 @@ bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
         VECTOR_PUSH(pending.dirs, column_text(statement, 1));
         VECTOR_PUSH(pending.baselines, sqlite3_column_int(statement, 2));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     load_known_copies(db, &pending.known);
     pending.stats = stats;
     /* Listing and comparing the next batch's files (a thread) while this one is read. */
@@ -849,6 +849,6 @@ bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
     found_data.capacity = 0;
     sqlite3_stmt *any = database_prepare(db, "SELECT count(*) FROM cov_lines");
     bool some = sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int64(any, 0) > 0;
-    sqlite3_finalize(any);
+    database_finalize(any);
     return some;
 }

@@ -34,7 +34,9 @@
  * (threads, timing) can add or hide lines.
  *   - deletable: every fault run that reached a leg failed a NOFAIL-eligible site on the way
  *     (its chain holds one): a campaign under --policy nofail can reach it through none of
- *     them; kept: some run reached it failing only sites the policy still lets fail;
+ *     them; kept: some run reached it failing only sites the policy still lets fail — any I/O
+ *     failure (--faults io) is one, the policy never exempts an I/O site; a kept item reached
+ *     so by a run whose own failure was an I/O call is marked (by_io): kept because of I/O;
  *   - unreached: a line (or branch) no run executed;
  *   - untaken: a branch at the reaction point right after a failable site's call that no run
  *     took: an error reaction no failure exercised.
@@ -107,6 +109,7 @@ struct coverage_call {
 struct coverage_site {
     bool eligible;    /* NOFAIL-eligible (policy.h) */
     bool never_fails; /* LF_NOFAIL or gcov's own runtime: no error reaction to look for */
+    bool io;          /* an I/O call (--faults io) */
     size_t call_count;
     const struct coverage_call *calls;
 };
@@ -123,6 +126,7 @@ struct coverage_run {
 
 struct coverage_item {
     enum line_class class;
+    bool by_io; /* kept: reached by a run the policy allows whose own failure was an I/O call */
     size_t site_count; /* sites whose failure reached it, sorted, each once (error legs only) */
     int *sites;
 };

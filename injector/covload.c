@@ -102,7 +102,7 @@ static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by
         }
         free(text);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     while (l < layout->line_count)
         starts[++l] = callees.count;
     layout->callee_start = starts;
@@ -117,7 +117,7 @@ static void load_layout(sqlite3 *db, struct coverage_layout *layout)
     while (sqlite3_step(statement) == SQLITE_ROW)
         VECTOR_PUSH(lines, ((struct coverage_line){.file = sqlite3_column_int64(statement, 0),
                                                    .line = sqlite3_column_int(statement, 1)}));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     layout->lines = lines.items;
     layout->line_count = lines.count;
     /* Branches in the same order: each line's run of them is contiguous. */
@@ -131,7 +131,7 @@ static void load_layout(sqlite3 *db, struct coverage_layout *layout)
             lines.items[line].first_branch = branches;
         branches++;
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     layout->branch_count = branches;
     VECTOR(struct coverage_function) functions = {0};
     json_t *by_name = json_object(); /* function name -> [index, ...] */
@@ -149,7 +149,7 @@ static void load_layout(sqlite3 *db, struct coverage_layout *layout)
                                    .start = sqlite3_column_int(statement, 1),
                                    .end = sqlite3_column_int(statement, 2)}));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     layout->functions = functions.items;
     layout->function_count = functions.count;
     load_callees(db, layout, by_name);
@@ -184,9 +184,9 @@ static void row_reader_open(sqlite3 *db, struct row_reader *reader)
 
 static void row_reader_close(struct row_reader *reader)
 {
-    sqlite3_finalize(reader->lines);
-    sqlite3_finalize(reader->branches);
-    sqlite3_finalize(reader->files);
+    database_finalize(reader->lines);
+    database_finalize(reader->branches);
+    database_finalize(reader->files);
 }
 
 /* Calls `each` for every count row of data file `data` of `run`: lines, then branches. */
@@ -337,7 +337,7 @@ static int64_t baseline_run(sqlite3 *db)
             " WHERE r.kind = 'baseline' AND r.state = 'done' AND c.data_files > 0"
             " ORDER BY r.id LIMIT 1");
     int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return id;
 }
 
@@ -348,7 +348,7 @@ static void load_baseline_parts(sqlite3 *db, struct row_reader *reader,
     sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM cov_data");
     parts->data_count = sqlite3_step(statement) == SQLITE_ROW
                             ? (size_t)sqlite3_column_int64(statement, 0) + 1 : 1;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     parts->lines = xcalloc(parts->data_count, sizeof *parts->lines);
     parts->branches = xcalloc(parts->data_count, sizeof *parts->branches);
     for (size_t data = 0; data < parts->data_count; data++) {
@@ -426,7 +426,7 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
             out->fault_runs++;
         free(chain.items);
     }
-    sqlite3_finalize(runs);
+    database_finalize(runs);
     out->lines = xcalloc(lines, sizeof *out->lines);
     out->branches = xcalloc(branches, sizeof *out->branches);
     coverage_analysis_finish(analysis, out->lines, out->branches);

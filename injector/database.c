@@ -4,6 +4,7 @@
 #include "database.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 4;"
+    "PRAGMA user_version = 6;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -36,7 +37,9 @@ static const char schema[] =
     "  baseline_wall_ms INTEGER,"
     "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
     "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
-    "  kernel INTEGER NOT NULL DEFAULT 0);"  /* failrun kernel: system-call sites, fail-nth */
+    "  kernel INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel: system-call sites, fail-nth */
+    "  faults TEXT NOT NULL DEFAULT 'alloc',"  /* --faults: alloc, io or alloc,io */
+    "  whole_command INTEGER NOT NULL DEFAULT 0);"  /* --whole-command: never a program alone */
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -54,7 +57,9 @@ static const char schema[] =
     "  first_run INTEGER NOT NULL,"
     "  nofail INTEGER NOT NULL DEFAULT 0,"  /* requested with LF_NOFAIL: never failed */
     "  name TEXT,"                      /* a failpoint's name (LF_FAILPOINT) */
-    "  unexplored TEXT);"               /* first seen on an error path and given no run: why */
+    "  unexplored TEXT,"                /* first seen on an error path and given no run: why */
+    "  kind TEXT NOT NULL DEFAULT 'alloc'," /* alloc, io, failpoint or syscall */
+    "  owner INTEGER);"                 /* baseline sites: the program (programs.id) that owns it */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -69,10 +74,28 @@ static const char schema[] =
     "  dir TEXT,"                       /* the run's folder: records, stdout, stderr */
     "  finding INTEGER,"
     "  leak_bytes INTEGER,"             /* confirmed by LeakSanitizer's scan (leakcheck.c) */
-    "  stdout_hash INTEGER);"           /* of the command's stdout: chains compare with it */
+    "  stdout_hash INTEGER,"            /* of the command's stdout: chains compare with it */
+    "  owner INTEGER);"                 /* made by starting this program alone (programs.id); NULL:
+                                           the whole command. Planned: the program it would be */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
-    "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER);"
+    "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"
+    "  program INTEGER);"               /* how it was started (programs.id), when recorded */
+    /* The programs of the baseline as they were started, to start one alone (owner.c). */
+    "CREATE TABLE IF NOT EXISTS programs("
+    "  id INTEGER PRIMARY KEY,"
+    "  exe TEXT NOT NULL, cwd TEXT NOT NULL,"
+    "  argv BLOB NOT NULL,"             /* NUL-terminated arguments, as /proc/self/cmdline */
+    "  environment BLOB NOT NULL,"      /* NAME=value entries the same way, as at exec */
+    "  stdin_kind TEXT NOT NULL,"       /* 'file', 'null', or why not: 'pipe', 'terminal', ... */
+    "  stdin TEXT,"                     /* the file ('file') */
+    "  top INTEGER NOT NULL,"           /* the command's own process: never run alone */
+    "  exit_code INTEGER, signal INTEGER,"  /* how it ended in the baseline */
+    "  alone TEXT,"                     /* NULL: not checked; 'yes'; else why it does not
+                                           reproduce its baseline alone */
+    "  alone_stdout INTEGER, alone_stderr INTEGER,"  /* content hashes, NULL when unstable */
+    "  alone_wall_ms INTEGER,"
+    "  alone_live TEXT);"               /* JSON [[site, blocks], ...]: live at exit, alone */
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -130,13 +153,25 @@ static const char migrate_2_to_3[] =
     "ALTER TABLE runs ADD COLUMN stdout_hash INTEGER;"
     "ALTER TABLE findings ADD COLUMN bytes INTEGER;"
     "PRAGMA user_version = 3;";
-/* Version 4 keeps coverage counts per data file: what version 3 read is dropped, and read again
-   from the runs' folders by the next failrun cov. */
 static const char migrate_3_to_4[] =
+    "ALTER TABLE campaign ADD COLUMN faults TEXT NOT NULL DEFAULT 'alloc';"
+    "ALTER TABLE sites ADD COLUMN kind TEXT NOT NULL DEFAULT 'alloc';"
+    "UPDATE sites SET kind = CASE WHEN function = 'failpoint' THEN 'failpoint'"
+    " WHEN (SELECT kernel FROM campaign) THEN 'syscall' ELSE 'alloc' END;"
+    "PRAGMA user_version = 4;";
+static const char migrate_4_to_5[] =
+    "ALTER TABLE campaign ADD COLUMN whole_command INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sites ADD COLUMN owner INTEGER;"
+    "ALTER TABLE runs ADD COLUMN owner INTEGER;"
+    "ALTER TABLE processes ADD COLUMN program INTEGER;"
+    "PRAGMA user_version = 5;";
+/* Version 6 keeps coverage counts per data file: what version 5 read is dropped, and read again
+   from the runs' folders by the next failrun cov. */
+static const char migrate_5_to_6[] =
     "DROP TABLE IF EXISTS cov_line_hits; DROP TABLE IF EXISTS cov_branch_hits;"
     "DROP TABLE IF EXISTS cov_runs; DROP TABLE IF EXISTS cov_files;"
     "DROP TABLE IF EXISTS cov_lines; DROP TABLE IF EXISTS cov_branches;"
-    "PRAGMA user_version = 4;";
+    "PRAGMA user_version = 6;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -167,7 +202,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 3))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 5))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -188,7 +223,9 @@ static bool migrate(sqlite3 *db, char **error)
     sqlite3_finalize(statement);
     bool ok = (version != 1 || sqlite3_exec(db, migrate_1_to_2, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK);
+              (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 5 || sqlite3_exec(db, migrate_4_to_5, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -214,9 +251,54 @@ sqlite3 *database_open(const char *path, bool create)
     return db;
 }
 
+/* Prepared statements kept for reuse. A campaign concludes each run with a few dozen short
+   statements; parsing them anew for every run was a seventh of a fork campaign's time (perf).
+   database_prepare hands out a kept statement of the same text when one is free, and
+   database_finalize gives it back, reset and unbound, instead of finalizing it. A statement
+   finalized with sqlite3_finalize is simply not reused. */
+#define STATEMENT_CACHE 64
+static struct {
+    sqlite3 *db;
+    const char *sql; /* the statement's own text (sqlite3_sql) */
+    sqlite3_stmt *statement;
+} cache[STATEMENT_CACHE];
+static size_t cache_next; /* round robin: which entry gives way when all are taken */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void database_close(sqlite3 *db)
 {
+    pthread_mutex_lock(&cache_lock);
+    for (size_t i = 0; i < STATEMENT_CACHE; i++)
+        if (cache[i].db == db) {
+            sqlite3_finalize(cache[i].statement);
+            cache[i].db = NULL;
+            cache[i].statement = NULL;
+        }
+    pthread_mutex_unlock(&cache_lock);
     sqlite3_close(db);
+}
+
+void database_finalize(sqlite3_stmt *statement)
+{
+    if (!statement)
+        return;
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+    pthread_mutex_lock(&cache_lock);
+    size_t at = cache_next;
+    for (size_t i = 0; i < STATEMENT_CACHE; i++)
+        if (!cache[i].statement) {
+            at = i;
+            break;
+        }
+    if (at == cache_next)
+        cache_next = (cache_next + 1) % STATEMENT_CACHE;
+    sqlite3_stmt *evicted = cache[at].statement;
+    cache[at].db = sqlite3_db_handle(statement);
+    cache[at].sql = sqlite3_sql(statement);
+    cache[at].statement = statement;
+    pthread_mutex_unlock(&cache_lock);
+    sqlite3_finalize(evicted);
 }
 
 void database_exec(sqlite3 *db, const char *sql)
@@ -229,6 +311,16 @@ void database_exec(sqlite3 *db, const char *sql)
 sqlite3_stmt *database_prepare(sqlite3 *db, const char *sql)
 {
     sqlite3_stmt *statement = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (size_t i = 0; i < STATEMENT_CACHE && !statement; i++)
+        if (cache[i].statement && cache[i].db == db && !strcmp(cache[i].sql, sql)) {
+            statement = cache[i].statement;
+            cache[i].statement = NULL;
+            cache[i].db = NULL;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    if (statement)
+        return statement;
     if (sqlite3_prepare_v2(db, sql, -1, &statement, NULL) != SQLITE_OK)
         fatal("database error: %s (in: %.60s); remove the database and run again",
               sqlite3_errmsg(db), sql);
@@ -252,7 +344,7 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
                       "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM cov_data;"
-                      "DELETE FROM cov_functions; DELETE FROM cov_run_data;");
+                      "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
@@ -321,10 +413,10 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_text(module, 3, records->modules.items[i].build_id, -1, SQLITE_TRANSIENT);
         database_step_done(module);
     }
-    sqlite3_finalize(module);
+    database_finalize(module);
     sqlite3_stmt *site = database_prepare(
-        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        db, "INSERT INTO sites(id, function, max_size, frames, first_run, exe, nofail, kind,"
+            " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
             "  nofail = max(nofail, excluded.nofail)");
     for (size_t i = 0; i < records->sites.count; i++) {
@@ -339,10 +431,13 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_int64(site, 5, run_id);
         sqlite3_bind_text(site, 6, s->exe ? s->exe : "?", -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(site, 7, s->nofail);
+        sqlite3_bind_text(site, 8, function_kind_name(s->function), -1, SQLITE_STATIC);
+        if (s->owner)
+            sqlite3_bind_int64(site, 9, s->owner);
         database_step_done(site);
         free(frames);
     }
-    sqlite3_finalize(site);
+    database_finalize(site);
     sqlite3_stmt *name = database_prepare(db, "UPDATE sites SET name = ? WHERE id = ?");
     for (size_t i = 0; i < records->names.count; i++) {
         char id[17];
@@ -351,7 +446,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_text(name, 2, id, -1, SQLITE_TRANSIENT);
         database_step_done(name);
     }
-    sqlite3_finalize(name);
+    database_finalize(name);
     sqlite3_stmt *live = database_prepare(
         db, "INSERT INTO live(run, site, blocks, bytes) VALUES (?, ?, ?, ?)");
     for (size_t i = 0; i < records->live.count; i++) {
@@ -363,10 +458,10 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_int64(live, 4, (sqlite3_int64)records->live.items[i].bytes);
         database_step_done(live);
     }
-    sqlite3_finalize(live);
+    database_finalize(live);
     sqlite3_stmt *process = database_prepare(
-        db, "INSERT INTO processes(run, pid, exe, command_line, forked, exit_code, signal)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)");
+        db, "INSERT INTO processes(run, pid, exe, command_line, forked, exit_code, signal, program)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     for (size_t i = 0; i < records->processes.count; i++) {
         const struct ingest_process *p = &records->processes.items[i];
         char command_line[17];
@@ -380,7 +475,9 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
             sqlite3_bind_int(process, 6, p->exit_status);
         if (p->signal)
             sqlite3_bind_int(process, 7, p->signal);
+        if (p->program)
+            sqlite3_bind_int64(process, 8, p->program);
         database_step_done(process);
     }
-    sqlite3_finalize(process);
+    database_finalize(process);
 }

@@ -12,9 +12,11 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 4 /* 2: NOFAIL sites, failpoint names, policy, coverage;
+#define DATABASE_SCHEMA_VERSION 6 /* 2: NOFAIL sites, failpoint names, policy, coverage;
                                      3: confirmed leaks, unexplored sites;
-                                     4: coverage counts per data file, functions */
+                                     4: kinds of fault (--faults io);
+                                     5: programs and the sites they own (runs alone);
+                                     6: coverage counts per data file, functions */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */
@@ -22,6 +24,9 @@ sqlite3 *database_open(const char *path, bool create);
 void database_close(sqlite3 *db);
 void database_exec(sqlite3 *db, const char *sql);
 sqlite3_stmt *database_prepare(sqlite3 *db, const char *sql);
+/* Give back a statement of database_prepare for reuse (sqlite3_finalize also works, without
+   reuse). NULL is ignored. */
+void database_finalize(sqlite3_stmt *statement);
 /* Step a statement that returns no rows, then reset it. */
 void database_step_done(sqlite3_stmt *statement);
 /* Empty every table (a new campaign in the same file). */

@@ -164,7 +164,10 @@ static json_t *sarif_rules(void)
     for (int i = 0; i < OUTCOME_COUNT; i++) {
         if (!outcome_is_bug(i))
             continue;
-        char *text = xasprintf("An allocation failure leads to a %s", outcome_name(i));
+        char *text = i == OUTCOME_KERNEL
+                         ? xstrdup("A kernel allocation failure makes the kernel report a bug of its "
+                                   "own (WARN, BUG, oops, lockdep)")
+                         : xasprintf("An allocation failure leads to a %s", outcome_name(i));
         json_array_append_new(rules, json_pack("{s:s, s:{s:s}}", "id", outcome_name(i),
                                                "shortDescription", "text", text));
         free(text);
@@ -183,13 +186,19 @@ void report_print_sarif(json_t *report, FILE *out)
         json_t *evidence = json_object_get(finding, "crash_stack");
         if (!evidence)
             evidence = json_object_get(finding, "leaked_stack");
-        char *message = xasprintf("%s%s%s in %s when %s(%lld) fails at site %s. Replay: %s",
+        /* "malloc(24)", or for an I/O site "fwrite (ENOSPC)" */
+        char *request = !strcmp(text_of(finding, "kind"), "io")
+                            ? xasprintf("%s (%s)", text_of(finding, "function"),
+                                        text_of(finding, "errno"))
+                            : xasprintf("%s(%lld)", text_of(finding, "function"),
+                                        (long long)json_integer_value(
+                                            json_object_get(finding, "size")));
+        char *message = xasprintf("%s%s%s in %s when %s fails at site %s. Replay: %s",
                                   text_of(finding, "outcome"),
                                   *text_of(finding, "sanitizer") ? ": " : "",
                                   text_of(finding, "sanitizer"), text_of(location, "function"),
-                                  text_of(finding, "function"),
-                                  (long long)json_integer_value(json_object_get(finding, "size")),
-                                  text_of(finding, "site"), text_of(finding, "replay"));
+                                  request, text_of(finding, "site"), text_of(finding, "replay"));
+        free(request);
         json_t *result = json_pack(
             "{s:s, s:s, s:{s:s}, s:[o], s:[o, o], s:{s:s}}", "ruleId", text_of(finding, "outcome"),
             "level", "error", "message", "text", message, "locations",

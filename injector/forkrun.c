@@ -11,6 +11,12 @@
  * Planned runs no child answered (a multi-threaded process, standard input a pipe, a site the
  * fork run never reached) and every follow-up chain stay planned: run_planned re-runs them.
  *
+ * Inside a suite (owner.c), each program that owns sites and does alone what it did in the
+ * command gets a fork run of its own, started alone as its owner runs are, before the command's:
+ * its children are judged as its owner runs (its status, its output alone), and a test driver's
+ * descriptors (ctest passes its log file, open for writing, to every test) no longer keep its
+ * sites from being forked. The command's fork run then answers what is left.
+ *
  * Resuming: a planned run is concluded in its own transaction as in re-run mode. The sites whose
  * runs are concluded (or not planned at all) are claimed before the fork run starts, so a resumed
  * fork run forks only where a result is still missing; once a fork run has been tried for a
@@ -36,38 +42,48 @@
     " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
     " AND site IS NOT NULL AND chain = site || ':1'"
 
-static int64_t forkable_count(sqlite3 *db)
+/* ... and of them those a fork run of `program` answers (its owner runs), or the command's (any
+   left: owner runs not answered by their program's fork run are marked tried by then). */
+#define OF_PROGRAM " AND (?1 = 0 OR owner = ?1)"
+
+static int64_t forkable_count(sqlite3 *db, int64_t program)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*)" FORKABLE_RUNS);
+    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*)" FORKABLE_RUNS OF_PROGRAM);
+    sqlite3_bind_int64(statement, 1, program);
     int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return count;
 }
 
-/* Every known site that must not be forked (its run is done, or not this campaign's to make)
-   gets its folder made now: the preload's claim on a site is the creation of that folder. */
-static void claim_unwanted_sites(sqlite3 *db, const char *root)
+/* Every known site that must not be forked (its run is done, or not this campaign's to make,
+   or not this fork run's) gets its folder made now: the preload's claim on a site is the
+   creation of that folder. */
+static void claim_unwanted_sites(sqlite3 *db, const char *root, int64_t program)
 {
     sqlite3_stmt *sites = database_prepare(
-        db, "SELECT id FROM sites WHERE id NOT IN (SELECT site" FORKABLE_RUNS ")");
+        db, "SELECT id FROM sites WHERE id NOT IN (SELECT site" FORKABLE_RUNS OF_PROGRAM ")");
+    sqlite3_bind_int64(sites, 1, program);
     while (sqlite3_step(sites) == SQLITE_ROW) {
         char *dir = xasprintf("%s/%s", root, (const char *)sqlite3_column_text(sites, 0));
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
             fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
         free(dir);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
 }
 
 static struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
-                                            const char *dir, int64_t forkable)
+                                            const char *dir, int64_t forkable,
+                                            const struct program *program)
 {
     const struct campaign_settings *settings = &context->options->settings;
+    int64_t timeout_ms = program ? program->timeout_ms : context->timeout_ms;
     char *plan = xasprintf("mode=fork;jobs=%d;timeout=%lld;depth=%d",
                            context->options->jobs < PLAN_MAX_JOBS ? context->options->jobs
                                                                  : PLAN_MAX_JOBS,
-                           (long long)context->timeout_ms, settings->depth);
-    char **base = run_environment(settings, dir, plan);
+                           (long long)timeout_ms, settings->depth);
+    char **base = program ? program_environment(settings, program->environment, dir, plan)
+                          : run_environment(settings, dir, plan);
     size_t count = 0;
     while (base[count])
         count++;
@@ -82,8 +98,16 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
         .stdout_path = out,
         .stderr_path = err,
         /* The command once, plus each child up to its own limit, one at a time at worst. */
-        .timeout_ms = (forkable + 2) * context->timeout_ms,
+        .timeout_ms = (forkable + 2) * timeout_ms,
     };
+    if (program) { /* alone, as its owner runs start it (execute_run) */
+        request.argv = program->argv;
+        request.executable = program->exe;
+        request.cwd = program->cwd;
+        request.extra_environment = NULL;
+        request.environment = (const char *const *)environment;
+        request.stdin_path = program->stdin_path;
+    }
     struct spawn_result result = spawn_and_wait(&request);
     free(environment[count]);
     free(environment);
@@ -94,8 +118,19 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
     return result;
 }
 
-/* The fork run's own output is the command's output once more, faults aside: it doubles as the
-   check that the output does not change from run to run by itself (see stable_output). */
+/* True when the run in dir printed what the baseline did, on both streams that are compared. */
+static bool output_as_baseline(const struct campaign_context *context, const char *dir)
+{
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    bool same = (!context->baseline_stdout || file_hash(out) == context->baseline_stdout) &&
+                (!context->baseline_stderr || file_hash(err) == context->baseline_stderr);
+    free(out);
+    free(err);
+    return same;
+}
+
+/* A plain run's output (faults aside) is the command's output once more: the check that the
+   output does not change from run to run by itself (see stable_output). */
 static void check_output_stable(struct campaign_context *context, const char *dir)
 {
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
@@ -157,20 +192,22 @@ static void move_sanitizer_logs(const char *from, const char *to, int pid)
 
 /* Conclude the planned run of each site a child answered; returns how many. */
 static int64_t conclude_children(struct campaign_context *context, const char *root,
-                                 const char *command_dir, const struct spawn_result *command)
+                                 const char *command_dir, const struct spawn_result *command,
+                                 struct program *program)
 {
-    sqlite3_stmt *runs =
-        database_prepare(context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS " ORDER BY id");
+    sqlite3_stmt *runs = database_prepare(
+        context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
+    sqlite3_bind_int64(runs, 1, program ? program->id : 0);
     VECTOR(struct job) jobs = {0};
     while (sqlite3_step(runs) == SQLITE_ROW) {
-        struct job job = {0};
+        struct job job = {.program = program};
         job.run_id = sqlite3_column_int64(runs, 0);
         job.site = column_text(runs, 1);
         job.chain = column_text(runs, 2);
         job.plan = column_text(runs, 3);
         VECTOR_PUSH(jobs, job);
     }
-    sqlite3_finalize(runs);
+    database_finalize(runs);
     int64_t concluded = 0;
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
@@ -196,6 +233,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         run_records_free(&job->records);
         sanitizer_leaks_free(&job->leaks);
     }
+    conclusions_commit(context);
     free(jobs.items);
     return concluded;
 }
@@ -224,7 +262,7 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
             free(path);
         sqlite3_reset(kept);
     }
-    sqlite3_finalize(kept);
+    database_finalize(kept);
     closedir(folder);
     for (size_t i = 0; i < unkept.count; i++) {
         remove_tree(unkept.items[i]);
@@ -233,37 +271,99 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     free(unkept.items);
 }
 
-void run_fork_phase(struct campaign_context *context)
+/* One fork run: of `program` alone (its owner runs), or of the command (whatever is left).
+   Adds the sites it was for and those it answered to *forkable and *concluded. */
+static void fork_run(struct campaign_context *context, struct program *program,
+                     int64_t *forkable_total, int64_t *concluded_total)
 {
-    int64_t forkable = forkable_count(context->db);
+    int64_t forkable = forkable_count(context->db, program ? program->id : 0);
     if (forkable == 0)
         return;
-    char *root = xasprintf("%s/runs/fork-%ld", context->state_dir, (long)getpid());
+    char *root = program ? xasprintf("%s/fork-%ld-program%lld", context->runs_dir, (long)getpid(),
+                                     (long long)program->id)
+                         : xasprintf("%s/fork-%ld", context->runs_dir, (long)getpid());
     char *command_dir = xasprintf("%s/command", root);
     remove_tree(root);
     if (!make_directories(command_dir))
         fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
-    claim_unwanted_sites(context->db, root);
-    if (!context->options->quiet)
+    claim_unwanted_sites(context->db, root, program ? program->id : 0);
+    if (!context->options->quiet && !program)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
-    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable);
-    if (command.timed_out || command.signal || command.exit_code != context->baseline.exit_code)
-        warn("the fork run ended otherwise than the baseline (%s %d); sites it did not answer "
-             "are re-run", command.timed_out ? "timeout" : command.signal ? "signal" : "status",
-             command.signal ? command.signal : command.exit_code);
-    check_output_stable(context, command_dir);
-    int64_t concluded = conclude_children(context, root, command_dir, &command);
+    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program);
+    int exit_code = program ? program->exit_code : context->baseline.exit_code;
+    int signal = program ? program->signal : context->baseline.signal;
+    /* Children share the parent's files: one that runs on to the end may delete or rewrite a
+       file the parent reads later (a report it saves and shows again, say). A parent that then
+       ends otherwise than the baseline, or prints other output although a plain run prints the
+       baseline's, was changed by its children; the children forked after that point continued a
+       changed process, and which those are is unknowable: every site is re-run instead. */
+    const char *diverged = NULL;
+    char detail[64];
+    if (command.timed_out || command.signal != signal || command.exit_code != exit_code) {
+        snprintf(detail, sizeof detail, "%s %d",
+                 command.timed_out ? "timeout" : command.signal ? "signal" : "status",
+                 command.signal ? command.signal : command.exit_code);
+        diverged = detail;
+    } else if (!program && !output_as_baseline(context, command_dir)) {
+        char *plain = xasprintf("%s/plain", root);
+        char *plan = plan_record(&context->options->settings);
+        execute_run(context, plain, plan, context->timeout_ms, NULL, NULL);
+        free(plan);
+        if (output_as_baseline(context, plain))
+            diverged = "other output, which a plain run does not give";
+        else
+            check_output_stable(context, plain);
+        free(plain);
+    }
+    int64_t concluded = 0;
+    if (diverged)
+        warn("the fork run of %s ended otherwise than in the baseline (%s): its children may "
+             "have changed files it used; every site is re-run",
+             program ? program->exe : context->options->settings.argv[0], diverged);
+    else
+        concluded = conclude_children(context, root, command_dir, &command, program);
     /* What is still planned now was tried: re-run it, also after a resume. */
-    sqlite3_stmt *tried = database_prepare(context->db, "UPDATE runs SET dir = ? WHERE id IN (SELECT id" FORKABLE_RUNS ")");
-    sqlite3_bind_text(tried, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_stmt *tried = database_prepare(
+        context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
+    sqlite3_bind_int64(tried, 1, program ? program->id : 0);
+    char *kept_root = kept_path(context, root);
+    sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
+    free(kept_root);
     database_step_done(tried);
-    sqlite3_finalize(tried);
-    if (!context->options->quiet)
-        fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
-                (long long)concluded, (long long)forkable);
-    if (!context->options->keep_runs)
+    database_finalize(tried);
+    *forkable_total += forkable;
+    *concluded_total += concluded;
+    if (context->scratch_dir)
+        remove_tree(root); /* what was kept has moved (settle_run_folder) */
+    else if (!context->options->keep_runs)
         remove_unkept_folders(context->db, root);
     free(command_dir);
     free(root);
+}
+
+void run_fork_phase(struct campaign_context *context)
+{
+    int64_t forkable = 0, concluded = 0;
+    if (owner_mode(&context->options->settings)) {
+        owners_check(context); /* which programs run alone: they fork alone too */
+        VECTOR(int64_t) programs = {0};
+        sqlite3_stmt *owners = database_prepare(
+            context->db, "SELECT DISTINCT owner" FORKABLE_RUNS " AND owner IS NOT NULL ORDER BY owner");
+        while (sqlite3_step(owners) == SQLITE_ROW)
+            VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
+        database_finalize(owners);
+        if (programs.count && !context->options->quiet)
+            fprintf(stderr, "failrun: fork runs of %zu program(s) alone\n", programs.count);
+        for (size_t i = 0; i < programs.count; i++) {
+            struct program *program = program_get(context, programs.items[i]);
+            if (program && program->alone)
+                fork_run(context, program, &forkable, &concluded);
+        }
+        free(programs.items);
+    }
+    fork_run(context, NULL, &forkable, &concluded);
+    if (!context->options->quiet && forkable)
+        fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
+                (long long)concluded, (long long)forkable);
 }

@@ -137,13 +137,16 @@ static void share_chart(FILE *out, json_t *lines, json_t *branches)
             unreached);
 }
 
-/* What the site asks for: `malloc(24)`, or a failpoint by name. */
+/* What the site asks for: `malloc(24)`, an I/O call (`fwrite`), or a failpoint by name. */
 static void request_label(FILE *out, json_t *site)
 {
     if (json_object_get(site, "name")) {
         fputs("failpoint &quot;", out);
         html_escape(out, string(site, "name"));
         fputs("&quot;", out);
+    } else if (!strcmp(string(site, "kind"), "io")) {
+        html_escape(out, string(site, "function"));
+        fputs(" (I/O)", out);
     } else {
         html_escape(out, string(site, "function"));
         fprintf(out, "(%lld)", integer(site, "size"));

@@ -3,8 +3,10 @@
  * block counts. Every record passes record_check() first; a bad one is skipped with a warning.
  */
 #include "ingest.h"
+#include "internal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,47 @@ const char *function_name(uint32_t function)
         [FUNCTION_SYS_SOCKET] = "socket",   [FUNCTION_SYS_SOCKETPAIR] = "socketpair",
         [FUNCTION_SYS_EPOLL_CREATE1] = "epoll_create1", [FUNCTION_SYS_EVENTFD] = "eventfd",
         [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
+#define IO_INTERPOSE(name, id, ...) [id] = #name,
+#define IO_INTERPOSE_VARIADIC(name, id, ...) [id] = #name,
+#include "interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
     };
+    /* A trapped system call (failrun kernel): FUNCTION_SYSCALL_FIRST + its number. */
+    static const char *const syscalls[FUNCTION_SYSCALL_LIMIT - FUNCTION_SYSCALL_FIRST] = {
+#include "syscall_names.inc"
+    };
+    if (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT)
+        return syscalls[function - FUNCTION_SYSCALL_FIRST] ? syscalls[function - FUNCTION_SYSCALL_FIRST]
+                                                           : "syscall";
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
+}
+
+const char *function_kind_name(uint32_t function)
+{
+    static const char *const names[] = {[KIND_ALLOC] = "alloc", [KIND_FAILPOINT] = "failpoint",
+                                        [KIND_SYSCALL] = "syscall", [KIND_IO] = "io"};
+    return names[record_function_kind(function)];
+}
+
+int function_io_errno(uint32_t function)
+{
+    static const int errors[FUNCTION_LIMIT] = {
+#define IO_INTERPOSE(name, id, error, ...) [id] = error,
+#define IO_INTERPOSE_VARIADIC(name, id, error, ...) [id] = error,
+#include "interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
+    };
+    return function < FUNCTION_LIMIT ? errors[function] : 0;
+}
+
+int function_io_errno_by_name(const char *name)
+{
+    for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
+        if (!strcmp(function_name(function), name))
+            return function_io_errno(function);
+    return 0;
 }
 
 /* The process image a record belongs to: the file's own START record when it had one (each file
@@ -60,10 +101,11 @@ static void take_module(struct run_records *out, const struct record *r)
     VECTOR_PUSH(out->modules, module);
 }
 
-static void take_site(struct run_records *out, const struct record *r, const char *exe)
+static void take_site(struct run_records *out, const struct record *r, size_t process)
 {
+    const char *exe = out->processes.items[process].exe;
     /* A system call's FAULT carries the kernel's N in `value`, not a size. */
-    uint64_t size = r->function >= FUNCTION_SYS_OPEN ? 0 : r->value;
+    uint64_t size = record_function_kind(r->function) == KIND_SYSCALL ? 0 : r->value;
     for (size_t i = 0; i < out->sites.count; i++) {
         struct ingest_site *site = &out->sites.items[i];
         if (site->signature == r->signature) {
@@ -74,25 +116,56 @@ static void take_site(struct run_records *out, const struct record *r, const cha
         }
     }
     struct ingest_site site = {
-        .signature = r->signature, .exe = xstrdup(exe), .function = r->function,
+        .signature = r->signature, .exe = xstrdup(exe), .process = process,
+        .function = r->function,
         .max_size = size, .nofail = (r->flags & RECORD_FLAG_NOFAIL) != 0};
     copy_frames(&site.stack, r);
     VECTOR_PUSH(out->sites, site);
 }
 
+/* Live counts are appended as they come and summed per site by merge_live once a file is
+   read: searching the list per record was quadratic in the sites of a run. */
 static void take_live(struct run_records *out, const struct record *r)
 {
-    for (size_t i = 0; i < out->live.count; i++) {
-        if (out->live.items[i].signature == r->signature) {
-            out->live.items[i].blocks += r->value;
-            out->live.items[i].bytes += r->value2;
-            return;
-        }
-    }
     struct ingest_live live = {.signature = r->signature, .blocks = r->value, .bytes = r->value2};
     if (r->frame_count > 0)
         live.top = r->body.frames[0];
     VECTOR_PUSH(out->live, live);
+}
+
+static void take_live_set(struct run_records *out, const struct record *r)
+{
+    for (int i = 0; i + 2 < r->frame_count; i += 3) {
+        struct ingest_live live = {.signature = r->body.frames[i + 1].module,
+                                   .blocks = r->body.frames[i + 1].offset,
+                                   .bytes = r->body.frames[i + 2].module,
+                                   .top = r->body.frames[i]};
+        VECTOR_PUSH(out->live, live);
+    }
+}
+
+static int compare_live(const void *a, const void *b)
+{
+    const struct ingest_live *left = a, *right = b;
+    return (left->signature > right->signature) - (left->signature < right->signature);
+}
+
+/* One entry per site, the counts of all its records (and processes) summed; in signature order. */
+static void merge_live(struct run_records *out)
+{
+    if (out->live.count < 2)
+        return;
+    qsort(out->live.items, out->live.count, sizeof *out->live.items, compare_live);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->live.count; i++) {
+        if (kept && out->live.items[kept - 1].signature == out->live.items[i].signature) {
+            out->live.items[kept - 1].blocks += out->live.items[i].blocks;
+            out->live.items[kept - 1].bytes += out->live.items[i].bytes;
+        } else {
+            out->live.items[kept++] = out->live.items[i];
+        }
+    }
+    out->live.count = kept;
 }
 
 /* The name arrives from the target: keep at most what fits the record, NUL or not. */
@@ -131,15 +204,18 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         take_module(out, r);
         break;
     case RECORD_SITE:
-        take_site(out, r, process->exe);
+        take_site(out, r, *current);
         break;
     case RECORD_FAULT:
-        take_site(out, r, process->exe);
+        take_site(out, r, *current);
         {
             struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
                                          .function = r->function, .size = r->value,
                                          .fired = true};
-            if (r->function >= FUNCTION_SYS_OPEN) {
+            if (record_function_kind(r->function) == KIND_IO) {
+                fault.call_failed = true;
+                fault.error = function_io_errno(r->function);
+            } else if (record_function_kind(r->function) == KIND_SYSCALL) {
                 fault.kernel = true;
                 fault.size = 0;
                 fault.nth = r->value;
@@ -166,6 +242,9 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         break;
     case RECORD_LIVE:
         take_live(out, r);
+        break;
+    case RECORD_LIVE_SET:
+        take_live_set(out, r);
         break;
     case RECORD_NAME:
         take_name(out, r);
@@ -195,6 +274,95 @@ void ingest_bytes(const unsigned char *data, size_t length, const char *name,
         warn("%s: %zu trailing bytes (truncated record) ignored", name, length - offset);
         out->problems++;
     }
+    merge_live(out);
+}
+
+/* One section: "NAME LENGTH\n" (LENGTH: 16 hex digits), the bytes, "\n". */
+static bool invocation_section(const char **at, const char *end, const char *name,
+                               char **value, size_t *value_length)
+{
+    size_t name_length = strlen(name);
+    const char *p = *at;
+    uint64_t length;
+    if ((size_t)(end - p) < name_length + 18 || memcmp(p, name, name_length) ||
+        p[name_length] != ' ' || p[name_length + 17] != '\n' ||
+        !parse_hex(p + name_length + 1, 16, &length))
+        return false;
+    p += name_length + 18;
+    if (length > (uint64_t)(end - p) || (size_t)(end - p) - length < 1 || p[length] != '\n')
+        return false;
+    *value = xmalloc(length + 1);
+    memcpy(*value, p, length);
+    (*value)[length] = '\0';
+    if (value_length)
+        *value_length = length;
+    *at = p + length + 1;
+    return true;
+}
+
+/* A text section must hold no NUL: it is one string. */
+static bool one_string(const char *value, size_t length)
+{
+    return strlen(value) == length;
+}
+
+bool invocation_parse(const char *data, size_t length, struct ingest_invocation *out)
+{
+    static const char magic[] = "libfail-invocation 1\n";
+    memset(out, 0, sizeof *out);
+    const char *at = data, *end = data + length;
+    size_t exe_length = 0, cwd_length = 0, kind_length = 0, path_length = 0;
+    bool ok = length >= sizeof magic - 1 && !memcmp(data, magic, sizeof magic - 1);
+    at += sizeof magic - 1;
+    ok = ok && invocation_section(&at, end, "exe", &out->exe, &exe_length) &&
+         invocation_section(&at, end, "cwd", &out->cwd, &cwd_length) &&
+         invocation_section(&at, end, "argv", &out->argv, &out->argv_length) &&
+         invocation_section(&at, end, "environ", &out->environment, &out->environment_length) &&
+         invocation_section(&at, end, "stdin", &out->stdin_kind, &kind_length) &&
+         invocation_section(&at, end, "stdin-path", &out->stdin_path, &path_length) &&
+         at == end && one_string(out->exe, exe_length) && one_string(out->cwd, cwd_length) &&
+         one_string(out->stdin_kind, kind_length) && one_string(out->stdin_path, path_length) &&
+         out->exe[0] == '/' && out->cwd[0] == '/' && out->argv_length > 0 &&
+         out->argv[out->argv_length - 1] == '\0' &&
+         (out->environment_length == 0 || out->environment[out->environment_length - 1] == '\0');
+    if (!ok)
+        invocation_free(out);
+    return ok;
+}
+
+void invocation_free(struct ingest_invocation *invocation)
+{
+    if (!invocation)
+        return;
+    free(invocation->exe);
+    free(invocation->cwd);
+    free(invocation->argv);
+    free(invocation->environment);
+    free(invocation->stdin_kind);
+    free(invocation->stdin_path);
+    memset(invocation, 0, sizeof *invocation);
+}
+
+/* The invocation file beside a record file (X.rec -> X.inv), for the image that file started. */
+static void take_invocation(const char *record_path, struct ingest_process *process,
+                            struct run_records *out)
+{
+    char *path = xstrdup(record_path);
+    memcpy(path + strlen(path) - 4, ".inv", 4);
+    size_t length = 0;
+    char *data = read_whole_file(path, &length);
+    if (data) {
+        struct ingest_invocation parsed;
+        if (invocation_parse(data, length, &parsed)) {
+            process->invocation = xmalloc(sizeof parsed);
+            *process->invocation = parsed;
+        } else {
+            warn("%s: malformed, ignored", path);
+            out->problems++;
+        }
+    }
+    free(data);
+    free(path);
 }
 
 const struct ingest_process *final_image(const struct run_records *records, uint32_t pid)
@@ -244,7 +412,11 @@ bool ingest_run(const char *dir, struct run_records *out)
             warn("%s: cannot read", names.items[i]);
             out->problems++;
         } else {
+            size_t before = out->processes.count;
             ingest_bytes(data, length, names.items[i], out);
+            /* The file's first record starts its image (ingest_bytes made it processes[before]). */
+            if (out->processes.count > before)
+                take_invocation(names.items[i], &out->processes.items[before], out);
         }
         free(data);
         free(names.items[i]);
@@ -255,8 +427,11 @@ bool ingest_run(const char *dir, struct run_records *out)
 
 void run_records_free(struct run_records *records)
 {
-    for (size_t i = 0; i < records->processes.count; i++)
+    for (size_t i = 0; i < records->processes.count; i++) {
         free(records->processes.items[i].exe);
+        invocation_free(records->processes.items[i].invocation);
+        free(records->processes.items[i].invocation);
+    }
     for (size_t i = 0; i < records->modules.count; i++)
         free(records->modules.items[i].path);
     for (size_t i = 0; i < records->sites.count; i++)

@@ -26,6 +26,8 @@ struct ingest_module {
 struct ingest_site {
     uint64_t signature;
     char *exe; /* of the process that first recorded it */
+    size_t process; /* that process: its index in run_records.processes */
+    int64_t owner;  /* the program that owns it (programs.id), set by owner.c; 0: none */
     uint32_t function;
     uint64_t max_size;
     bool nofail; /* requested with LF_NOFAIL (RECORD_FLAG_NOFAIL): never failed */
@@ -36,6 +38,19 @@ struct ingest_site {
 struct ingest_name {
     uint64_t signature;
     char *name;
+};
+
+/* How a process image was started, as it wrote it in record mode (PID-IMAGE.inv, runtime.c):
+   enough to start the same program again, alone. */
+struct ingest_invocation {
+    char *exe;
+    char *cwd;
+    char *argv;                  /* NUL-terminated arguments one after another (/proc/self/cmdline) */
+    size_t argv_length;
+    char *environment;           /* NAME=value entries the same way (/proc/self/environ) */
+    size_t environment_length;
+    char *stdin_kind;            /* "file", "null"; else why it cannot be given again: "pipe", ... */
+    char *stdin_path;            /* "file": its path */
 };
 
 struct ingest_process {
@@ -54,6 +69,8 @@ struct ingest_process {
     int signal; /* 0: none recorded */
     struct frame_list crash_stack;
     bool faulted; /* the planned fault fired in this process */
+    struct ingest_invocation *invocation; /* NULL: none written (not record mode, out of scope) */
+    int64_t program; /* its invocation's row in programs, set by owner.c; 0: none */
 };
 
 /* Blocks still live at exit, counted by the allocation's caller (frame 0: the static site). */
@@ -69,7 +86,8 @@ struct ingest_fault {
     uint32_t function;
     uint64_t size;
     struct frame_list stack;
-    /* A system call armed by failrun kernel (RECORD_FLAG_KERNEL_FIRED and friends): */
+    /* A system call armed by failrun kernel (RECORD_FLAG_KERNEL_FIRED and friends), or an I/O
+       call (--faults io: call_failed, with the errno it returned): */
     bool kernel;
     bool fired;       /* allocations: always; kernel: the N-th fault point was reached */
     bool call_failed; /* kernel: the call returned an error, errno below */
@@ -96,7 +114,16 @@ bool ingest_run(const char *dir, struct run_records *out);
 void ingest_bytes(const unsigned char *data, size_t length, const char *name,
                   struct run_records *out);
 void run_records_free(struct run_records *records);
+/* Parse an invocation file's bytes (untrusted); false when malformed. */
+bool invocation_parse(const char *data, size_t length, struct ingest_invocation *out);
+void invocation_free(struct ingest_invocation *invocation);
 
 const char *function_name(uint32_t function);
+/* "alloc", "io", "failpoint" or "syscall" (record_function_kind), as the sites table stores it. */
+const char *function_kind_name(uint32_t function);
+/* The errno a failed I/O call of `function` returns (interpose_io.def), 0 for other functions. */
+int function_io_errno(uint32_t function);
+/* The same by the function's name, as the sites table stores it: 0 when no I/O call has it. */
+int function_io_errno_by_name(const char *name);
 
 #endif

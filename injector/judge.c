@@ -5,12 +5,15 @@
  */
 #include "campaign_run.h"
 #include "policy.h"
+#include "report.h"
 #include "database.h"
 #include "internal.h"
 #include "sanitizer.h"
 #include "symbolise.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +153,7 @@ static uint64_t module_for_path(struct campaign_context *context, const char *pa
     sqlite3_bind_text(statement, 1, text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, path, -1, SQLITE_TRANSIENT);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
     return id;
@@ -203,7 +206,7 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     if (bytes)
         sqlite3_bind_int64(statement, 8, (sqlite3_int64)bytes);
     int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     free(key);
     free(frames);
     return id;
@@ -247,7 +250,7 @@ static void compare_faulted_process(struct campaign_context *context,
         baseline->exit_code = sqlite3_column_int(statement, 0);
         run->exit_code = image->exit_status;
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* failrun kernel: what the armed system call did, reached or not (the sweep's evidence). */
@@ -266,7 +269,7 @@ static void store_kernel_fault(sqlite3 *db, const struct job *job)
         sqlite3_bind_int(statement, 4, fault->call_failed);
         sqlite3_bind_int(statement, 5, fault->error);
         database_step_done(statement);
-        sqlite3_finalize(statement);
+        database_finalize(statement);
         return;
     }
 }
@@ -278,7 +281,7 @@ void load_baseline_sanitizer(struct campaign_context *context)
     sqlite3_stmt *statement =
         database_prepare(context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
     char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     struct sanitizer_report report;
     if (dir && sanitizer_read(dir, &report)) {
         struct frame_list frames;
@@ -316,6 +319,62 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
     return total;
 }
 
+/* The headline without what changes from run to run (CPU, PID, addresses, offsets), hashed:
+   one kernel bug reached from many calls is one finding. */
+static uint64_t kernel_report_symptom(const char *headline)
+{
+    char *kept = xstrdup(headline);
+    size_t used = 0;
+    for (const char *c = headline; *c;) {
+        if (isdigit((unsigned char)*c)) {
+            while (isalnum((unsigned char)*c))
+                c++;
+            continue;
+        }
+        kept[used++] = *c++;
+    }
+    uint64_t symptom = hash_bytes(7, kept, used) | 1;
+    free(kept);
+    return symptom;
+}
+
+/* failrun kernel: the reports of the kernel's own bugs that libfail-kernel.so found in the
+   kernel's log while the run's call was armed (kernel-PID.log in the run folder): a finding
+   each, located at the armed call. */
+static void record_kernel_reports(struct campaign_context *context, const struct job *job,
+                                  int64_t *finding)
+{
+    const struct ingest_fault *armed = NULL;
+    for (size_t i = 0; i < job->records.faults.count && !armed; i++)
+        if (job->records.faults.items[i].kernel)
+            armed = &job->records.faults.items[i];
+    DIR *folder = armed ? opendir(job->dir) : NULL;
+    if (!folder)
+        return;
+    char site[17];
+    hex16(site, armed->signature);
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        size_t length = strlen(entry->d_name);
+        if (strncmp(entry->d_name, "kernel-", 7) || length < 4 ||
+            strcmp(entry->d_name + length - 4, ".log"))
+            continue;
+        char *path = xasprintf("%s/%s", job->dir, entry->d_name);
+        char *log = read_whole_file(path, NULL);
+        char *headline = log ? kernel_report_headline(log) : NULL;
+        if (headline) {
+            int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
+                                        &armed->stack, log, 0, kernel_report_symptom(headline));
+            if (!*finding)
+                *finding = id;
+        }
+        free(headline);
+        free(log);
+        free(path);
+    }
+    closedir(folder);
+}
+
 /* One value into a column of the run's row (`column`: a name of ours, never the user's). */
 static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint64_t value)
 {
@@ -325,7 +384,18 @@ static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint6
     sqlite3_bind_int64(statement, 1, (sqlite3_int64)value);
     sqlite3_bind_int64(statement, 2, run_id);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
+}
+
+/* How the run was made: the program it started alone, or (NULL) the whole command. */
+static void set_run_owner(sqlite3 *db, int64_t run_id, int64_t program)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET owner = ? WHERE id = ?");
+    if (program)
+        sqlite3_bind_int64(statement, 1, program);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
 }
 
 /* A chain fails its prefix's sites first: output that differs from the baseline's because of
@@ -344,12 +414,43 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     sqlite3_bind_int(statement, 3, job->result.signal);
     sqlite3_bind_int64(statement, 4, (sqlite3_int64)stdout_hash);
     bool same = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return same;
 }
 
+/* Conclusions of quick runs are committed together: a transaction per run of a few
+   milliseconds was a tenth of failrun's time. Each conclusion is a savepoint inside the batch,
+   and the batch is committed once it is BATCH_MS old or a run took that long (a slow run pays
+   nothing noticeable for its own commit). Killed meanwhile, the runs of the open batch are made
+   again on resume, as any run that was not concluded. */
+#define BATCH_MS 200
+
+static void batch_begin(struct campaign_context *context)
+{
+    if (!context->batch_open) {
+        database_exec(context->db, "BEGIN IMMEDIATE");
+        context->batch_open = true;
+        context->batch_started_ms = now_ms();
+    }
+    database_exec(context->db, "SAVEPOINT conclude");
+}
+
+static void batch_end(struct campaign_context *context, int64_t run_wall_ms)
+{
+    database_exec(context->db, "RELEASE conclude");
+    if (run_wall_ms >= BATCH_MS || now_ms() - context->batch_started_ms >= BATCH_MS)
+        conclusions_commit(context);
+}
+
+void conclusions_commit(struct campaign_context *context)
+{
+    if (context->batch_open)
+        database_exec(context->db, "COMMIT");
+    context->batch_open = false;
+}
+
 /* Under the database lock: classify the run and store it with all it revealed, in one
-   transaction. */
+   savepoint of the open batch. */
 enum outcome conclude_job(struct campaign_context *context, struct job *job)
 {
     const struct run_records *records = &job->records;
@@ -363,24 +464,32 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     uint64_t stdout_hash = file_hash(out);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
-    database_exec(context->db, "BEGIN IMMEDIATE");
-    set_run_directory(context->db, job->run_id, job->dir);
+    batch_begin(context);
+    char *kept = kept_path(context, job->dir);
+    set_run_directory(context->db, job->run_id, kept);
+    free(kept);
     database_store_records(context->db, job->run_id, records);
     store_kernel_fault(context->db, job);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 
+    /* What the run is compared with: the command's baseline, or for a program started alone
+       (owner.c) that program's status in the baseline and its output alone. */
+    const struct program *program = job->program;
+    uint64_t reference_stdout = program ? program->alone_stdout : context->baseline_stdout;
+    uint64_t reference_stderr = program ? program->alone_stderr : context->baseline_stderr;
     struct observation observation = {
         .fault_fired = target != NULL,
         .timed_out = job->result.timed_out,
         .exit_code = job->result.exit_code,
         .signal = job->result.signal,
-        /* Output is judged only when the fault was in the command itself: a test driver's
-           output mixes its children's with its own timings, and which child said what is
-           unknowable. Elsewhere exit statuses and stacks decide. */
-        .stdout_same = !context->baseline_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
-                       stdout_hash == context->baseline_stdout,
-        .stderr_same = !context->baseline_stderr || file_hash(err) == context->baseline_stderr,
+        /* Output is judged only when the fault was in the process failrun started (the command,
+           or the program alone): a test driver's output mixes its children's with its own
+           timings, and which child said what is unknowable. Elsewhere exit statuses and stacks
+           decide. */
+        .stdout_same = !reference_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
+                       stdout_hash == reference_stdout,
+        .stderr_same = !reference_stderr || file_hash(err) == reference_stderr,
         .stderr_text = stderr_text,
     };
     struct frame_list evidence = {0};
@@ -399,7 +508,10 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         if (base && !strncmp(base + 1, "libfail", 7))
             observation.in_allocator = true;
     }
-    observation.ended_in_caller = target && ended_in_caller(context, records, &target->stack);
+    /* An exit in the caller of a failed I/O call is its error leg, not an out-of-memory panic:
+       only allocations can end in oom-abort. */
+    observation.ended_in_caller = target && record_function_kind(target->function) != KIND_IO &&
+                                  ended_in_caller(context, records, &target->stack);
     struct sanitizer_report report;
     bool reported = sanitizer_read(job->dir, &report);
     struct frame_list sanitizer_stack = {0};
@@ -412,6 +524,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         free(key);
     }
     struct baseline_observation baseline = context->baseline;
+    if (program)
+        baseline = (struct baseline_observation){program->exit_code, program->signal};
     if (target)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
@@ -438,18 +552,21 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         sanitizer_report_free(&report);
     uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)
                           ? record_leaks(context, job, &finding) : 0;
+    if (context->options->settings.kernel)
+        record_kernel_reports(context, job, &finding);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
     if (leaked)
         set_run_value(context->db, job->run_id, "leak_bytes", leaked);
+    set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     if (target)
         plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
-    database_exec(context->db, "COMMIT");
-
-    if (!outcome_is_bug(outcome) && !finding && !context->options->keep_runs)
-        remove_tree(job->dir);
+    /* Before the commit: killed in between, the run is made again and its folder replaced. */
+    settle_run_folder(context, job->dir,
+                      outcome_is_bug(outcome) || finding || context->options->keep_runs);
+    batch_end(context, job->result.wall_ms);
     free(frames);
     free(stderr_text);
     free(out);

@@ -1,6 +1,12 @@
 /*
- * kernel.c — the system-call wrappers of libfail-kernel.so, for `failrun kernel`: the kernel's
- * own fault injection (CONFIG_FAULT_INJECTION, /proc/thread-self/fail-nth) driven site by site.
+ * kernel.c — the fail-nth file and the system-call wrappers of libfail-kernel.so, for `failrun
+ * kernel`: the kernel's own fault injection (CONFIG_FAULT_INJECTION, /proc/thread-self/fail-nth)
+ * driven site by site.
+ *
+ * Every system call is a site when the kernel traps them for us (syscall user dispatch:
+ * dispatch.c); the wrappers below are the fallback, for kernels without it, programs that trap
+ * system calls themselves, and `failrun kernel --wrappers`. While calls are trapped the wrappers
+ * only pass through.
  *
  * A run's plan names one system-call site S (the stack of a libc wrapper call), its occurrence K
  * and a count N. At the K-th call at S the wrapper writes N to this thread's fail-nth, calls the
@@ -14,7 +20,7 @@
  * Runs inside the target: the rules of libfail/internal.h apply. Our own system calls (the
  * record file, the fail-nth file) are made with runtime_guard set, and pass straight through.
  */
-#include "../libfail/internal.h"
+#include "kernel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +48,7 @@ static __thread ino_t failnth_ino __attribute__((tls_model("initial-exec")));
    file, which counts nothing: every armed call then reads back N, "not reached"). */
 static char failnth_path[256] = "/proc/thread-self/fail-nth";
 
-static int LF_TEXT open_failnth(void)
+int LF_TEXT kernel_failnth_fd(void)
 {
     pid_t pid = (pid_t)syscall(SYS_getpid);
     struct stat st;
@@ -78,40 +84,134 @@ static bool LF_TEXT read_back(int fd, uint64_t *value)
     return digits > 0 && parse_decimal(text, digits, value);
 }
 
-/* Before the call: record the site; when it is the planned one, arm fail-nth and return N. */
+/* ---- the kernel's log during the armed call ----
+ * A WARN, BUG, oops or lockdep report the kernel prints while the call is armed is a finding of
+ * its own: /dev/kmsg is opened at its end before the write of N, and what it received by the
+ * read-back goes to the run folder (runtime_kernel_log) when one of its lines starts a report.
+ * Root only (or CAP_SYSLOG); without it nothing is watched. */
+
+static int kmsg_fd = -1;
+static _Atomic bool kmsg_busy; /* one armed call per run: a second one at once is not watched */
+static char kmsg_record[8192]; /* /dev/kmsg hands out whole records only, up to 8 KiB */
+static char kmsg_log[16384];
+
+static void LF_TEXT kmsg_watch_start(void)
+{
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&kmsg_busy, &expected, true))
+        return;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+        syscall(SYS_close, fd);
+        fd = -1;
+    }
+    kmsg_fd = fd;
+    if (fd < 0)
+        atomic_store(&kmsg_busy, false);
+}
+
+/* The first lines of the kernel's reports of its own bugs. */
+static bool LF_TEXT starts_report(const char *line)
+{
+    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
+                                         "general protection fault", "Kernel panic",
+                                         "INFO: possible", "UBSAN:"};
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+        if (starts_with(line, starts[i]))
+            return true;
+    return false;
+}
+
+static void LF_TEXT kmsg_watch_end(void)
+{
+    int fd = kmsg_fd;
+    if (fd < 0)
+        return;
+    kmsg_fd = -1;
+    size_t used = 0;
+    bool report = false;
+    for (int records = 0; records < 1024; records++) {
+        ssize_t length = read(fd, kmsg_record, sizeof kmsg_record - 1);
+        if (length < 0 && errno == EPIPE)
+            continue; /* records overwritten meanwhile: go on with the next */
+        if (length <= 0)
+            break;
+        /* "PRIORITY,SEQUENCE,MICROSECONDS,FLAGS;message\n" then " KEY=value" lines. */
+        kmsg_record[length] = '\0';
+        char *message = memchr(kmsg_record, ';', (size_t)length);
+        if (!message)
+            continue;
+        message++;
+        char *end = strchr(message, '\n');
+        size_t size = end ? (size_t)(end - message) : strlen(message);
+        message[size] = '\0';
+        report |= starts_report(message);
+        if (used + size + 1 < sizeof kmsg_log) {
+            memcpy(kmsg_log + used, message, size);
+            used += size;
+            kmsg_log[used++] = '\n';
+        }
+    }
+    syscall(SYS_close, fd);
+    if (report)
+        runtime_kernel_log(kmsg_log, used);
+    atomic_store(&kmsg_busy, false);
+}
+
+bool LF_TEXT kernel_arm(int fd, uint64_t nth)
+{
+    int saved_errno = errno;
+    char text[24];
+    size_t length = format_decimal(text, nth);
+    kmsg_watch_start();
+    bool armed = pwrite(fd, text, length, 0) == (ssize_t)length;
+    if (!armed)
+        kmsg_watch_end();
+    errno = saved_errno;
+    return armed;
+}
+
+void LF_TEXT kernel_disarm(const struct call *call, uint32_t function, uint64_t nth, int fd,
+                           bool failed, int error)
+{
+    int saved_errno = errno;
+    uint64_t left = 1;
+    bool read = read_back(fd, &left);
+    pwrite(fd, "0", 1, 0);
+    int saved_guard = runtime_guard;
+    runtime_guard = 1;
+    kmsg_watch_end();
+    runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
+                         failed ? error : 0);
+    runtime_guard = saved_guard;
+    errno = saved_errno;
+}
+
+/* Before a wrapped call: record the site; when it is the planned one, arm fail-nth and return N. */
 static uint64_t LF_TEXT arm(struct call *call, uint32_t function, uintptr_t caller, int *fd)
 {
     int saved_errno = errno;
     runtime_guard = 1;
     uint64_t nth = runtime_kernel_before(call, function, caller);
-    *fd = nth ? open_failnth() : -1;
+    *fd = nth ? kernel_failnth_fd() : -1;
     runtime_guard = 0;
     errno = saved_errno;
-    if (!nth || *fd < 0)
+    if (!nth || *fd < 0 || !kernel_arm(*fd, nth))
         return 0;
-    char text[24];
-    size_t length = format_decimal(text, nth);
-    if (pwrite(*fd, text, length, 0) != (ssize_t)length) {
-        errno = saved_errno;
-        return 0;
-    }
-    errno = saved_errno;
     return nth; /* the caller makes the system call next */
 }
 
-/* After the armed call: read back, disarm, record. Leaves errno as the call set it. */
+/* After the armed call. Leaves errno as the call set it. */
 static void LF_TEXT disarm(const struct call *call, uint32_t function, uint64_t nth, int fd,
                            bool failed)
 {
-    int error = errno;
-    uint64_t left = 1;
-    bool read = read_back(fd, &left);
-    pwrite(fd, "0", 1, 0);
-    runtime_guard = 1;
-    runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
-                         failed ? error : 0);
-    runtime_guard = 0;
-    errno = error;
+    kernel_disarm(call, function, nth, fd, failed, errno);
+}
+
+/* The wrappers work when system calls are not trapped (dispatch.c), and not for our own. */
+LF_INLINE bool wrapper_passes(void)
+{
+    return runtime_guard || !runtime_kernel_mode() || dispatch_active();
 }
 
 /* One wrapper: `call` is the real call, `failed` tells from `result` whether it failed. */
@@ -120,7 +220,7 @@ static void LF_TEXT disarm(const struct call *call, uint32_t function, uint64_t 
     LF_TEXT LF_EXPORT type name params                                                             \
     {                                                                                              \
         type(*real) params = (type(*) params)real_function(&real_##name, #name);               \
-        if (runtime_guard || !runtime_kernel_mode())                                               \
+        if (wrapper_passes())                                                                      \
             return real args;                                                                      \
         struct call call;                                                                          \
         int failnth;                                                                               \
@@ -167,7 +267,7 @@ LF_TEXT LF_EXPORT int open(const char *path, int flags, ...)
     va_end(list);
     int (*real)(const char *, int, ...) =
         (int (*)(const char *, int, ...))real_function((void **)&real_open, "open");
-    if (runtime_guard || !runtime_kernel_mode())
+    if (wrapper_passes())
         return real(path, flags, mode);
     struct call call;
     int fd;
@@ -186,7 +286,7 @@ LF_TEXT LF_EXPORT int openat(int directory, const char *path, int flags, ...)
     va_end(list);
     int (*real)(int, const char *, int, ...) =
         (int (*)(int, const char *, int, ...))real_function((void **)&real_openat, "openat");
-    if (runtime_guard || !runtime_kernel_mode())
+    if (wrapper_passes())
         return real(directory, path, flags, mode);
     struct call call;
     int fd;
@@ -199,8 +299,10 @@ LF_TEXT LF_EXPORT int openat(int directory, const char *path, int flags, ...)
 
 /* Lock the program's memory when we may (root): its own page faults must not use up the count
    between the write to fail-nth and the system call. MCL_ONFAULT: what it touched stays resident,
-   without populating libfail's large, mostly untouched tables. Failure only makes counts less
-   exact. */
+   without populating libfail's large, mostly untouched tables. Not MCL_FUTURE: locked mappings
+   refuse madvise(MADV_DONTNEED) with EINVAL, which changes what programs see (the workload's
+   mmap step); the window between arming and the call only touches our own, older mappings.
+   Failure only makes counts less exact. */
 __attribute__((constructor)) static void LF_TEXT kernel_start(void)
 {
     runtime_guard = 1;
@@ -212,8 +314,10 @@ __attribute__((constructor)) static void LF_TEXT kernel_start(void)
     if (!runtime_kernel_mode())
         return;
     if (geteuid() == 0)
-        mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
+        mlockall(MCL_CURRENT | MCL_ONFAULT);
     runtime_guard = 1;
-    open_failnth(); /* the initial thread's, opened at start */
+    kernel_failnth_fd(); /* the initial thread's, opened at start */
     runtime_guard = 0;
+    if (!runtime_kernel_wrappers_only())
+        dispatch_start();
 }

@@ -18,6 +18,9 @@
  * interceptors resolve it. Its checks beyond leaks are turned off: uninstrumented code gets no
  * poisoning, and fills, quarantine and mismatch checks would change what the program does.
  *
+ * A run that started one program alone (owner.c) is compared with that program: its live
+ * counts alone, its own scan without faults (made once per program), its exit status.
+ *
  * Runs outside the database lock (perform_job, the fork phase); the baseline's scan is made once,
  * by whichever run needs it first.
  */
@@ -68,7 +71,7 @@ void leak_load_baseline(struct campaign_context *context)
         count.blocks = (uint64_t)sqlite3_column_int64(statement, 1);
         VECTOR_PUSH(context->baseline_live, count);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     /* A target built with a sanitizer runs LeakSanitizer in every run already (sanitizer
        findings); a second runtime cannot be preloaded beside it. */
     sqlite3_stmt *modules = database_prepare(
@@ -76,26 +79,31 @@ void leak_load_baseline(struct campaign_context *context)
                      " OR path LIKE '%/liblsan.so%' OR path LIKE '%/libtsan.so%'");
     context->target_sanitized =
         sqlite3_step(modules) == SQLITE_ROW && sqlite3_column_int(modules, 0) > 0;
-    sqlite3_finalize(modules);
+    database_finalize(modules);
 }
 
-static uint64_t baseline_blocks(const struct campaign_context *context, uint64_t signature)
+static uint64_t baseline_blocks(const struct campaign_context *context, const struct job *job,
+                                uint64_t signature)
 {
-    for (size_t i = 0; i < context->baseline_live.count; i++)
-        if (context->baseline_live.items[i].signature == signature)
-            return context->baseline_live.items[i].blocks;
+    const struct live_count *counts = job->program ? job->program->live.items
+                                                   : context->baseline_live.items;
+    size_t count = job->program ? job->program->live.count : context->baseline_live.count;
+    for (size_t i = 0; i < count; i++)
+        if (counts[i].signature == signature)
+            return counts[i].blocks;
     return 0;
 }
 
 /* More blocks of some caller live at exit than in the baseline, or counts that overflowed. */
-static bool candidate(const struct campaign_context *context, const struct run_records *records)
+static bool candidate(const struct campaign_context *context, const struct job *job)
 {
+    const struct run_records *records = &job->records;
     for (size_t i = 0; i < records->processes.count; i++)
         if (records->processes.items[i].live_overflow)
             return true;
     for (size_t i = 0; i < records->live.count; i++)
         if (records->live.items[i].blocks >
-            baseline_blocks(context, records->live.items[i].signature))
+            baseline_blocks(context, job, records->live.items[i].signature))
             return true;
     return false;
 }
@@ -114,10 +122,11 @@ static bool candidate(const struct campaign_context *context, const struct run_r
 
 /* The run under the scanner, in `dir`: its leaks, kept when their process is in scope. */
 static bool scanned_run(struct campaign_context *context, const char *dir, const char *plan,
-                        sanitizer_leak_list *leaks, struct run_records *records)
+                        sanitizer_leak_list *leaks, struct run_records *records,
+                        const struct program *program)
 {
     const char *runtime = scanner_runtime();
-    char *preload = preload_path(context->options->settings.kernel);
+    char *preload = preload_path(&context->options->settings);
     const char *existing = getenv("LD_PRELOAD");
     char *extra[4] = {
         existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, runtime, existing)
@@ -131,7 +140,8 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
         NULL,
     };
     struct spawn_result result =
-        execute_run(context, dir, plan, context->timeout_ms, (const char *const *)extra);
+        execute_run(context, dir, plan, program ? program->timeout_ms : context->timeout_ms,
+                    (const char *const *)extra, program);
     for (int i = 0; extra[i]; i++)
         free(extra[i]);
     free(preload);
@@ -160,12 +170,12 @@ static void scan_baseline(struct campaign_context *context)
 {
     pthread_mutex_lock(&baseline_lock);
     if (!context->baseline_scanned) {
-        char *dir = xasprintf("%s/runs/baseline-leakscan-%ld", context->state_dir, (long)getpid());
+        char *dir = xasprintf("%s/baseline-leakscan-%ld", context->runs_dir, (long)getpid());
         remove_tree(dir);
         struct run_records records = {0};
         char *plan = plan_record(&context->options->settings);
         context->baseline_scan_ok =
-            scanned_run(context, dir, plan, &context->baseline_leaks, &records);
+            scanned_run(context, dir, plan, &context->baseline_leaks, &records, NULL);
         if (!context->baseline_scan_ok)
             warn("the command did not run cleanly under the leak scan without faults; leaks "
                  "stay unconfirmed and are not reported");
@@ -178,13 +188,37 @@ static void scan_baseline(struct campaign_context *context)
     pthread_mutex_unlock(&baseline_lock);
 }
 
+/* The same for a program alone: its own scan without faults, once. */
+static void scan_program(struct campaign_context *context, struct program *program)
+{
+    pthread_mutex_lock(&program->scan_lock);
+    if (!program->scanned) {
+        char *dir = xasprintf("%s/alone-leakscan-%lld-%ld", context->runs_dir,
+                              (long long)program->id, (long)getpid());
+        remove_tree(dir);
+        struct run_records records = {0};
+        char *plan = plan_record(&context->options->settings);
+        program->scan_ok = scanned_run(context, dir, plan, &program->leaks, &records, program);
+        if (!program->scan_ok)
+            warn("%s did not run cleanly under the leak scan without faults; leaks of its runs "
+                 "stay unconfirmed and are not reported", program->exe);
+        free(plan);
+        run_records_free(&records);
+        remove_tree(dir);
+        free(dir);
+        program->scanned = true;
+    }
+    pthread_mutex_unlock(&program->scan_lock);
+}
+
 void leak_confirm(struct campaign_context *context, struct job *job)
 {
     static bool warned;
     job->leak_scanned = false;
+    int exit_code = job->program ? job->program->exit_code : context->baseline.exit_code;
     if (context->options->settings.kernel || context->target_sanitized || job->result.timed_out ||
-        job->result.signal || job->result.exit_code != context->baseline.exit_code ||
-        !job->plan || !candidate(context, &job->records))
+        job->result.signal || job->result.exit_code != exit_code || !job->plan ||
+        !candidate(context, job))
         return;
     if (!scanner_runtime()) {
         if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
@@ -192,12 +226,15 @@ void leak_confirm(struct campaign_context *context, struct job *job)
                  "libasan8); leaks stay unconfirmed and are not reported");
         return;
     }
-    scan_baseline(context);
-    if (!context->baseline_scan_ok)
+    if (job->program)
+        scan_program(context, job->program);
+    else
+        scan_baseline(context);
+    if (job->program ? !job->program->scan_ok : !context->baseline_scan_ok)
         return; /* nothing to subtract the leaks it always has from */
     char *dir = xasprintf("%s/leakscan", job->dir);
     struct run_records records = {0};
-    job->leak_scanned = scanned_run(context, dir, job->plan, &job->leaks, &records);
+    job->leak_scanned = scanned_run(context, dir, job->plan, &job->leaks, &records, job->program);
     /* The replay must have failed the same call, or it says nothing about this run. */
     bool fired = false;
     for (size_t i = 0; i < records.faults.count; i++)
@@ -264,7 +301,8 @@ size_t leak_confirmed(const struct campaign_context *context, const struct job *
             for (size_t j = 0; j < i && !seen; j++)
                 seen = same_allocation(&job->leaks.items[j], leak);
             struct site_total run = total_like(&job->leaks, leak);
-            struct site_total before = total_like(&context->baseline_leaks, leak);
+            struct site_total before = total_like(
+                job->program ? &job->program->leaks : &context->baseline_leaks, leak);
             if (seen || run.bytes <= before.bytes)
                 continue;
             if (pass == 0) {

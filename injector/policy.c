@@ -8,19 +8,20 @@
 
 #include <string.h>
 
-bool site_nofail_eligible(bool nofail, const char *function, uint64_t max_size,
-                          uint64_t threshold)
+bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint64_t threshold)
 {
+    if (kind && !strcmp(kind, "io"))
+        return false;
     if (nofail)
         return true;
-    return function && strcmp(function, "failpoint") != 0 && max_size <= threshold;
+    return kind && !strcmp(kind, "alloc") && max_size <= threshold;
 }
 
 char *failable_sites_condition(const struct campaign_settings *settings)
 {
     if (!settings->policy_nofail)
         return xstrdup("NOT nofail");
-    return xasprintf("NOT nofail AND (function = 'failpoint' OR max_size > %llu)",
+    return xasprintf("NOT nofail AND (kind <> 'alloc' OR max_size > %llu)",
                      (unsigned long long)settings->nofail_below);
 }
 
@@ -32,18 +33,20 @@ bool site_is_instrumentation(sqlite3 *db, const char *site)
     struct frame_list frames = {0};
     if (sqlite3_step(statement) == SQLITE_ROW)
         frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     struct module_map map;
     module_map_load(db, &map);
     int own = first_own_frame(&map, &frames);
     const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
     if (path && !symboliser)
         symboliser = symboliser_new();
-    struct symbol_frame symbol[4];
-    int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
-                                                   true, symbol, 4) : 0;
+    /* The out-of-line function only (cached per module: this runs for every site planned). */
+    char function[256];
+    uint64_t start;
+    bool named = path && symboliser &&
+                 symboliser_function(symboliser, path, frames.frames[own].offset, true, &start,
+                                     function, sizeof function);
     module_map_free(&map);
     /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
-    return n > 0 && (!strncmp(symbol[n - 1].function, "__gcov_", 7) ||
-                     !strncmp(symbol[n - 1].function, "gcov_", 5));
+    return named && (!strncmp(function, "__gcov_", 7) || !strncmp(function, "gcov_", 5));
 }

@@ -192,7 +192,9 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         void *released_block = (released);                                                         \
         if (released_block)                                                                        \
             runtime_untrack(released_block);                                                       \
+        runtime_guard = RUNTIME_GUARD_REAL_CALL;                                                   \
         type result = real_##name args;                                                            \
+        runtime_guard = 1;                                                                         \
         void *new_block = (result_block);                                                          \
         if (call.static_index != UINT32_MAX) {                                                     \
             runtime_track(&call, new_block, request);                                              \
@@ -208,6 +210,12 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
 /* Our own malloc, by a hidden name: the plain name would resolve to the first copy in scope. */
 extern void *own_malloc(size_t size) __attribute__((alias("malloc"), visibility("hidden"), malloc,
                                                    nothrow, leaf, alloc_size(1)));
+
+bool LF_TEXT preload_active(void)
+{
+    resolve();
+    return !inactive_copy;
+}
 
 static bool LF_TEXT another_copy_first(void)
 {

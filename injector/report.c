@@ -153,6 +153,33 @@ static void add_debug_hint(struct symboliser *symboliser, json_t *frame, json_t 
     free(text);
 }
 
+/* Programs the fault runs started alone (owner.c), and those that had to stay within the whole
+   command, each with why. */
+static json_t *program_summary(sqlite3 *db)
+{
+    json_t *programs = json_object(), *whole = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT exe, argv, alone FROM programs WHERE alone IS NOT NULL ORDER BY id");
+    json_int_t alone = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *verdict = (const char *)sqlite3_column_text(statement, 2);
+        if (!strcmp(verdict, "yes")) {
+            alone++;
+            continue;
+        }
+        char **argv = strings_from_blob(sqlite3_column_blob(statement, 1),
+                                        sqlite3_column_bytes(statement, 1));
+        char *name = program_title((const char *)sqlite3_column_text(statement, 0), argv);
+        json_array_append_new(whole, json_pack("{s:s, s:s}", "program", name, "reason", verdict));
+        free(name);
+        environment_free(argv);
+    }
+    database_finalize(statement);
+    json_object_set_new(programs, "alone", json_integer(alone));
+    json_object_set_new(programs, "whole_command", whole);
+    return programs;
+}
+
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
     json_t *campaign = json_object();
@@ -168,7 +195,9 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
             " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE first_run NOT IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline'))"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
+            " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults"
             " FROM campaign");
     if (sqlite3_step(statement) == SQLITE_ROW) {
         json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
@@ -183,8 +212,11 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 4)));
         json_object_set_new(campaign, "error_path_sites",
                             json_integer(sqlite3_column_int64(statement, 5)));
+        json_object_set_new(campaign, "io_sites", json_integer(sqlite3_column_int64(statement, 6)));
+        json_object_set_new(campaign, "faults",
+                            json_string((const char *)sqlite3_column_text(statement, 7)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
     json_t *unexplored = json_object();
     statement = database_prepare(
@@ -192,23 +224,68 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
                             json_integer(sqlite3_column_int64(statement, 1)));
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
+    json_object_set_new(campaign, "programs", program_summary(db));
     return campaign;
 }
 
-/* The command that repeats a finding's earliest run: its chain of sites, or its exact plan. */
-static char *replay_command(const struct campaign_settings *settings, const char *chain,
-                            const char *plan, const char *database_path)
+/* The program a run started alone (runs.owner): `failrun replay --cwd CWD -- EXE ARGS < IN`
+   repeats it, in its folder, with its arguments, input and (found by failrun replay in the
+   database) its environment. NULL when the run was the whole command's. */
+static char *program_words(sqlite3 *db, int64_t owner, char **input, char **folder)
 {
-    char *command = shell_join(settings->argv);
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT exe, cwd, argv, stdin FROM programs WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, owner);
+    char *words = NULL;
+    if (owner && sqlite3_step(statement) == SQLITE_ROW) {
+        char **argv = strings_from_blob(sqlite3_column_blob(statement, 2),
+                                        sqlite3_column_bytes(statement, 2));
+        if (!argv[0]) { /* no arguments at all: not a start failrun can repeat */
+            environment_free(argv);
+            database_finalize(statement);
+            return NULL;
+        }
+        free(argv[0]); /* the executable itself: argv[0] may name it through PATH or a link */
+        argv[0] = column_text(statement, 0);
+        char *cwd = shell_quote((const char *)sqlite3_column_text(statement, 1));
+        char *command = shell_join(argv);
+        words = xstrdup(command);
+        *folder = xasprintf(" --cwd %s", cwd);
+        const char *path = (const char *)sqlite3_column_text(statement, 3);
+        char *quoted = path ? shell_quote(path) : NULL;
+        *input = quoted ? xasprintf(" < %s", quoted) : xstrdup("");
+        free(quoted);
+        free(command);
+        free(cwd);
+        environment_free(argv);
+    }
+    database_finalize(statement);
+    return words;
+}
+
+/* The command that repeats a finding's earliest run: its chain of sites, or its exact plan;
+   the program it started alone when it did (`owner`), else the campaign's command. */
+static char *replay_command(sqlite3 *db, const struct campaign_settings *settings,
+                            const char *chain, const char *plan, const char *database_path,
+                            int64_t owner)
+{
+    char *input = NULL, *folder = NULL;
+    char *command = program_words(db, owner, &input, &folder);
+    if (!command) {
+        command = shell_join(settings->argv);
+        input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
+        folder = xstrdup("");
+    }
     char *database = strcmp(database_path, DEFAULT_DATABASE)
                          ? xasprintf(" --db %s", database_path) : xstrdup("");
-    char *input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
     char *quoted = shell_quote(plan ? plan : "");
     char *what = chain ? xasprintf("%s%s", settings->persistent ? "--persistent " : "", chain)
                        : xasprintf("--plan %s", quoted);
-    char *replay = xasprintf("failrun replay%s %s -- %s%s", database, what, command, input);
+    char *replay = xasprintf("failrun replay%s%s %s -- %s%s", database, folder, what, command,
+                             input);
+    free(folder);
     free(quoted);
     free(what);
     free(command);
@@ -234,7 +311,7 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
         *function = json_string((const char *)sqlite3_column_text(statement, 1));
         *max_size = json_integer(sqlite3_column_int64(statement, 2));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return symbolise_stack(symboliser, map, &frames);
 }
 
@@ -252,7 +329,64 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
         const char *name = failed ? strerrorname_np(error) : NULL;
         json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
+}
+
+/* The first line of a kernel log that starts a report of the kernel's own ("WARNING: CPU: 0
+   PID: 57 at drivers/misc/lkdtm/bugs.c:95 lkdtm_WARNING+0x5/0x10"), copied; NULL when none. */
+char *kernel_report_headline(const char *log)
+{
+    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
+                                         "general protection fault", "Kernel panic",
+                                         "INFO: possible", "UBSAN:"};
+    for (const char *line = log; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (!strncmp(line, starts[i], strlen(starts[i])))
+                return xasprintf("%.*s", (int)length, line);
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Is `function` (a C library symbol: write, __write, __libc_write, __GI___libc_write) the
+   wrapper of the system call `name` itself? */
+static bool wrapper_of(const char *function, const char *name)
+{
+    static const char *const prefixes[] = {"__GI_", "__libc_", "__"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            function += strlen(prefixes[i]);
+    size_t length = strlen(name);
+    return !strncmp(function, name, length) &&
+           (!function[length] || !strcmp(function + length, "64") ||
+            !strcmp(function + length, "_nocancel"));
+}
+
+/* The system library function a trapped system call was made in for the program: "fopen" for
+   the openat inside fopen. The name the program called, read from its call instruction (the
+   PLT's symbol), else the last library frame's. Null when the program called the system call's
+   own wrapper, or no library stands between. */
+static json_t *syscall_via(struct symboliser *symboliser, json_t *stack, const char *name)
+{
+    size_t index = 0;
+    const char *via = NULL;
+    for (; index < json_array_size(stack); index++) {
+        json_t *frame = json_array_get(stack, index);
+        if (!json_is_true(json_object_get(frame, "plumbing")))
+            break;
+        via = json_string_value(json_object_get(frame, "function"));
+    }
+    if (!via || index >= json_array_size(stack))
+        return json_null();
+    json_t *entry = json_array_get(stack, index); /* the program's frame: its call instruction */
+    char called[256];
+    if (symboliser_call_target(symboliser, json_string_value(json_object_get(entry, "module")),
+                               (uint64_t)json_integer_value(json_object_get(entry, "offset")),
+                               called, sizeof called))
+        via = called;
+    return !wrapper_of(via, name) ? json_string(via) : json_null();
 }
 
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
@@ -272,6 +406,8 @@ static json_t *kernel_sweeps(sqlite3 *db)
         json_object_set_new(sweep, "site", json_string(site));
         json_object_set_new(sweep, "function", function);
         json_object_set_new(sweep, "location", stack_location(stack));
+        json_object_set_new(sweep, "via",
+                            syscall_via(symboliser, stack, json_string_value(function)));
         json_decref(stack);
         json_decref(size);
         json_t *calls = json_array();
@@ -286,14 +422,22 @@ static json_t *kernel_sweeps(sqlite3 *db)
             json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
             json_array_append_new(calls, call);
         }
-        sqlite3_finalize(runs);
+        database_finalize(runs);
         json_object_set_new(sweep, "calls", calls);
         json_array_append_new(list, sweep);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
+}
+
+/* An I/O site's failure: the errno its function fails with (interpose_io.def), by name. */
+static void set_io_errno(json_t *into, const char *function)
+{
+    int error = function_io_errno_by_name(function);
+    const char *name = error ? strerrorname_np(error) : NULL;
+    json_object_set_new(into, "errno", json_string(name ? name : "?"));
 }
 
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
@@ -306,7 +450,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
-            " f.first_run, f.bytes FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
+            " f.first_run, f.bytes, r.owner FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
             " ORDER BY f.first_run");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *finding = json_object();
@@ -324,12 +468,18 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
         json_object_set_new(finding, "function", function);
         json_object_set_new(finding, "size", max_size);
-        sqlite3_stmt *named = database_prepare(db, "SELECT name FROM sites WHERE id = ?");
+        sqlite3_stmt *named = database_prepare(db, "SELECT name, kind FROM sites WHERE id = ?");
         sqlite3_bind_text(named, 1, site, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(named) == SQLITE_ROW && sqlite3_column_text(named, 0))
-            json_object_set_new(finding, "failpoint",
-                                json_string((const char *)sqlite3_column_text(named, 0)));
-        sqlite3_finalize(named);
+        if (sqlite3_step(named) == SQLITE_ROW) {
+            if (sqlite3_column_text(named, 0))
+                json_object_set_new(finding, "failpoint",
+                                    json_string((const char *)sqlite3_column_text(named, 0)));
+            const char *kind = (const char *)sqlite3_column_text(named, 1);
+            json_object_set_new(finding, "kind", json_string(kind ? kind : "alloc"));
+            if (kind && !strcmp(kind, "io"))
+                set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
+        }
+        database_finalize(named);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
@@ -364,9 +514,16 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                             evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
-        if (detail)
+        if (detail && !strcmp(outcome, "kernel")) {
+            /* The kernel's own report: its first line, then the log of the armed call. */
+            char *headline = kernel_report_headline(detail);
+            json_object_set_new(finding, "kernel_report", json_string(headline ? headline : "?"));
+            json_object_set_new(finding, "kernel_log", json_string(detail));
+            free(headline);
+        } else if (detail) {
             json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
                                 json_string(detail));
+        }
         if (sqlite3_column_type(statement, 10) != SQLITE_NULL)
             json_object_set_new(finding, "bytes", json_integer(sqlite3_column_int64(statement, 10)));
         const char *chain = (const char *)sqlite3_column_text(statement, 6);
@@ -377,8 +534,12 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             /* The exact N matters: replay the run's plan, and say what the call returned. */
             chain = NULL;
             kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
+            json_object_set_new(finding, "via",
+                                syscall_via(symboliser, injection,
+                                            json_string_value(json_object_get(finding, "function"))));
         }
-        char *replay = replay_command(settings, chain, plan, database_path);
+        char *replay = replay_command(db, settings, chain, plan, database_path,
+                                      sqlite3_column_int64(statement, 11));
         json_object_set_new(finding, "replay", json_string(replay));
         free(replay);
         const char *rule = suppressed_by(rules, outcome, evidence);
@@ -392,7 +553,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_array_append_new(list, finding);
         }
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     module_map_free(&map);
     symboliser_free(symboliser);
     return list;
@@ -402,7 +563,7 @@ json_t *report_outcome_counts(sqlite3 *db)
 {
     json_t *counts = json_object();
     for (int i = 0; i < OUTCOME_COUNT; i++)
-        if (i != OUTCOME_LEAK) /* a property of runs, counted by report_leaks */
+        if (i != OUTCOME_LEAK && i != OUTCOME_KERNEL) /* findings' kinds, not runs' outcomes */
             json_object_set_new(counts, outcome_name(i), json_integer(0));
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
@@ -412,7 +573,7 @@ json_t *report_outcome_counts(sqlite3 *db)
         if (name && outcome_from_name(name) >= 0)
             json_object_set_new(counts, name, json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return counts;
 }
 
@@ -427,7 +588,7 @@ static json_t *report_leaks(sqlite3 *db)
         json_object_set_new(leaks, "runs", json_integer(sqlite3_column_int64(statement, 0)));
         json_object_set_new(leaks, "bytes", json_integer(sqlite3_column_int64(statement, 1)));
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return leaks;
 }
 
@@ -437,7 +598,7 @@ static json_t *run_list(sqlite3 *db)
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT r.id, r.site, r.chain, r.plan, r.outcome, r.wall_ms, r.exit_code, r.signal,"
-            " r.finding, s.function, s.max_size FROM runs r LEFT JOIN sites s ON s.id = r.site"
+            " r.finding, s.function, s.max_size, s.kind FROM runs r LEFT JOIN sites s ON s.id = r.site"
             " WHERE r.kind = 'fault' AND r.state = 'done' ORDER BY r.id");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *run = json_object();
@@ -456,9 +617,13 @@ static json_t *run_list(sqlite3 *db)
         const char *function = (const char *)sqlite3_column_text(statement, 9);
         json_object_set_new(run, "function", json_string(function ? function : "?"));
         json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
+        const char *kind = (const char *)sqlite3_column_text(statement, 11);
+        json_object_set_new(run, "kind", kind ? json_string(kind) : json_null());
+        if (kind && !strcmp(kind, "io"))
+            set_io_errno(run, function);
         json_array_append_new(list, run);
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return list;
 }
 
@@ -531,6 +696,24 @@ static void print_frame_place(FILE *out, json_t *frame)
                 (unsigned long long)json_integer_value(json_object_get(frame, "offset")));
 }
 
+/* failrun kernel: "injected: kernel fail-nth 1 in pipe2() via pipe() -> ENFILE", or for a call
+   armed past its last fault point (a finding of the kernel's own) "armed: ... beyond its fault
+   points (nothing failed)". */
+static void print_kernel_injection(FILE *out, json_t *finding)
+{
+    bool fired = json_is_true(json_object_get(finding, "kernel_fired"));
+    fprintf(out, "  %s: kernel fail-nth %lld in %s()", fired ? "injected" : "armed",
+            (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
+            string_of(finding, "function"));
+    if (json_is_string(json_object_get(finding, "via")))
+        fprintf(out, " via %s()", string_of(finding, "via"));
+    if (!fired)
+        fputs(", beyond its fault points (nothing failed)", out);
+    else
+        fprintf(out, " -> %s", json_is_string(json_object_get(finding, "errno"))
+                                   ? string_of(finding, "errno") : "succeeded anyway");
+}
+
 static void print_finding(FILE *out, json_t *finding)
 {
     json_t *location = json_object_get(finding, "location");
@@ -542,6 +725,8 @@ static void print_finding(FILE *out, json_t *finding)
             outcome, signal ? " (SIG" : "", signal ? signal : "", signal ? ")" : "");
     if (sanitizer)
         fprintf(out, ": %s", sanitizer);
+    if (json_object_get(finding, "kernel_report"))
+        fprintf(out, ": %s, during the armed call", string_of(finding, "kernel_report"));
     json_t *fault = json_object_get(finding, "fault");
     if (fault) { /* "in libc.so.6 (system library): f at file:line, reached from g at ..." */
         const char *module = string_of(fault, "module"), *base = strrchr(module, '/');
@@ -561,21 +746,31 @@ static void print_finding(FILE *out, json_t *finding)
     }
     if (json_object_get(finding, "leaked"))
         fprintf(out, "  leaked: %s\n", string_of(finding, "leaked"));
+    bool armed_only = json_object_get(finding, "kernel_nth") &&
+                      !json_is_true(json_object_get(finding, "kernel_fired"));
     if (json_object_get(finding, "kernel_nth"))
-        fprintf(out, "  injected: kernel fail-nth %lld in %s() -> %s",
-                (long long)json_integer_value(json_object_get(finding, "kernel_nth")),
-                string_of(finding, "function"),
-                json_is_string(json_object_get(finding, "errno")) ? string_of(finding, "errno")
-                                                                   : "succeeded anyway");
+        print_kernel_injection(out, finding);
     else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
+    else if (!strcmp(string_of(finding, "kind"), "io"))
+        fprintf(out, "  injected: %s failed (%s)", string_of(finding, "function"),
+                string_of(finding, "errno"));
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
                 (long long)json_integer_value(json_object_get(finding, "size")));
-    fprintf(out, " failing at site %s, seen in %lld run(s)\n", string_of(finding, "site"),
-            (long long)json_integer_value(json_object_get(finding, "runs")));
+    fprintf(out, " %s site %s, seen in %lld run(s)\n", armed_only ? "at" : "failing at",
+            string_of(finding, "site"), (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
-    if (json_object_get(finding, "crash_stack"))
+    const char *kernel_log = json_string_value(json_object_get(finding, "kernel_log"));
+    if (kernel_log) { /* the kernel's stack is in its own report */
+        fputs("  kernel log while the call was armed:\n", out);
+        for (const char *line = kernel_log; *line;) {
+            const char *end = strchr(line, '\n');
+            int length = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(out, "    %.*s\n", length, line);
+            line = end ? end + 1 : line + length;
+        }
+    } else if (json_object_get(finding, "crash_stack"))
         print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
@@ -593,7 +788,10 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
     json_array_foreach(sweeps, index, sweep) {
         json_t *location = json_object_get(sweep, "location");
         const char *file = json_string_value(json_object_get(location, "file"));
-        fprintf(out, "  %s() at ", string_of(sweep, "function"));
+        fprintf(out, "  %s()", string_of(sweep, "function"));
+        if (json_is_string(json_object_get(sweep, "via")))
+            fprintf(out, " via %s()", string_of(sweep, "via"));
+        fputs(" at ", out);
         if (file && *file)
             fprintf(out, "%s:%lld", file, (long long)json_integer_value(json_object_get(location, "line")));
         else
@@ -613,6 +811,25 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
     }
 }
 
+/* "3 programs run alone for their sites; 1 program re-run within the whole command: t: why" */
+static void print_programs(FILE *out, json_t *programs)
+{
+    json_int_t alone = json_integer_value(json_object_get(programs, "alone"));
+    json_t *whole = json_object_get(programs, "whole_command");
+    size_t count = json_array_size(whole), index;
+    if (alone)
+        fprintf(out, "  %lld program%s run alone for the sites %s own%s\n", (long long)alone,
+                alone == 1 ? "" : "s", alone == 1 ? "it" : "they", alone == 1 ? "s" : "");
+    if (!count)
+        return;
+    fprintf(out, "  %zu program%s re-run within the whole command:", count, count == 1 ? "" : "s");
+    json_t *entry;
+    json_array_foreach(whole, index, entry)
+        fprintf(out, "%s %s: %s", index ? ";" : "", string_of(entry, "program"),
+                string_of(entry, "reason"));
+    fputc('\n', out);
+}
+
 void report_print_text(json_t *report, FILE *out)
 {
     json_t *campaign = json_object_get(report, "campaign");
@@ -622,8 +839,11 @@ void report_print_text(json_t *report, FILE *out)
     size_t index;
     json_t *argument;
     json_array_foreach(command, index, argument) fprintf(out, " %s", json_string_value(argument));
-    fprintf(out, "\n  %lld sites, %lld runs", (long long)json_integer_value(json_object_get(campaign, "sites")),
-            (long long)json_integer_value(json_object_get(campaign, "runs")));
+    fprintf(out, "\n  %lld sites", (long long)json_integer_value(json_object_get(campaign, "sites")));
+    if (json_integer_value(json_object_get(campaign, "io_sites")))
+        fprintf(out, " (%lld of them I/O calls)",
+                (long long)json_integer_value(json_object_get(campaign, "io_sites")));
+    fprintf(out, ", %lld runs", (long long)json_integer_value(json_object_get(campaign, "runs")));
     json_t *wall = json_object_get(campaign, "wall_ms");
     if (json_is_integer(wall))
         fprintf(out, ", %.1f s", (double)json_integer_value(wall) / 1000.0);
@@ -649,6 +869,7 @@ void report_print_text(json_t *report, FILE *out)
     if (suppressed)
         fprintf(out, " (suppressed: %lld)", (long long)suppressed);
     fputc('\n', out);
+    print_programs(out, json_object_get(campaign, "programs"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     print_kernel_sweeps(out, json_object_get(report, "kernel"));

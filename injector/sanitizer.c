@@ -18,6 +18,27 @@ char *sanitizer_options(const char *existing, const char *dir, bool undefined)
                      existing && *existing ? ":" : "", common, dir, SANITIZER_LOG);
 }
 
+char *sanitizer_user_options(const char *value, bool undefined, bool *ours)
+{
+    const char *common = undefined ? "print_stacktrace=1" : "verify_asan_link_order=0";
+    char *marker = xasprintf("%s:log_path=", common);
+    const char *end = ":symbolize=0";
+    size_t length = strlen(value), end_length = strlen(end);
+    const char *found = NULL;
+    for (const char *at = strstr(value, marker); at; at = strstr(at + 1, marker))
+        found = at; /* the last: ours come last */
+    free(marker);
+    *ours = found && length >= end_length && !strcmp(value + length - end_length, end) &&
+            (found == value || found[-1] == ':');
+    if (!*ours || found == value)
+        return NULL;
+    size_t user = (size_t)(found - value) - 1; /* without the ':' before ours */
+    char *text = xmalloc(user + 1);
+    memcpy(text, value, user);
+    text[user] = '\0';
+    return text;
+}
+
 static const char *after(const char *text, const char *marker)
 {
     const char *found = strstr(text, marker);

@@ -50,5 +50,8 @@ void sanitizer_leaks_free(sanitizer_leak_list *list);
 
 /* The options failrun adds to ASAN_OPTIONS / UBSAN_OPTIONS for a run in `dir`. */
 char *sanitizer_options(const char *existing, const char *dir, bool undefined);
+/* The reverse, for a value a process of a run had: *ours tells whether it ends with what
+   sanitizer_options added; the part before it (the user's), or NULL when there is none. */
+char *sanitizer_user_options(const char *value, bool undefined, bool *ours);
 
 #endif

@@ -9,26 +9,153 @@
 #include "policy.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Each attempt at a run gets its own folder: a process left over from a killed failrun (a
    harness's grandchild, say) can then never write into the folder of the resumed attempt. */
 static char *run_directory(struct campaign_context *context, int64_t run_id)
 {
-    return xasprintf("%s/runs/%lld-%ld", context->state_dir, (long long)run_id, (long)getpid());
+    return xasprintf("%s/%lld-%ld", context->runs_dir, (long long)run_id, (long)getpid());
+}
+
+/* Scratch folders are named failrun-PID.XXXXXX; one whose failrun is gone (killed before it
+   could remove it) is removed by the next campaign that looks. */
+#define SCRATCH_PREFIX "failrun-"
+
+static void remove_stale_scratch(const char *root)
+{
+    DIR *folder = opendir(root);
+    if (!folder)
+        return;
+    struct dirent *entry;
+    VECTOR(char *) stale = {0};
+    while ((entry = readdir(folder))) {
+        if (strncmp(entry->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
+            continue;
+        char *end;
+        long pid = strtol(entry->d_name + strlen(SCRATCH_PREFIX), &end, 10);
+        struct stat st;
+        char *path = xasprintf("%s/%s", root, entry->d_name);
+        if (*end == '.' && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+            lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+            VECTOR_PUSH(stale, path);
+        else
+            free(path);
+    }
+    closedir(folder);
+    for (size_t i = 0; i < stale.count; i++) {
+        remove_tree(stale.items[i]);
+        free(stale.items[i]);
+    }
+    free(stale.items);
+}
+
+/* The scratch file system: LIBFAIL_SCRATCH (a folder; empty for none), else /dev/shm when it is
+   a writable tmpfs. Per run, the preload writes a record file per process, and failrun an
+   output file per stream and a folder: on ext4 that inode work was a quarter of a fork
+   campaign's time (perf); in memory it is next to nothing, and only what is kept touches disk. */
+static const char *scratch_root(void)
+{
+    const char *chosen = getenv("LIBFAIL_SCRATCH");
+    if (chosen)
+        return *chosen ? chosen : NULL;
+    struct statfs fs;
+    if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK) == 0)
+        return "/dev/shm";
+    return NULL;
+}
+
+static char *scratch_path; /* for the exit handler */
+
+static void remove_scratch_at_exit(void)
+{
+    if (scratch_path)
+        remove_tree(scratch_path);
+}
+
+void open_scratch(struct campaign_context *context)
+{
+    context->kept_dir = xasprintf("%s/runs", context->state_dir);
+    const char *root = scratch_root();
+    if (root) {
+        remove_stale_scratch(root);
+        char *template = xasprintf("%s/" SCRATCH_PREFIX "%ld.XXXXXX", root, (long)getpid());
+        if (mkdtemp(template)) {
+            context->scratch_dir = template;
+            scratch_path = template;
+            atexit(remove_scratch_at_exit);
+        } else {
+            warn("cannot create a scratch folder in %s (%s); runs use %s", root, strerror(errno),
+                 context->kept_dir);
+            free(template);
+        }
+    }
+    context->runs_dir = context->scratch_dir ? xasprintf("%s/runs", context->scratch_dir)
+                                             : xstrdup(context->kept_dir);
+    if (!make_directories(context->runs_dir) || !make_directories(context->kept_dir))
+        fatal("cannot create %s: %s; check the folder of --db", context->runs_dir,
+              strerror(errno));
+}
+
+void close_scratch(struct campaign_context *context)
+{
+    if (context->scratch_dir)
+        remove_tree(context->scratch_dir);
+    scratch_path = NULL;
+    free(context->scratch_dir);
+    free(context->runs_dir);
+    free(context->kept_dir);
+    context->scratch_dir = context->runs_dir = context->kept_dir = NULL;
+}
+
+char *kept_path(const struct campaign_context *context, const char *dir)
+{
+    size_t length = strlen(context->runs_dir);
+    if (!context->scratch_dir || strncmp(dir, context->runs_dir, length) || dir[length] != '/')
+        return xstrdup(dir);
+    return xasprintf("%s%s", context->kept_dir, dir + length);
+}
+
+void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep)
+{
+    char *kept = kept_path(context, dir);
+    if (strcmp(kept, dir)) {
+        char *coverage = coverage_directory(dir);
+        if (access(coverage, F_OK) == 0) {
+            char *target = coverage_directory(kept);
+            if (!move_tree(coverage, target))
+                warn("cannot move %s to %s: %s; that run's coverage is lost", coverage, target,
+                     strerror(errno));
+            free(target);
+        }
+        free(coverage);
+        if (keep && !move_tree(dir, kept))
+            warn("cannot move %s to %s: %s", dir, kept, strerror(errno));
+    }
+    if (!keep)
+        remove_tree(dir);
+    free(kept);
 }
 
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
-                                const char *plan, int64_t timeout_ms, const char *const *extra)
+                                const char *plan, int64_t timeout_ms, const char *const *extra,
+                                const struct program *program)
 {
     remove_tree(dir);
     if (!make_directories(dir))
         fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
-    char **environment = run_environment(&context->options->settings, dir, plan);
+    const struct campaign_settings *settings = &context->options->settings;
+    char **environment = program ? program_environment(settings, program->environment, dir, plan)
+                                 : run_environment(settings, dir, plan);
     for (size_t i = 0; extra && extra[i]; i++) {
         size_t name = strcspn(extra[i], "=") + 1, n = 0;
         while (environment[n] && strncmp(environment[n], extra[i], name))
@@ -41,14 +168,21 @@ struct spawn_result execute_run(struct campaign_context *context, const char *di
     }
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     struct spawn_request request = {
-        .argv = context->options->settings.argv,
+        .argv = settings->argv,
         .extra_environment = (const char *const *)environment,
-        .stdin_path = context->options->settings.stdin_path
-                          ? context->options->settings.stdin_path : "/dev/null",
+        .stdin_path = settings->stdin_path ? settings->stdin_path : "/dev/null",
         .stdout_path = out,
         .stderr_path = err,
         .timeout_ms = timeout_ms,
     };
+    if (program) { /* that program alone, as it was started in the baseline */
+        request.argv = program->argv;
+        request.executable = program->exe;
+        request.cwd = program->cwd;
+        request.extra_environment = NULL;
+        request.environment = (const char *const *)environment;
+        request.stdin_path = program->stdin_path;
+    }
     struct spawn_result result = spawn_and_wait(&request);
     environment_free(environment);
     free(out);
@@ -62,20 +196,23 @@ void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
     sqlite3_bind_text(statement, 1, dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 2, run_id);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
-                          const char *plan)
+                          const char *plan, int64_t owner)
 {
     sqlite3_stmt *statement = database_prepare(
-        db, "INSERT INTO runs(kind, site, chain, plan, state) VALUES (?, ?, ?, ?, 'planned')");
+        db, "INSERT INTO runs(kind, site, chain, plan, state, owner)"
+            " VALUES (?, ?, ?, ?, 'planned', ?)");
     sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
     bind_text_or_null(statement, 2, site);
     bind_text_or_null(statement, 3, chain);
     bind_text_or_null(statement, 4, plan);
+    if (owner)
+        sqlite3_bind_int64(statement, 5, owner);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return sqlite3_last_insert_rowid(db);
 }
 
@@ -83,7 +220,7 @@ static int64_t fault_run_count(sqlite3 *db)
 {
     sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
     int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return count;
 }
 
@@ -109,7 +246,7 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
         free(result);
         result = next;
     }
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     free(copy);
     return result;
 }
@@ -124,7 +261,7 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
         return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
-    insert_run(context->db, "fault", site, chain, plan);
+    insert_run(context->db, "fault", site, chain, plan, chain_owner(context, chain));
     free(plan);
     free(located);
     context->total++;
@@ -163,7 +300,7 @@ static void plan_first_runs(struct campaign_context *context)
         plan_run(context, site, chain, settings->kernel ? 1 : 0, 0);
         free(chain);
     }
-    sqlite3_finalize(sites);
+    database_finalize(sites);
 }
 
 void finish_run(sqlite3 *db, int64_t run_id, const char *site,
@@ -186,7 +323,7 @@ void finish_run(sqlite3 *db, int64_t run_id, const char *site,
         sqlite3_bind_int64(statement, 9, finding);
     sqlite3_bind_int64(statement, 10, run_id);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* ---- baseline ---- */
@@ -208,7 +345,7 @@ static void store_scope(sqlite3 *db, const char *scope)
     sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
     sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
@@ -217,8 +354,8 @@ static void store_scope(sqlite3 *db, const char *scope)
 static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
                           uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
-    char *dir = xasprintf("%s/runs/baseline-check-%ld", context->state_dir, (long)getpid());
-    execute_run(context, dir, plan, limit, NULL);
+    char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
+    execute_run(context, dir, plan, limit, NULL, NULL);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
         *stdout_hash = 0;
@@ -276,16 +413,17 @@ void run_baseline(struct campaign_context *context)
     sqlite3 *db = context->db;
     database_exec(db, "BEGIN IMMEDIATE");
     database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
-                      " DELETE FROM findings; DELETE FROM modules;");
-    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL);
+                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;");
+    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
     database_exec(db, "COMMIT");
-    char *dir = run_directory(context, run_id);
+    /* The baseline stays, and the messages below point into it: it runs where it is kept. */
+    char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
     char *plan = plan_record(&context->options->settings);
     int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
                                                            : 3600 * 1000;
     if (!context->options->quiet)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
-    struct spawn_result result = execute_run(context, dir, plan, limit, NULL);
+    struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
     set_run_directory(db, run_id, dir);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
@@ -317,6 +455,7 @@ void run_baseline(struct campaign_context *context)
     free(plan);
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
+    owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
@@ -330,7 +469,7 @@ void run_baseline(struct campaign_context *context)
         sqlite3_bind_int64(statement, 4, (sqlite3_int64)stderr_hash);
     sqlite3_bind_int64(statement, 5, result.wall_ms);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     plan_first_runs(context);
     database_exec(db, "COMMIT");
     free(out);
@@ -353,7 +492,7 @@ void load_baseline(struct campaign_context *context)
     context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
     int64_t wall = sqlite3_column_int64(statement, 4);
     context->baseline_id = sqlite3_column_int64(statement, 5);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     context->timeout_ms = context->options->settings.timeout_ms
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
@@ -365,7 +504,7 @@ bool baseline_done(sqlite3 *db)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
     bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return done;
 }
 
@@ -373,7 +512,9 @@ bool baseline_done(sqlite3 *db)
 static void perform_job(struct campaign_context *context, struct job *job)
 {
     job->dir = run_directory(context, job->run_id);
-    job->result = execute_run(context, job->dir, job->plan, context->timeout_ms, NULL);
+    job->result = execute_run(context, job->dir, job->plan,
+                              job->program ? job->program->timeout_ms : context->timeout_ms, NULL,
+                              job->program);
     ingest_run(job->dir, &job->records);
     keep_sites_in_scope(&job->records, context->options->settings.scope);
     leak_confirm(context, job);
@@ -397,7 +538,7 @@ static void leave_unexplored(struct campaign_context *context, int64_t run_id, c
     sqlite3_bind_int64(statement, 2, run_id);
     bind_text_or_null(statement, 3, site);
     database_step_done(statement);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
 }
 
 static uint64_t site_key(struct campaign_context *context, const char *site)
@@ -407,7 +548,7 @@ static uint64_t site_key(struct campaign_context *context, const char *site)
     struct frame_list frames = {0};
     if (sqlite3_step(statement) == SQLITE_ROW)
         frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-    sqlite3_finalize(statement);
+    database_finalize(statement);
     return exploration_key(context, &frames);
 }
 
@@ -425,7 +566,7 @@ static bool explored_before(struct campaign_context *context, const char *site)
         while (sqlite3_step(sites) == SQLITE_ROW)
             VECTOR_PUSH(context->explored,
                         site_key(context, (const char *)sqlite3_column_text(sites, 0)));
-        sqlite3_finalize(sites);
+        database_finalize(sites);
     }
     uint64_t key = site_key(context, site);
     for (size_t i = 0; i < context->explored.count; i++)
@@ -489,7 +630,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
             leave_unexplored(context, job->run_id, site, "max-runs");
         free(chain);
     }
-    sqlite3_finalize(fresh);
+    database_finalize(fresh);
 }
 
 static void job_free(struct job *job)
@@ -507,8 +648,8 @@ static void job_free(struct job *job)
 static bool take_job(struct campaign_context *context, struct job *job)
 {
     sqlite3_stmt *next = database_prepare(
-        context->db, "SELECT id, site, chain, plan FROM runs WHERE state = 'planned' AND id > ?"
-                     " ORDER BY id LIMIT 1");
+        context->db, "SELECT id, site, chain, plan, owner FROM runs WHERE state = 'planned'"
+                     " AND id > ? ORDER BY id LIMIT 1");
     sqlite3_bind_int64(next, 1, context->last_taken);
     bool found = sqlite3_step(next) == SQLITE_ROW;
     if (found) {
@@ -517,9 +658,13 @@ static bool take_job(struct campaign_context *context, struct job *job)
         job->site = column_text(next, 1);
         job->chain = column_text(next, 2);
         job->plan = column_text(next, 3);
+        int64_t owner = sqlite3_column_int64(next, 4);
+        job->program = owner ? program_get(context, owner) : NULL;
+        if (job->program && !job->program->alone)
+            job->program = NULL; /* not checked (or failed it): the whole command */
         context->last_taken = job->run_id;
     }
-    sqlite3_finalize(next);
+    database_finalize(next);
     return found;
 }
 
@@ -609,7 +754,7 @@ void run_planned(struct campaign_context *context)
     context->total = sqlite3_column_int64(count, 0);
     context->done = sqlite3_column_int64(count, 1);
     context->findings = sqlite3_column_int64(count, 2);
-    sqlite3_finalize(count);
+    database_finalize(count);
     context->terminal = isatty(2);
     context->started_ms = now_ms();
     context->last_taken = 0;
@@ -622,6 +767,7 @@ void run_planned(struct campaign_context *context)
             fatal("cannot start a worker thread; lower -j");
     for (int i = 0; i < workers; i++)
         pthread_join(threads[i], NULL);
+    conclusions_commit(context);
     free(threads);
     free(context->in_flight.items);
     free(context->finished.items);

@@ -10,7 +10,10 @@
 
 struct spawn_request {
     char *const *argv;
+    const char *executable;               /* the file to run; NULL: argv[0], looked up in PATH */
+    const char *cwd;                      /* the folder to run in; NULL: ours */
     const char *const *extra_environment; /* "NAME=value" entries added to (or replacing) ours */
+    const char *const *environment;       /* the whole environment instead; NULL: as above */
     const char *stdin_path;               /* NULL: inherit */
     const char *stdout_path;              /* NULL: inherit */
     const char *stderr_path;              /* NULL: inherit */

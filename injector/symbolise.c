@@ -99,6 +99,8 @@ struct module_entry {
     size_t fde_count;
     struct function_range *functions; /* sorted by low, disjoint: the identity cache */
     size_t function_count, function_capacity;
+    Dwarf_Off *indexed_cus; /* sorted: CUs whose functions are all in the cache (index_cu) */
+    size_t indexed_count, indexed_capacity;
     int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
     char path[];
 };
@@ -208,6 +210,7 @@ void symboliser_free(struct symboliser *s)
             free(e->ranges);
             free(e->fdes);
             free(e->functions);
+            free(e->indexed_cus);
             free(e);
             e = next;
         }
@@ -876,6 +879,55 @@ static void cache_function(struct module_entry *e, const struct function_range *
     e->function_count++;
 }
 
+/* Cache every out-of-line function of the CU at once, the first time an address falls in it:
+ * finding one function by address (dwarf_getscopes) walks the CU's DIEs from its start, so
+ * looking up the functions of a large CU one by one costs its size once per function. */
+static void index_cu(struct module_entry *e, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+    Dwarf_Off offset = dwarf_dieoffset(cu);
+    size_t at = 0;
+    while (at < e->indexed_count && e->indexed_cus[at] < offset)
+        at++;
+    if (at < e->indexed_count && e->indexed_cus[at] == offset)
+        return;
+    if (e->indexed_count == e->indexed_capacity) {
+        size_t n = e->indexed_capacity ? e->indexed_capacity * 2 : 16;
+        Dwarf_Off *grown = realloc(e->indexed_cus, n * sizeof *grown);
+        if (!grown)
+            return;
+        e->indexed_cus = grown;
+        e->indexed_capacity = n;
+    }
+    memmove(&e->indexed_cus[at + 1], &e->indexed_cus[at],
+            (e->indexed_count - at) * sizeof *e->indexed_cus);
+    e->indexed_cus[at] = offset;
+    e->indexed_count++;
+    Dwarf_Die child;
+    if (dwarf_child(cu, &child) != 0)
+        return;
+    do {
+        /* Top-level subprograms: what C has. Functions nested in namespaces or classes are
+           found address by address (dwarf_function), as before. */
+        if (dwarf_tag(&child) != DW_TAG_subprogram)
+            continue;
+        const char *name = die_name(&child);
+        if (!name || !*name)
+            continue;
+        Dwarf_Addr base, low, high, entry = 0;
+        bool have_entry = dwarf_lowpc(&child, &entry) == 0;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0) {
+            if (!have_entry) {
+                entry = low;
+                have_entry = true;
+            }
+            if (low < high)
+                cache_function(e, &(struct function_range){low + bias, high + bias, entry + bias,
+                                                           name, true});
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 /* The function holding module address addr: DWARF first (it names static and inlined-into
  * functions that .dynsym never has), then the symbol tables, then the FDE. Cached per module
  * by address range, so the frames of one function cost one binary search after the first;
@@ -887,6 +939,16 @@ static bool function_identity(struct module_entry *e, Dwarf_Addr addr, struct fu
     if (hit) {
         *out = e->functions[at];
         return out->covered;
+    }
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    if (find_cu(e, addr, &cu, &bias)) {
+        index_cu(e, &cu, bias);
+        at = find_function(e, addr, &hit);
+        if (hit) {
+            *out = e->functions[at];
+            return out->covered;
+        }
     }
     if (!dwarf_function(e, addr, out) && !symbol_function(e, addr, out) &&
         !fde_function(e, addr, out)) {
@@ -923,6 +985,127 @@ bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset
         *start = f.start;
     if (name && name_size > 0)
         function_name(&f, name, name_size);
+    return true;
+}
+
+/* ---- the function a call instruction calls ---- */
+
+/* `count` bytes of the module's code or data at vaddr `address`, from the section holding them. */
+static bool read_vaddr(Elf *elf, GElf_Addr bias, uint64_t address, uint8_t *out, size_t count,
+                       char *section_name, size_t name_size)
+{
+    size_t strings;
+    if (elf_getshdrstrndx(elf, &strings) != 0)
+        return false;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_PROGBITS ||
+            !(header.sh_flags & SHF_ALLOC))
+            continue;
+        uint64_t low = header.sh_addr + bias;
+        if (address < low || address + count > low + header.sh_size)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf || address - low + count > data->d_size)
+            return false;
+        memcpy(out, (const uint8_t *)data->d_buf + (address - low), count);
+        const char *name = elf_strptr(elf, strings, header.sh_name);
+        copy_text(section_name, name_size, name);
+        return true;
+    }
+    return false;
+}
+
+/* The symbol a dynamic relocation of the GOT slot at `slot` binds (R_X86_64_JUMP_SLOT or
+   GLOB_DAT in .rela.plt / .rela.dyn). */
+static bool slot_symbol(Elf *elf, GElf_Addr bias, uint64_t slot, char *name, size_t size)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_RELA || !header.sh_entsize)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        Elf_Scn *symbols = elf_getscn(elf, header.sh_link);
+        GElf_Shdr symbols_header;
+        if (!data || !symbols || !gelf_getshdr(symbols, &symbols_header))
+            continue;
+        Elf_Data *symbol_data = elf_getdata(symbols, NULL);
+        size_t count = header.sh_size / header.sh_entsize;
+        for (size_t i = 0; i < count && symbol_data; i++) {
+            GElf_Rela rela;
+            if (!gelf_getrela(data, (int)i, &rela) || rela.r_offset + bias != slot)
+                continue;
+            GElf_Sym symbol;
+            if (!GELF_R_SYM(rela.r_info) ||
+                !gelf_getsym(symbol_data, (int)GELF_R_SYM(rela.r_info), &symbol))
+                return false;
+            const char *text = elf_strptr(elf, symbols_header.sh_link, symbol.st_name);
+            if (!text || !*text)
+                return false;
+            copy_text(name, size, text);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int32_t little_endian32(const uint8_t *bytes)
+{
+    return (int32_t)((uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+                     (uint32_t)bytes[3] << 24);
+}
+
+/* The GOT slot a PLT entry at `entry` jumps through: `jmp *slot(%rip)`, after an endbr64 and a
+   bnd prefix when present. */
+static bool plt_slot(Elf *elf, GElf_Addr bias, uint64_t entry, uint64_t *slot)
+{
+    uint8_t code[16];
+    char section[64];
+    if (!read_vaddr(elf, bias, entry, code, sizeof code, section, sizeof section))
+        return false;
+    size_t at = 0;
+    if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+        at = 4; /* endbr64 */
+    if (code[at] == 0xf2)
+        at++; /* bnd */
+    if (code[at] != 0xff || code[at + 1] != 0x25)
+        return false;
+    *slot = entry + at + 6 + (uint64_t)(int64_t)little_endian32(code + at + 2);
+    return true;
+}
+
+bool symboliser_call_target(struct symboliser *s, const char *path, uint64_t return_offset,
+                            char *name, size_t name_size)
+{
+    if (!s || !path || !*path || return_offset < 6)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    GElf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(e->mod, &bias);
+    if (!elf)
+        return false;
+    uint8_t code[6];
+    char section[64];
+    if (!read_vaddr(elf, bias, return_offset - 6, code, sizeof code, section, sizeof section))
+        return false;
+    uint64_t slot;
+    if (code[0] == 0xff && code[1] == 0x15) /* call *slot(%rip) (-fno-plt) */
+        return slot_symbol(elf, bias, return_offset + (uint64_t)(int64_t)little_endian32(code + 2),
+                           name, name_size);
+    if (code[1] != 0xe8) /* call rel32 */
+        return false;
+    uint64_t target = return_offset + (uint64_t)(int64_t)little_endian32(code + 2);
+    uint8_t first;
+    if (!read_vaddr(elf, bias, target, &first, 1, section, sizeof section))
+        return false;
+    if (!strncmp(section, ".plt", 4))
+        return plt_slot(elf, bias, target, &slot) && slot_symbol(elf, bias, slot, name, name_size);
+    struct function_range f;
+    if (!symbol_function(e, target, &f) || f.start != target || !f.name)
+        return false;
+    copy_text(name, name_size, f.name);
     return true;
 }
 

@@ -71,6 +71,14 @@ int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
 bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset,
                          bool is_return_address, uint64_t *start, char *name, size_t name_size);
 
+/* The function that the call instruction just before `return_offset` (a return address in the
+ * ELF file at path, as for symboliser_lookup) calls, by name, into name[name_size]: a direct
+ * call's target symbol, or through the PLT or the GOT (call *f@GOTPCREL) the symbol its
+ * relocation binds, the name the program called ("fopen", not glibc's internal one). x86_64
+ * code only; false when the instruction is no such call or the name cannot be found. */
+bool symboliser_call_target(struct symboliser *s, const char *path, uint64_t return_offset,
+                            char *name, size_t name_size);
+
 /* True when DWARF line information for the file at path was found: in the file itself, in a
  * separate debug file found locally, or through debuginfod when DEBUGINFOD_URLS is set.
  * Cached per module. */

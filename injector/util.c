@@ -161,6 +161,88 @@ void remove_tree(const char *path)
     rmdir(path);
 }
 
+/* Copy one regular file, keeping its mode; false (errno set) on any failure. */
+static bool copy_file(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return false;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
+    bool ok = out >= 0;
+    char buffer[65536];
+    while (ok) {
+        ssize_t n = read(in, buffer, sizeof buffer);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            ok = errno == EINTR;
+            continue;
+        }
+        for (ssize_t done = 0; ok && done < n;) {
+            ssize_t w = write(out, buffer + done, (size_t)(n - done));
+            if (w < 0)
+                ok = errno == EINTR;
+            else
+                done += w;
+        }
+    }
+    int saved = errno;
+    close(in);
+    if (out >= 0 && close(out) != 0)
+        ok = false;
+    errno = saved;
+    return ok;
+}
+
+static bool copy_tree(const char *from, const char *to)
+{
+    struct stat st;
+    if (lstat(from, &st) != 0)
+        return false;
+    if (S_ISREG(st.st_mode))
+        return copy_file(from, to, st.st_mode);
+    if (!S_ISDIR(st.st_mode))
+        return true; /* runs hold files and folders only; anything else is not worth keeping */
+    if (mkdir(to, 0755) != 0 && errno != EEXIST)
+        return false;
+    DIR *dir = opendir(from);
+    if (!dir)
+        return false;
+    bool ok = true;
+    struct dirent *entry;
+    while (ok && (entry = readdir(dir))) {
+        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+            continue;
+        char *source = xasprintf("%s/%s", from, entry->d_name);
+        char *target = xasprintf("%s/%s", to, entry->d_name);
+        ok = copy_tree(source, target);
+        free(source);
+        free(target);
+    }
+    closedir(dir);
+    return ok;
+}
+
+bool move_tree(const char *from, const char *to)
+{
+    char *parent = xstrdup(to);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        make_directories(parent);
+    }
+    free(parent);
+    remove_tree(to);
+    if (rename(from, to) == 0)
+        return true;
+    if (errno != EXDEV)
+        return false;
+    bool ok = copy_tree(from, to);
+    if (ok)
+        remove_tree(from);
+    return ok;
+}
+
 void hex16(char out[17], uint64_t value)
 {
     snprintf(out, 17, "%016llx", (unsigned long long)value);

@@ -53,6 +53,9 @@ bool write_whole_file(const char *path, const void *data, size_t length);
 bool make_directories(const char *path);
 /* rm -rf of a folder failrun made */
 void remove_tree(const char *path);
+/* Move a file or folder to `to` (replacing it, making its parent folders), across file systems
+   by copying: runs execute on a scratch file system and what is kept moves to the campaign's. */
+bool move_tree(const char *from, const char *to);
 /* Hex of a 64-bit value, 16 digits, into a static-free caller buffer of 17 bytes. */
 void hex16(char out[17], uint64_t value);
 bool parse_hex16(const char *text, uint64_t *value);

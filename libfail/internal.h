@@ -50,6 +50,9 @@ enum plan_mode {
     PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK
 };
 #define PLAN_MAX_FAULTS 8
+/* What kinds of call a plan fails (faults=alloc,io); failpoints go with alloc. */
+#define PLAN_FAULT_ALLOC 0x1u
+#define PLAN_FAULT_IO 0x2u
 #define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
 struct plan_fault {
     uint64_t site;       /* signature */
@@ -69,6 +72,8 @@ struct plan {
     unsigned depth;       /* frames in a signature */
     unsigned jobs;        /* PLAN_FORK: children at once (default 1) */
     uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
+    unsigned fault_kinds; /* PLAN_FAULT_*: the kinds of call that are sites (default alloc) */
+    bool kernel_wrappers; /* PLAN_KERNEL: sites are the libc wrappers, no syscall trapping */
 };
 /* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
    naming the bad part; *out is then PLAN_OFF. */
@@ -93,9 +98,15 @@ struct module_info {
 int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
 /* From a signal handler: the interrupted context's stack, pcs[0] the faulting pc. */
 int stack_capture_signal(void *ucontext, uintptr_t *pcs, int max) LF_HIDDEN;
+/* From a SIGSYS handler of syscall user dispatch: the trapped call's stack, pcs[0] the address
+   just past its syscall instruction; libfail's own frames removed. */
+int stack_capture_syscall(void *ucontext, uintptr_t *pcs, int max) LF_HIDDEN;
 /* Normalise pcs to (module id, offset); unknown addresses get module 0 and the raw pc. */
 void stack_normalise(const uintptr_t *pcs, int count, struct record_frame *frames) LF_HIDDEN;
 uint64_t stack_signature(const struct record_frame *frames, int count) LF_HIDDEN;
+/* How many of pcs[0..count) lie, from the first on, in system libraries (libc, the loader, the
+   vDSO): the frames of a trapped system call before the program's own. */
+int stack_system_frames(const uintptr_t *pcs, int count) LF_HIDDEN;
 /* Look up the module holding pc; false when none. */
 bool module_find(uintptr_t pc, struct module_info *out) LF_HIDDEN;
 /* The modules of the current table as they are (no refresh, no lock): for a signal handler. */
@@ -134,10 +145,31 @@ void live_table_after_fork_child(void) LF_HIDDEN;
 /* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
    pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */
 extern __thread int runtime_guard LF_HIDDEN;
+/* The guard's value while an interposer's real function runs: allocations inside it pass
+   through as under any guard, but a system call it makes (brk inside malloc) is the program's,
+   where one made under a guard of 1 is libfail's own (failrun kernel, injector/dispatch.c). */
+#define RUNTIME_GUARD_REAL_CALL 2
+/* failrun kernel with syscall user dispatch (injector/dispatch.c): this thread's selector byte,
+   read by the kernel at every system call made outside our trampolines: 1 (BLOCK) traps it,
+   0 (ALLOW) lets it through. Our own system calls made outside the SIGSYS handler (records, the
+   module table, exits) run between own_syscalls_begin and own_syscalls_end, so they are never
+   taken for the program's. Elsewhere (libfail-preload.so) nobody reads the byte. */
+extern __thread volatile char runtime_syscall_selector LF_HIDDEN;
+LF_INLINE char own_syscalls_begin(void)
+{
+    char saved = runtime_syscall_selector;
+    runtime_syscall_selector = 0;
+    return saved;
+}
+LF_INLINE void own_syscalls_end(char saved)
+{
+    runtime_syscall_selector = saved;
+}
 /* What the interposers must do, read on every call so an idle shim costs one load: */
 #define RUNTIME_READY 1u    /* runtime_init has finished */
 #define RUNTIME_DECIDE 2u   /* calls go to runtime_before_alloc: records, a plan or fail-nth */
 #define RUNTIME_TRACKING 4u /* blocks are counted: runtime_track and runtime_untrack */
+#define RUNTIME_IO 8u       /* I/O calls go to runtime_before_io (faults=io, in scope) */
 extern _Atomic unsigned runtime_hooks LF_HIDDEN;
 struct call {
     struct record_frame frames[RECORD_MAX_FRAMES];
@@ -166,6 +198,9 @@ void runtime_constructor_ran(void) LF_HIDDEN;
    it found it. The caller sets call->fail = false and call->static_index = UINT32_MAX. */
 void runtime_before_alloc(struct call *call, uint32_t function, size_t size,
                           uintptr_t caller) LF_HIDDEN;
+/* Before an I/O call (preload_io.c), with runtime_guard set: record the site and decide whether
+   to fail it, by the same rules as an allocation; call->fail says. Leaves errno alone. */
+void runtime_before_io(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
 /* After a successful allocation: start tracking the block (for leak accounting). Neither this
    nor runtime_untrack calls anything: no errno change, no allocation. */
 void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
@@ -177,6 +212,8 @@ void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_forget_environment(void) LF_HIDDEN;
 /* preload.c: the next definition of `name` after ours, found once (dlsym under the guard). */
 void *real_function(void **slot, const char *name) LF_HIDDEN;
+/* preload.c: false when another copy of libfail comes first and serves every call. */
+bool preload_active(void) LF_HIDDEN;
 /* The in-process API behind libfail.h (see api.c). */
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
@@ -187,9 +224,22 @@ uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
 /* failrun kernel (injector/kernel.c): at a system-call wrapper, with runtime_guard set. Records
    the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */
 uint64_t runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
+/* The same for a call whose stack is known (a trapped system call: injector/dispatch.c). */
+uint64_t runtime_kernel_site(struct call *call, uint32_t function, const uintptr_t *pcs,
+                             int count) LF_HIDDEN;
+/* False when the call at `pc` cannot be the planned site (a targeted run, before its fault):
+   the caller may skip the unwind. */
+bool runtime_kernel_may_be_planned(uintptr_t pc) LF_HIDDEN;
+/* The plan's signature depth (frames kept beyond the system libraries' for trapped calls). */
+unsigned runtime_depth(void) LF_HIDDEN;
+/* The plan asks for the wrappers only (plan key wrappers=1). */
+bool runtime_kernel_wrappers_only(void) LF_HIDDEN;
 /* After an armed call: what happened (see RECORD_FLAG_KERNEL_FIRED). */
 void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
                           uint64_t occurrence, bool fired, bool failed, int error) LF_HIDDEN;
+/* failrun kernel: the kernel's log while a call was armed, with a report of a kernel bug in it
+   (injector/kernel.c): appended to kernel-PID.log in the run folder. */
+void runtime_kernel_log(const char *text, size_t length) LF_HIDDEN;
 /* True when this process runs a kernel plan (set before any wrapper can see it on). */
 bool runtime_kernel_mode(void) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */

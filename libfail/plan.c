@@ -13,12 +13,16 @@
  *   mode=kernel                            record system-call sites (failrun kernel), fail nothing
  *   mode=kernel;sites=S:K;nth=N            write N to /proc/thread-self/fail-nth just before the
  *                                          K-th call at system-call site S (one site)
+ *   mode=kernel;...;wrappers=1             the same at the libc wrappers of injector/kernel.c
+ *                                          only, not at every trapped system call
  *   mode=fork;jobs=N;timeout=MS            record as mode=record, and at each site reached for
  *                                          the first time fork a child that fails it (forkmode.c;
  *                                          LIBFAIL_FORK names the folder of the children's
  *                                          folders): up to N children at once (default 1), each
  *                                          killed after MS milliseconds (0 or absent: never)
- * plus depth=D (frames in a signature, default 8). In site mode each site may carry its first
+ * plus depth=D (frames in a signature, default 8) and faults=K1,K2 (the kinds of call that are
+ * sites: alloc, the allocators and failpoints, the default; io, the I/O calls that
+ * libfail-preload-io.so interposes; in any order, each at most once). In site mode each site may carry its first
  * frame, S:K@MODULE+OFFSET (hex): a call whose own first frame differs cannot be that site, so it
  * is not unwound at all until a fault has fired (the fast path of a targeted run).
  * Runs inside the target before anything else is set up: no allocation, no stdio.
@@ -99,6 +103,25 @@ static const char *LF_TEXT parse_probability(struct plan *plan, const char *valu
     return NULL;
 }
 
+/* "alloc", "io" or both, comma separated. */
+static const char *LF_TEXT parse_faults(struct plan *plan, const char *value, size_t length)
+{
+    plan->fault_kinds = 0;
+    for (;;) {
+        const char *comma = memchr(value, ',', length);
+        size_t item = comma ? (size_t)(comma - value) : length;
+        unsigned kind = key_is(value, item, "alloc") ? PLAN_FAULT_ALLOC
+                        : key_is(value, item, "io") ? PLAN_FAULT_IO : 0;
+        if (!kind || (plan->fault_kinds & kind))
+            return "faults must list alloc and io, each at most once";
+        plan->fault_kinds |= kind;
+        if (!comma)
+            return NULL;
+        value += item + 1;
+        length -= item + 1;
+    }
+}
+
 static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t key_length,
                                     const char *value, size_t value_length)
 {
@@ -140,6 +163,12 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
     } else if (key_is(key, key_length, "timeout")) {
         if (!parse_decimal(value, value_length, &plan->timeout_ms))
             return "timeout must be a whole number of milliseconds";
+    } else if (key_is(key, key_length, "faults")) {
+        return parse_faults(plan, value, value_length);
+    } else if (key_is(key, key_length, "wrappers")) {
+        if (!parse_decimal(value, value_length, &number) || number > 1)
+            return "wrappers must be 0 or 1";
+        plan->kernel_wrappers = number == 1;
     } else if (key_is(key, key_length, "depth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0 ||
             number > RECORD_MAX_FRAMES)
@@ -153,7 +182,8 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
 
 const char *LF_TEXT plan_parse(const char *text, struct plan *out)
 {
-    static const struct plan initial = {.mode = PLAN_OFF, .depth = LF_DEFAULT_DEPTH, .jobs = 1};
+    static const struct plan initial = {.mode = PLAN_OFF, .depth = LF_DEFAULT_DEPTH, .jobs = 1,
+                                         .fault_kinds = PLAN_FAULT_ALLOC};
     struct plan plan = initial;
     *out = initial;
     if (!text || !*text)
@@ -182,6 +212,8 @@ const char *LF_TEXT plan_parse(const char *text, struct plan *out)
         return "mode=kernel fails one site at a time";
     if (plan.mode == PLAN_KERNEL && (plan.fault_count == 0) != (plan.nth == 0))
         return "mode=kernel needs both sites= and nth=, or neither";
+    if (plan.mode == PLAN_KERNEL && plan.fault_kinds != PLAN_FAULT_ALLOC)
+        return "mode=kernel fails system calls: faults= does not apply";
     *out = plan;
     return NULL;
 }

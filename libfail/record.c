@@ -40,9 +40,15 @@ const char *record_check(const struct record *r)
         break;
     case RECORD_SITE:
     case RECORD_FAULT:
-        if (r->function == 0 || r->function >= FUNCTION_LIMIT)
+        if (r->function == 0 || (r->function >= FUNCTION_LIMIT &&
+                                 (r->function < FUNCTION_SYSCALL_FIRST ||
+                                  r->function >= FUNCTION_SYSCALL_LIMIT)))
             return "unknown function";
         if (r->frame_count == 0 || r->frame_count > RECORD_MAX_FRAMES)
+            return "frame count out of range";
+        break;
+    case RECORD_LIVE_SET:
+        if (r->frame_count == 0 || r->frame_count % 3 || r->frame_count > 3 * RECORD_LIVE_SET_MAX)
             return "frame count out of range";
         break;
     default:

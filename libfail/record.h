@@ -30,6 +30,10 @@ enum record_type {
     RECORD_SIGNAL = 6, /* a fatal signal; frames = the crash stack, frame 0 the faulting pc */
     RECORD_LIVE = 7,   /* at exit: blocks from this site still live */
     RECORD_NAME = 8,   /* a named failpoint's name: signature = its site, body.text.path = name */
+    /* At exit: LIVE for up to RECORD_LIVE_SET_MAX sites in one record, the frames taken three
+       at a time: the site's top frame, then {signature, blocks}, then {bytes, 0}. A process that
+       ends with many sites live (every fork-mode child) writes a ninth of the bytes. */
+    RECORD_LIVE_SET = 9,
     RECORD_TYPE_LIMIT
 };
 
@@ -60,8 +64,36 @@ enum record_function {
     FUNCTION_SYS_EVENTFD,
     FUNCTION_SYS_MMAP,
     FUNCTION_SYS_FORK,
+    /* I/O calls (failrun run --faults io): the rows of injector/interpose_io.def, in its order. */
+#define IO_INTERPOSE(name, id, ...) id,
+#define IO_INTERPOSE_VARIADIC(name, id, ...) id,
+#include "../injector/interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT
 };
+/* A system call trapped by syscall user dispatch (failrun kernel, injector/dispatch.c): the
+   function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
+#define FUNCTION_SYSCALL_FIRST 0x1000u
+#define FUNCTION_SYSCALL_LIMIT (FUNCTION_SYSCALL_FIRST + 1024u)
+
+#define RECORD_LIVE_SET_MAX (RECORD_MAX_FRAMES / 3)
+
+/* What kind of fault a function's site is: an allocation, a named failpoint, a system call armed
+   by failrun kernel, or an I/O call (--faults io). */
+enum function_kind { KIND_ALLOC, KIND_FAILPOINT, KIND_SYSCALL, KIND_IO };
+
+static inline enum function_kind record_function_kind(uint32_t function)
+{
+    if (function == FUNCTION_FAILPOINT)
+        return KIND_FAILPOINT;
+    if ((function >= FUNCTION_SYS_OPEN && function <= FUNCTION_SYS_FORK) ||
+        (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT))
+        return KIND_SYSCALL;
+    if (function > FUNCTION_SYS_FORK && function < FUNCTION_LIMIT)
+        return KIND_IO;
+    return KIND_ALLOC;
+}
 
 /* Flags on START and EXIT records. */
 #define RECORD_FLAG_IN_SCOPE 0x1u     /* START: this process's allocations are recorded/failed */

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #if __has_include(<sys/single_threaded.h>)
 #include <sys/single_threaded.h>
@@ -67,11 +68,13 @@ static struct {
     _Atomic dev_t record_dev;
     _Atomic ino_t record_ino;
     _Atomic uint64_t sequence;
+    /* Entries in the order claimed, so the ones in use fill the first pages: a fork copies, and
+       the exit report reads, only those (hashed into one 16 MiB table, each of a process's sites
+       was on a page of its own: a fork-mode child's report read 1,200 pages, and every fork
+       copied their page tables). `index` maps a key's hash slot to its entry number + 1. */
     struct site_entry *sites;
-    /* The slots of `sites` in use, in the order claimed: the exit report reads these instead of
-       the whole table, whose untouched pages would each cost a page fault (4096 of them). */
-    uint32_t *used_slots;
-    _Atomic uint32_t used_count;
+    _Atomic uint32_t *index;
+    _Atomic uint32_t used_count; /* entries handed out, wasted ones included (site_slot) */
     bool live_ready; /* the live-block table (live.c) is mapped */
     _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
     _Atomic bool live_reported;
@@ -84,6 +87,7 @@ static struct {
 } state = {.record_fd = -1};
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
+__thread volatile char runtime_syscall_selector __attribute__((tls_model("initial-exec")));
 __thread struct runtime_request runtime_request __attribute__((tls_model("initial-exec")));
 _Atomic unsigned runtime_hooks;
 /* lf_fail_nth_set was called in this process: every call must be looked at. */
@@ -186,29 +190,42 @@ static int LF_TEXT record_fd_ready(void)
     return fresh;
 }
 
-static void LF_TEXT emit(struct record *r)
+/* Seal records[0..count) (all made by this thread) and write them with one write(2): whole
+   records, so a reader sees each either complete or not at all. */
+static void LF_TEXT emit_records(struct record *records, size_t count)
 {
+    char selector = own_syscalls_begin();
     pid_t pid = getpid();
-    if (pid != state.pid)
-        return; /* a vfork or raw clone child shares our memory: leave the parent's state alone */
-    r->magic = RECORD_MAGIC;
-    r->pid = (uint32_t)pid;
-    r->tid = (uint32_t)syscall(SYS_gettid);
-    r->sequence = atomic_fetch_add(&state.sequence, 1);
-    r->checksum = record_checksum(r);
-    int fd = record_fd_ready();
-    if (fd < 0)
-        return;
-    const char *bytes = (const char *)r;
-    size_t done = 0;
-    while (done < sizeof *r) {
-        ssize_t n = write(fd, bytes + done, sizeof *r - done);
+    int fd = -1;
+    /* A vfork or raw clone child shares our memory (pid differs): it leaves the parent's state
+       alone. */
+    if (pid == state.pid) {
+        uint32_t tid = (uint32_t)syscall(SYS_gettid);
+        for (size_t i = 0; i < count; i++) {
+            records[i].magic = RECORD_MAGIC;
+            records[i].pid = (uint32_t)pid;
+            records[i].tid = tid;
+            records[i].sequence = atomic_fetch_add(&state.sequence, 1);
+            records[i].checksum = record_checksum(&records[i]);
+        }
+        fd = record_fd_ready();
+    }
+    const char *bytes = (const char *)records;
+    size_t done = 0, total = count * sizeof *records;
+    while (fd >= 0 && done < total) {
+        ssize_t n = write(fd, bytes + done, total - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return;
+            break;
         done += (size_t)n;
     }
+    own_syscalls_end(selector);
+}
+
+static void LF_TEXT emit(struct record *r)
+{
+    emit_records(r, 1);
 }
 
 static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id, uint64_t value,
@@ -232,21 +249,28 @@ static void LF_TEXT emit_text(enum record_type type, uint32_t flags, uint64_t id
     emit(&r);
 }
 
+static void LF_TEXT fill_frames(struct record *r, enum record_type type, uint32_t flags,
+                                uint32_t function, uint64_t signature, uint64_t value,
+                                uint64_t value2, const struct record_frame *frames, int count)
+{
+    memset(r, 0, sizeof *r);
+    r->type = (uint16_t)type;
+    r->flags = flags;
+    r->function = function;
+    r->signature = signature;
+    r->value = value;
+    r->value2 = value2;
+    r->frame_count = (uint16_t)count;
+    if (count > 0)
+        memcpy(r->body.frames, frames, (size_t)count * sizeof *frames);
+}
+
 static void LF_TEXT emit_frames(enum record_type type, uint32_t flags, uint32_t function,
                                 uint64_t signature, uint64_t value, uint64_t value2,
                                 const struct record_frame *frames, int count)
 {
     struct record r;
-    memset(&r, 0, sizeof r);
-    r.type = (uint16_t)type;
-    r.flags = flags;
-    r.function = function;
-    r.signature = signature;
-    r.value = value;
-    r.value2 = value2;
-    r.frame_count = (uint16_t)count;
-    if (count > 0)
-        memcpy(r.body.frames, frames, (size_t)count * sizeof *frames);
+    fill_frames(&r, type, flags, function, signature, value, value2, frames, count);
     emit(&r);
 }
 
@@ -274,6 +298,149 @@ static void LF_TEXT announce_process(bool forked)
 {
     uint32_t flags = (state.in_scope ? RECORD_FLAG_IN_SCOPE : 0) | (forked ? RECORD_FLAG_FORKED : 0);
     emit_text(RECORD_START, flags, state.command_line, (uint64_t)getppid(), state.exe, NULL, 0);
+}
+
+/* ---- invocation (record mode) ---- */
+
+/* In the baseline each in-scope process image also writes how it was started, beside its record
+   file (PID-IMAGE.inv), so failrun can later start that program alone instead of the whole
+   command: its executable, working folder, arguments and environment as at exec
+   (/proc/self/cmdline and /proc/self/environ: the kernel's copies, whatever the program did to
+   environ since), and what its standard input was. Sections read "NAME LENGTH\n" + LENGTH bytes +
+   "\n", LENGTH in 16 hex digits patched in once the bytes are written (their size is unknown
+   before: the environment may be large). Written once per image, from initialise(): static
+   buffers, read(2)/write(2) only. */
+
+#define INVOCATION_MAGIC "libfail-invocation 1\n"
+
+struct invocation_writer {
+    int fd;
+    uint64_t offset;     /* bytes written so far */
+    uint64_t length_at;  /* where the open section's length digits are */
+    uint64_t content_at; /* where its bytes start */
+    bool ok;
+};
+
+static char invocation_buffer[4096];
+
+static void LF_TEXT invocation_write(struct invocation_writer *w, const char *bytes, size_t length)
+{
+    size_t done = 0;
+    while (w->ok && done < length) {
+        ssize_t n = write(w->fd, bytes + done, length - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            w->ok = false;
+            return;
+        }
+        done += (size_t)n;
+    }
+    w->offset += done;
+}
+
+static void LF_TEXT invocation_text(struct invocation_writer *w, const char *text)
+{
+    invocation_write(w, text, strlen(text));
+}
+
+static void LF_TEXT section_begin(struct invocation_writer *w, const char *name)
+{
+    invocation_text(w, name);
+    invocation_text(w, " ");
+    w->length_at = w->offset;
+    invocation_text(w, "0000000000000000\n");
+    w->content_at = w->offset;
+}
+
+static void LF_TEXT section_end(struct invocation_writer *w)
+{
+    char digits[16];
+    format_hex16(digits, w->offset - w->content_at);
+    if (w->ok && pwrite(w->fd, digits, sizeof digits, (off_t)w->length_at) != (ssize_t)sizeof digits)
+        w->ok = false;
+    invocation_text(w, "\n");
+}
+
+/* The whole of a /proc file, streamed through the buffer. */
+static void LF_TEXT section_from_file(struct invocation_writer *w, const char *name,
+                                      const char *path)
+{
+    section_begin(w, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd >= 0 && w->ok) {
+        ssize_t n = read(fd, invocation_buffer, sizeof invocation_buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        invocation_write(w, invocation_buffer, (size_t)n);
+    }
+    if (fd >= 0)
+        close(fd);
+    section_end(w);
+}
+
+static void LF_TEXT section_text(struct invocation_writer *w, const char *name, const char *text)
+{
+    section_begin(w, name);
+    invocation_text(w, text);
+    section_end(w);
+}
+
+/* What standard input is: a file failrun can give the program again ("file", its path in the
+   next section), /dev/null ("null"), or why not (a pipe, a socket, a terminal, a file read from
+   elsewhere than its start, a deleted file, nothing open). */
+static const char *LF_TEXT standard_input_kind(void)
+{
+    struct stat st;
+    if (fstat(0, &st) != 0)
+        return "closed";
+    if (S_ISREG(st.st_mode)) {
+        if (st.st_nlink == 0)
+            return "deleted";
+        return lseek(0, 0, SEEK_CUR) == 0 ? "file" : "moved";
+    }
+    if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
+        return "null";
+    if (S_ISFIFO(st.st_mode))
+        return "pipe";
+    if (S_ISSOCK(st.st_mode))
+        return "socket";
+    if (S_ISCHR(st.st_mode))
+        return isatty(0) ? "terminal" : "device";
+    return "other";
+}
+
+static void LF_TEXT write_invocation(void)
+{
+    size_t length = strlen(state.record_path);
+    if (length < 4 || length >= sizeof invocation_buffer)
+        return;
+    char path[PATH_MAX];
+    memcpy(path, state.record_path, length - 4);
+    memcpy(path + length - 4, ".inv", 5);
+    struct invocation_writer w = {.ok = true};
+    w.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (w.fd < 0)
+        return;
+    invocation_text(&w, INVOCATION_MAGIC);
+    section_text(&w, "exe", state.exe);
+    ssize_t n = readlink("/proc/self/cwd", invocation_buffer, sizeof invocation_buffer - 1);
+    invocation_buffer[n > 0 ? n : 0] = '\0';
+    section_text(&w, "cwd", invocation_buffer);
+    section_from_file(&w, "argv", "/proc/self/cmdline");
+    section_from_file(&w, "environ", "/proc/self/environ");
+    const char *kind = standard_input_kind();
+    section_text(&w, "stdin", kind);
+    n = 0;
+    if (!strcmp(kind, "file"))
+        n = readlink("/proc/self/fd/0", invocation_buffer, sizeof invocation_buffer - 1);
+    invocation_buffer[n > 0 ? n : 0] = '\0';
+    section_text(&w, "stdin-path", invocation_buffer);
+    close(w.fd);
+    if (!w.ok)
+        unlink(path); /* a partial file would read as a wrong invocation: none is better */
 }
 
 /* ---- scope ---- */
@@ -344,36 +511,44 @@ static bool LF_TEXT map_tables(void)
 {
     if (!state.sites)
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
-    if (!state.used_slots)
-        state.used_slots = map_table(SITE_CAPACITY * sizeof *state.used_slots);
+    if (!state.index)
+        state.index = map_table(SITE_CAPACITY * sizeof *state.index);
     if (!state.live_ready)
         state.live_ready = live_table_init();
-    return state.sites && state.used_slots && state.live_ready;
+    return state.sites && state.index && state.live_ready;
 }
 
-/* Returns the slot of `signature`, claiming an empty one; *fresh tells a first sighting. */
+/* Returns the entry of `signature`, claiming a new one; *fresh tells a first sighting. An entry
+   is filled in before the index publishes it. Two threads claiming one key at once each take an
+   entry; the loser's stays with signature 0, which every reader skips. */
 static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
 {
     *fresh = false;
     uint32_t mask = SITE_CAPACITY - 1;
     uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
     for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
-        uint64_t current = atomic_load_explicit(&state.sites[slot].signature, memory_order_acquire);
-        if (current == signature)
-            return slot;
-        if (current == 0) {
-            uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&state.sites[slot].signature, &expected, signature)) {
-                *fresh = true;
-                /* Each slot is claimed once, so the list never holds more than the table. */
-                uint32_t index = atomic_fetch_add(&state.used_count, 1);
-                atomic_store_explicit((_Atomic uint32_t *)&state.used_slots[index], slot + 1,
-                                      memory_order_release);
-                return slot;
-            }
-            if (expected == signature)
-                return slot;
+        uint32_t current = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+        if (current) {
+            if (atomic_load_explicit(&state.sites[current - 1].signature,
+                                     memory_order_relaxed) == signature)
+                return current - 1;
+            continue;
         }
+        uint32_t entry = atomic_fetch_add(&state.used_count, 1);
+        if (entry >= SITE_CAPACITY)
+            return UINT32_MAX;
+        atomic_store_explicit(&state.sites[entry].signature, signature, memory_order_relaxed);
+        uint32_t expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&state.index[slot], &expected, entry + 1,
+                                                    memory_order_release,
+                                                    memory_order_acquire)) {
+            *fresh = true;
+            return entry;
+        }
+        atomic_store_explicit(&state.sites[entry].signature, 0, memory_order_relaxed);
+        if (atomic_load_explicit(&state.sites[expected - 1].signature, memory_order_relaxed) ==
+            signature)
+            return expected - 1;
     }
     return UINT32_MAX;
 }
@@ -396,20 +571,45 @@ static void LF_TEXT report_live_blocks(void)
     bool expected = false;
     if (!state.sites || !atomic_compare_exchange_strong(&state.live_reported, &expected, true))
         return;
+    /* RECORD_LIVE_SET_MAX sites a record, eight records a write: a process that ends with many
+       sites live (every child of a fork campaign) made a 512-byte record, a write, a gettid and
+       an fstat per site. */
+    enum { LIVE_BATCH = 8 };
+    struct record batch[LIVE_BATCH];
+    size_t pending = 0;      /* full records in batch */
+    struct record *r = NULL; /* batch[pending] while it is being filled */
     uint32_t used = atomic_load(&state.used_count);
     for (uint32_t i = 0; i < used && i < SITE_CAPACITY; i++) {
-        /* 0: claimed by a thread that has not written its slot number yet (it is still
-           allocating, so its caller's count is not final anyway). */
-        uint32_t recorded = atomic_load_explicit((_Atomic uint32_t *)&state.used_slots[i],
-                                                 memory_order_acquire);
-        if (!recorded)
+        /* A signature of 0: an entry a racing claim wasted, or one a thread has only just
+           taken (it is still allocating, so its caller's count is not final anyway). */
+        const struct site_entry *entry = &state.sites[i];
+        if (!atomic_load_explicit(&entry->signature, memory_order_relaxed))
             continue;
-        const struct site_entry *entry = &state.sites[recorded - 1];
         int64_t blocks = atomic_load(&entry->live_blocks);
-        if (blocks > 0 && atomic_load(&entry->top_ready))
-            emit_frames(RECORD_LIVE, 0, 0, stack_signature(&entry->top, 1), (uint64_t)blocks,
-                        (uint64_t)atomic_load(&entry->live_bytes), &entry->top, 1);
+        if (blocks <= 0 || !atomic_load(&entry->top_ready))
+            continue;
+        if (!r) {
+            r = &batch[pending];
+            memset(r, 0, sizeof *r);
+            r->type = RECORD_LIVE_SET;
+        }
+        struct record_frame *triple = &r->body.frames[r->frame_count];
+        triple[0] = entry->top;
+        triple[1] = (struct record_frame){stack_signature(&entry->top, 1), (uint64_t)blocks};
+        triple[2] = (struct record_frame){(uint64_t)atomic_load(&entry->live_bytes), 0};
+        r->frame_count = (uint16_t)(r->frame_count + 3);
+        if (r->frame_count == 3 * RECORD_LIVE_SET_MAX) {
+            r = NULL;
+            if (++pending == LIVE_BATCH) {
+                emit_records(batch, pending);
+                pending = 0;
+            }
+        }
     }
+    if (r)
+        pending++;
+    if (pending)
+        emit_records(batch, pending);
 }
 
 /* ---- fatal signals ---- */
@@ -419,6 +619,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     int saved_errno = errno;
     int saved_guard = runtime_guard;
     runtime_guard = 1;
+    char selector = own_syscalls_begin();
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
@@ -434,6 +635,7 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     bool synchronous = info && info->si_code > 0 && signo != SIGABRT && signo != SIGTRAP;
     if (!synchronous)
         raise(signo);
+    own_syscalls_end(selector);
     runtime_guard = saved_guard;
     errno = saved_errno;
 }
@@ -572,6 +774,8 @@ static void LF_TEXT initialise(void)
     open_new_record_file();
     state.active = true;
     announce_process(false);
+    if (state.in_scope && state.plan.mode == PLAN_RECORD && state.record_path[0])
+        write_invocation();
     if (state.in_scope) {
         module_table_set_listener(announce_module);
         uintptr_t warm_up[2]; /* let libunwind set itself up now, not in the middle of a fork */
@@ -611,7 +815,9 @@ void LF_TEXT runtime_init(void)
                 return;
             }
             int saved_errno = errno;
+            char selector = own_syscalls_begin();
             initialise();
+            own_syscalls_end(selector);
             errno = saved_errno;
             atomic_store_explicit(&state.phase, 2, memory_order_release);
             publish_hooks();
@@ -630,6 +836,7 @@ void LF_TEXT runtime_after_fork_child(void)
         return;
     int saved_guard = runtime_guard;
     runtime_guard = 1; /* our record file's system calls are not the program's (libfail-kernel) */
+    char selector = own_syscalls_begin();
     state.forked = true;
     atomic_store(&persistent_reported, false);
     int fd = atomic_exchange(&state.record_fd, -1);
@@ -641,6 +848,7 @@ void LF_TEXT runtime_after_fork_child(void)
     open_new_record_file();
     announce_process(true);
     module_table_reset_after_fork();
+    own_syscalls_end(selector);
     runtime_guard = saved_guard;
 }
 
@@ -672,7 +880,8 @@ static bool LF_TEXT module_filter_allows(const uintptr_t *pcs, int count)
             return false;
         const char *base = strrchr(module.path, '/');
         base = base ? base + 1 : module.path;
-        if (starts_with(base, "libc.so") || starts_with(base, "ld-linux"))
+        if (starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
+            starts_with(base, "linux-vdso"))
             continue;
         return glob_list_match(state.module_globs, module.path);
     }
@@ -685,11 +894,12 @@ static bool LF_TEXT claim_fault(int index)
 {
     char path[PATH_MAX];
     claim_path(path, index);
+    char selector = own_syscalls_begin();
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    close(fd);
-    return true;
+    if (fd >= 0)
+        close(fd);
+    own_syscalls_end(selector);
+    return fd >= 0;
 }
 
 /* Should this call fail? *report tells whether to write a FAULT record (once per fault and
@@ -748,10 +958,12 @@ LF_INLINE uint32_t caller_slot(uintptr_t caller)
     uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
     key = (key ^ (key >> 29)) | 2;
     uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_CAPACITY - 1);
-    struct site_entry *entry = &state.sites[slot];
-    if (LF_LIKELY(atomic_load_explicit(&entry->signature, memory_order_relaxed) == key &&
-                  atomic_load_explicit(&entry->top_ready, memory_order_acquire)))
-        return slot;
+    uint32_t entry = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+    if (LF_LIKELY(entry != 0 &&
+                  atomic_load_explicit(&state.sites[entry - 1].signature,
+                                       memory_order_relaxed) == key &&
+                  atomic_load_explicit(&state.sites[entry - 1].top_ready, memory_order_acquire)))
+        return entry - 1;
     return caller_slot_fill(caller, key);
 }
 
@@ -837,8 +1049,11 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         }
         return;
     }
-    /* failrun kernel fails system calls, not allocations: these are only counted (leaks). */
+    /* failrun kernel fails system calls, not allocations: these are only counted (leaks); so
+       does a plan that fails I/O calls only (faults=io). */
     if (!state.in_scope || (state.plan.mode == PLAN_KERNEL && !fail_nth))
+        return;
+    if (!(state.plan.fault_kinds & PLAN_FAULT_ALLOC) && function != FUNCTION_FAILPOINT)
         return;
     bool nth_armed = fail_nth != 0 && !nofail; /* by PLAN_NTH, or by lf_fail_nth_set */
     if (!nth_armed && call->static_index != UINT32_MAX &&
@@ -846,6 +1061,26 @@ void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t s
         return;
     int saved_errno = errno;
     decide(call, function, size, caller, nth_armed, nofail);
+    errno = saved_errno;
+}
+
+/* An I/O call is a site like an allocation (no size, no policy flags, nothing to track): it
+   counts for fail-nth and may fork in fork mode. publish_hooks sends calls here only in scope of a
+   campaign whose plan fails I/O. */
+void LF_TEXT runtime_before_io(struct call *call, uint32_t function, uintptr_t caller)
+{
+    call->fresh = false;
+    call->frame_count = 0;
+    if (!state.active || !state.in_scope || !(state.plan.fault_kinds & PLAN_FAULT_IO))
+        return;
+    if (atomic_load_explicit(&state.tracking, memory_order_relaxed))
+        call->static_index = caller_slot(caller);
+    bool nth_armed = fail_nth != 0;
+    if (!nth_armed && call->static_index != UINT32_MAX &&
+        !may_be_planned(&state.sites[call->static_index].top))
+        return;
+    int saved_errno = errno;
+    decide(call, function, 0, caller, nth_armed, false);
     errno = saved_errno;
 }
 
@@ -918,6 +1153,8 @@ static void LF_TEXT publish_hooks(void)
         hooks |= RUNTIME_DECIDE;
     if (atomic_load(&state.tracking))
         hooks |= RUNTIME_TRACKING;
+    if (state.active && state.in_scope && (state.plan.fault_kinds & PLAN_FAULT_IO))
+        hooks |= RUNTIME_IO;
     atomic_store(&runtime_hooks, hooks);
 }
 
@@ -930,6 +1167,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     bool expected = false;
     if (!atomic_compare_exchange_strong(&state.exit_reported, &expected, true))
         return;
+    char selector = own_syscalls_begin(); /* the unwinder's system calls too */
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, RECORD_MAX_FRAMES);
@@ -942,6 +1180,7 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
        destructors have freed what they free. */
     if (kind == EXIT_BY_UNDERSCORE_EXIT)
         report_live_blocks();
+    own_syscalls_end(selector);
 }
 
 void LF_TEXT runtime_fini(void)
@@ -1009,27 +1248,64 @@ uint64_t LF_TEXT runtime_kernel_before(struct call *call, uint32_t function, uin
     int saved_errno = errno;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
+    uint64_t nth = runtime_kernel_site(call, function, pcs, count);
+    errno = saved_errno;
+    return nth;
+}
+
+uint64_t LF_TEXT runtime_kernel_site(struct call *call, uint32_t function, const uintptr_t *pcs,
+                                     int count)
+{
+    call->frame_count = 0;
+    call->occurrence = 0;
+    if (!runtime_kernel_mode() || count <= 0 || !module_filter_allows(pcs, count))
+        return 0;
+    int saved_errno = errno;
     uint64_t nth = 0;
-    if (count > 0 && module_filter_allows(pcs, count)) {
-        stack_normalise(pcs, count, call->frames);
-        call->frame_count = count;
-        call->signature = stack_signature(call->frames, count);
-        bool fresh;
-        uint32_t slot = site_slot(call->signature, &fresh);
-        if (slot != UINT32_MAX) {
-            if (fresh)
-                emit_frames(RECORD_SITE, 0, function, call->signature, 0, 0, call->frames, count);
-            call->occurrence = counter_next(&state.sites[slot].occurrences);
-            const struct plan_fault *fault = &state.plan.faults[0];
-            if (state.plan.fault_count == 1 && fault->site == call->signature &&
-                fault->occurrence == call->occurrence && claim_fault(0))
-                nth = state.plan.nth;
-        } else {
-            atomic_store(&state.sites_overflow, true);
-        }
+    stack_normalise(pcs, count, call->frames);
+    call->frame_count = count;
+    call->signature = stack_signature(call->frames, count);
+    if (function >= FUNCTION_SYSCALL_FIRST) {
+        /* One stack can make several system calls (syscall(2) with a variable number). */
+        uint64_t number = function;
+        call->signature = hash_words(call->signature, &number, 1) | 1;
+    }
+    bool fresh;
+    uint32_t slot = site_slot(call->signature, &fresh);
+    if (slot != UINT32_MAX) {
+        if (fresh)
+            emit_frames(RECORD_SITE, 0, function, call->signature, 0, 0, call->frames, count);
+        call->occurrence = counter_next(&state.sites[slot].occurrences);
+        const struct plan_fault *fault = &state.plan.faults[0];
+        if (state.plan.fault_count == 1 && fault->site == call->signature &&
+            fault->occurrence == call->occurrence && claim_fault(0))
+            nth = state.plan.nth;
+    } else {
+        atomic_store(&state.sites_overflow, true);
     }
     errno = saved_errno;
     return nth;
+}
+
+bool LF_TEXT runtime_kernel_may_be_planned(uintptr_t pc)
+{
+    if (state.plan.fault_count != 1 || !state.plan.faults[0].has_top ||
+        atomic_load_explicit(&state.fault_seen, memory_order_relaxed))
+        return true;
+    struct record_frame top;
+    stack_normalise(&pc, 1, &top);
+    return top.module == state.plan.faults[0].top.module &&
+           top.offset == state.plan.faults[0].top.offset;
+}
+
+unsigned LF_TEXT runtime_depth(void)
+{
+    return state.plan.depth ? state.plan.depth : LF_DEFAULT_DEPTH;
+}
+
+bool LF_TEXT runtime_kernel_wrappers_only(void)
+{
+    return state.plan.kernel_wrappers;
 }
 
 void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
@@ -1041,6 +1317,31 @@ void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, ui
         atomic_store(&state.fault_seen, true);
     emit_frames(RECORD_FAULT, flags, function, call->signature, nth, occurrence, call->frames,
                 call->frame_count);
+}
+
+void LF_TEXT runtime_kernel_log(const char *text, size_t length)
+{
+    char path[PATH_MAX];
+    size_t used = strlen(state.dir);
+    if (!state.active || used > PATH_MAX - 64)
+        return;
+    memcpy(path, state.dir, used);
+    memcpy(path + used, "/kernel-", 8);
+    used += 8;
+    used += format_decimal(path + used, (uint64_t)state.pid);
+    memcpy(path + used, ".log", 5);
+    char selector = own_syscalls_begin();
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        for (size_t done = 0; done < length;) {
+            ssize_t n = write(fd, text + done, length - done);
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        close(fd);
+    }
+    own_syscalls_end(selector);
 }
 
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define UNW_LOCAL_ONLY
@@ -54,8 +55,11 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
 
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
-    /* Our own frames above the caller: the interposer, runtime_before_alloc, this function. */
-    enum { OWN_FRAMES = 4, SANITIZER_FRAMES = 4 };
+    /* Our own frames above the caller: the interposer, runtime_before_alloc, this function (an
+       I/O interposer has one more); and one below, where an allocation was made inside the real
+       function an I/O interposer called (fopen's FILE): that frame is left out too, so the site
+       is the same whether the I/O interposers are loaded or not. */
+    enum { OWN_FRAMES = 6, SANITIZER_FRAMES = 4 };
     void *raw[RECORD_MAX_FRAMES + OWN_FRAMES + SANITIZER_FRAMES];
     bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
@@ -65,7 +69,7 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
         skip++;
     int count = 0;
     for (int i = skip; i < n && count < max; i++)
-        if (!is_sanitizer_frame((uintptr_t)raw[i]))
+        if (!is_sanitizer_frame((uintptr_t)raw[i]) && !is_own_frame((uintptr_t)raw[i]))
             pcs[count++] = (uintptr_t)raw[i];
     return count;
 }
@@ -86,6 +90,49 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
         count++;
     } while (count < max && unw_step(&cursor) > 0);
     return count;
+}
+
+/* The frames from `cursor` on into pcs[count..max), our own left out; returns the new count. */
+static int LF_TEXT capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count, int max)
+{
+    do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip))
+            pcs[count++] = (uintptr_t)ip;
+    } while (count < max && unw_step(cursor) > 0);
+    return count;
+}
+
+int LF_TEXT stack_capture_syscall(void *ucontext, uintptr_t *pcs, int max)
+{
+    /* Frame 0 is the address just past the syscall instruction: like a return address, ip - 1
+       lies in the calling function. Our interposers are left out, as in stack_capture. */
+    unw_cursor_t cursor;
+    if (max < 2 || unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 0;
+    unw_proc_info_t info;
+#if defined(__x86_64__)
+    /* Without an FDE libunwind makes up a one-byte procedure at ip. */
+    if (unw_get_proc_info(&cursor, &info) == 0 && info.end_ip - info.start_ip > 1)
+#endif
+        return capture_from(&cursor, pcs, 0, max);
+#if defined(__x86_64__)
+    /* No unwind information: glibc ends the FDE of clone and clone3 before their syscall
+       instruction (the child's would be wrong). Both are leaves, whose return address is on
+       top of the stack: go on from there, as if the function had returned. */
+    ucontext_t *context = ucontext;
+    unw_context_t caller;
+    memcpy(&caller, context, sizeof caller);
+    uintptr_t stack = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
+    pcs[0] = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+    memcpy(&caller.uc_mcontext.gregs[REG_RIP], (const void *)stack, sizeof(greg_t));
+    caller.uc_mcontext.gregs[REG_RSP] = (greg_t)(stack + sizeof(greg_t));
+    if (unw_init_local2(&cursor, &caller, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 1;
+    return capture_from(&cursor, pcs, 1, max);
+#endif
 }
 
 /* ---- module table ---- */
@@ -192,7 +239,7 @@ static struct module_table *LF_TEXT build_table(void)
     return table;
 }
 
-static struct module_table *LF_TEXT refresh_table(struct module_table *old)
+static struct module_table *LF_TEXT refresh_table_now(struct module_table *old)
 {
     if (old) {
         unsigned long long counters[2] = {0, 0};
@@ -212,6 +259,15 @@ static struct module_table *LF_TEXT refresh_table(struct module_table *old)
         for (int i = 0; i < fresh->count; i++)
             module_listener(&fresh->modules[i]);
     return fresh;
+}
+
+/* The table's system calls (mmap, readlink) are ours, never a traced program's. */
+static struct module_table *LF_TEXT refresh_table(struct module_table *old)
+{
+    char selector = own_syscalls_begin();
+    struct module_table *table = refresh_table_now(old);
+    own_syscalls_end(selector);
+    return table;
 }
 
 LF_INLINE const struct module_info *table_find(const struct module_table *table, uintptr_t pc)
@@ -247,6 +303,30 @@ const struct module_info *LF_TEXT module_table_current(int *count)
     struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
     *count = table ? table->count : 0;
     return table ? table->modules : NULL;
+}
+
+/* The C library, the dynamic loader and the vDSO: what stands between a program and the
+   system call it asked for. */
+static bool LF_TEXT is_system_module(const struct module_info *module)
+{
+    if (!module)
+        return false;
+    const char *base = strrchr(module->path, '/');
+    base = base ? base + 1 : module->path;
+    return path_is_system(module->path) || starts_with(base, "linux-vdso");
+}
+
+int LF_TEXT stack_system_frames(const uintptr_t *pcs, int count)
+{
+    const struct module_info *module = NULL;
+    int frames = 0;
+    while (frames < count) {
+        module = module_lookup(pcs[frames], module);
+        if (!is_system_module(module))
+            break;
+        frames++;
+    }
+    return frames;
 }
 
 bool LF_TEXT module_find(uintptr_t pc, struct module_info *out)

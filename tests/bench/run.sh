@@ -10,6 +10,9 @@
 #     --coverage build);
 #  4. per run of a real program (jq, sqlite3, bc): CPU, page faults and peak RSS bare, with the
 #     preload idle, in a fault run away from its site and in record mode (real_programs.sh).
+#  5. whole campaigns on real programs (jq, sqlite3, tclsh8.6, patch, bc; BENCH_PROGRAMS picks):
+#     re-run and fork mode against a naive fail-the-N-th-call sweep, in total and per run
+#     (campaigns.sh; ROUNDS rounds when set, else 3: its campaigns are long).
 # Timings are noisy on a shared machine: compare ratios from one run, not across runs.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,9 +71,13 @@ timed() {
     "$timer" "$@" >>"$out"
 }
 
+# A naive fail-the-N-th-call preload's run of the program that carries on (its N-th call in the
+# middle: the run goes to its end, as each re-run does): the floor of what one fault run costs.
+naive="$root/build/tests/bench/naive_nth.so"
 for i in 1 2 3 4 5; do
     timed "$dir/plain" "$sites_program"
     timed "$dir/plain-exit" "$exit_program"
+    timed "$dir/naive" env LD_PRELOAD="$naive" NAIVE_NTH=$((calls / 2)) "$sites_program"
 done
 third() { awk "{ print \$$2 }" "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[3] }'; }
 plain_wall=$(third "$dir/plain" 1)
@@ -115,12 +122,22 @@ if [ -f "$dir/fork1" ]; then
 else
     echo "  fork mode: not available in this build"
 fi
+per_run() { # campaign, naive file: re-run mode's CPU per run against one naive preload run
+    awk -v runs="$(runs_of "$1")" -v naive="$(third "$2" 2)" \
+        '{ printf "  re-run mode CPU per run: %.1f ms, a naive preload run %.1f ms: %.2fx\n", $2 * 1000 / runs, naive * 1000, $2 / runs / naive }' \
+        "$dir/$1"
+}
+per_run rerun1 "$dir/naive"
 echo "the same program, exiting at its first failed allocation (as most tools do):"
 plain_wall=$(third "$dir/plain-exit" 1)
 plain_cpu=$(third "$dir/plain-exit" 2)
 row "one uninstrumented run (median of 5)" "$plain_wall" "$plain_cpu" -
 row "re-run mode, -j1" $(cat "$dir/exit-rerun1") "$(runs_of exit-rerun1)"
 [ ! -f "$dir/exit-fork1" ] || row "fork mode, -j1" $(cat "$dir/exit-fork1") "$(runs_of exit-fork1)"
+[ ! -f "$dir/exit-fork1" ] ||
+    awk -v runs="$(runs_of exit-fork1)" -v plain="$plain_cpu" \
+        '{ printf "  fork mode CPU per site beyond one plain run: %.2f ms\n", ($2 - plain) * 1000 / (runs - 1) }' \
+        "$dir/exit-fork1"
 
 # ---- 3. per site and per run ----
 
@@ -150,3 +167,8 @@ fi
 
 echo
 ROUNDS=$rounds sh "$root/tests/bench/real_programs.sh" "$root"
+
+# ---- 5. whole campaigns on real programs ----
+
+echo
+ROUNDS=${ROUNDS:-3} sh "$root/tests/bench/campaigns.sh" "$root"

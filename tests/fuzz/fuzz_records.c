@@ -1,6 +1,7 @@
 /* fuzz_records.c — libFuzzer target: the reader of event records (injector/ingest.c), which
    failrun feeds with files a crashing or hostile program wrote. It must never crash, leak or
-   read out of bounds, and must count every malformed record. */
+   read out of bounds, and must count every malformed record. Also the reader of invocation
+   files (invocation_parse). */
 #include "ingest.h"
 
 #include <stdint.h>
@@ -17,5 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < records.processes.count; i++)
         (void)final_image(&records, records.processes.items[i].pid);
     run_records_free(&records);
+    /* The same bytes as a process's invocation file (PID-IMAGE.inv), just as untrusted. */
+    struct ingest_invocation invocation;
+    if (invocation_parse((const char *)data, size, &invocation))
+        invocation_free(&invocation);
     return 0;
 }

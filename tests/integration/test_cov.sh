@@ -72,12 +72,26 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             ALTER TABLE campaign DROP COLUMN kernel; DROP TABLE kernel_faults;
             DROP TABLE cov_runs; ALTER TABLE sites DROP COLUMN unexplored;
             ALTER TABLE runs DROP COLUMN leak_bytes; ALTER TABLE runs DROP COLUMN stdout_hash; ALTER TABLE findings DROP COLUMN bytes;
-            PRAGMA user_version = 1;"
+            ALTER TABLE campaign DROP COLUMN faults; ALTER TABLE sites DROP COLUMN kind;
+            ALTER TABLE campaign DROP COLUMN whole_command; ALTER TABLE sites DROP COLUMN owner;
+            ALTER TABLE runs DROP COLUMN owner; ALTER TABLE processes DROP COLUMN program;
+            DROP TABLE programs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 4, coverage tables added" "4|1" \
+check_equal "schema 1: migrated to 6, coverage tables added, sites given their kind" "6|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
-                          (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs')")"
+                          (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
+                          (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"
+# Schema 6 keeps counts per data file: the coverage a schema-5 failrun read (cov_line_hits
+# without its data column) is dropped and read again from the runs' folders, to the same figures.
+cp all.db old5.db
+sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_data;
+             CREATE TABLE cov_line_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,
+                                        line INTEGER NOT NULL, count INTEGER NOT NULL);
+             PRAGMA user_version = 5;"
+"$FAILRUN" cov --db old5.db --json >old5.json
+check_equal "schema 5: migrated to 6, its coverage read again with the same figures" \
+    "6 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
 
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null

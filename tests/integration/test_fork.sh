@@ -28,6 +28,29 @@ same_campaign() {
 
 input=/dev/null
 same_campaign kvtest "$EXAMPLES/kvtest"
+# Runs execute in a scratch folder; the campaign's own folder holds only what is kept: the
+# baseline and the runs of findings, in both modes (and no scratch folder is left behind).
+for mode in rerun fork; do
+    check_equal "kvtest: --$mode keeps the baseline and the folders of bug runs only" \
+        "$(sql kvtest-$mode.db "SELECT dir FROM runs WHERE kind = 'baseline' OR outcome IN
+             ('crash', 'silent', 'hang', 'sanitizer') OR finding IS NOT NULL" | sort -u)" \
+        "$(find "$PWD/kvtest-$mode.files/runs" -mindepth 1 -maxdepth 2 -type d \
+             ! -name 'fork-*' ! -name '*.gcov' | sort)"
+done
+# Without a scratch file system (LIBFAIL_SCRATCH empty) runs execute in the campaign's folder:
+# the same outcomes, and the same folders kept.
+LIBFAIL_SCRATCH= "$FAILRUN" run -q --fork --db kvtest-noscratch.db -- "$EXAMPLES/kvtest" \
+    </dev/null >/dev/null 2>&1
+check_equal "kvtest: without scratch, --fork gives every site the same outcome" \
+    "$(sql kvtest-fork.db "$runs")" "$(sql kvtest-noscratch.db "$runs")"
+check_equal "kvtest: without scratch, --fork keeps the same folders" \
+    "$(cd kvtest-fork.files/runs && find . -mindepth 1 -maxdepth 2 -type d ! -name '*.gcov' |
+         sed -E 's/-[0-9]+/-N/' | sort)" \
+    "$(cd kvtest-noscratch.files/runs && find . -mindepth 1 -maxdepth 2 -type d ! -name '*.gcov' |
+         sed -E 's/-[0-9]+/-N/' | sort)"
+check_equal "kvtest: no scratch folder of these campaigns is left" "" \
+    "$(ls -d /dev/shm/failrun-* 2>/dev/null | while read -r d; do
+           pid=${d##*/failrun-}; kill -0 "${pid%%.*}" 2>/dev/null || echo "$d"; done)"
 expected=$(printf '%s\n' "crash SEGV $(marker examples/kvstore/kv.c 'BUG(null-deref)')" \
     "crash ABRT $(marker examples/kvstore/kv.c 'BUG(double-free)')" | sort)
 check_equal "kvtest: --fork finds the planted bugs at their marked lines" "$expected" \
@@ -91,10 +114,13 @@ check_equal "outcomes: the waiting-for-memory site hangs under --fork" \
 
 # Killed with SIGKILL during its fork run (held up by the hanging child), the campaign resumes to
 # the result of an uninterrupted one, and no child of the killed fork run is left running.
-"$FAILRUN" run -q --fork --timeout 3 --db killed.db -- "$PROGRAMS/outcomes" >/dev/null 2>&1 &
+# Its runs execute in a scratch folder of its own (LIBFAIL_SCRATCH), which the next campaign
+# that looks removes, since its failrun is gone.
+mkdir -p scratch
+LIBFAIL_SCRATCH=$PWD/scratch "$FAILRUN" run -q --fork --timeout 3 --db killed.db -- "$PROGRAMS/outcomes" >/dev/null 2>&1 &
 pid=$!
 tries=0
-while [ -z "$(ls -d killed.files/runs/fork-* 2>/dev/null)" ] && [ "$tries" -lt 100 ]; do
+while [ -z "$(ls -d scratch/failrun-"$pid".*/runs/fork-* 2>/dev/null)" ] && [ "$tries" -lt 100 ]; do
     sleep 0.05
     tries=$((tries + 1))
 done
@@ -106,7 +132,14 @@ check_equal "resume: no process of the killed fork run is left" "" \
     "$(ps -eo args= | grep -F "$PROGRAMS/outcomes" | grep -v grep)"
 check "resume: the killed campaign had not finished" \
     test "$(sql killed.db "SELECT count(*) FROM runs WHERE state = 'planned'")" -gt 0
-"$FAILRUN" run -q --fork --timeout 3 --json --db killed.db -- "$PROGRAMS/outcomes" >resumed.json 2>/dev/null
+check "resume: the killed campaign's scratch folder is left over" \
+    test -n "$(ls -d scratch/failrun-"$pid".* 2>/dev/null)"
+LIBFAIL_SCRATCH=$PWD/scratch "$FAILRUN" run -q --fork --timeout 3 --json --db killed.db -- "$PROGRAMS/outcomes" >resumed.json 2>/dev/null
+check_equal "resume: the scratch folders of the killed and the resumed campaign are gone" "" \
+    "$(ls scratch)"
+check "resume: the hang's run folder is kept in the campaign's folder" \
+    test -s "$(sql killed.db "SELECT dir FROM runs WHERE outcome = 'hang'")/stdout" -o \
+    -f "$(sql killed.db "SELECT dir FROM runs WHERE outcome = 'hang'")/stderr"
 check_equal "resume: the same findings as the uninterrupted campaign" \
     "$(jq -c "$findings" outcomes-fork.json)" "$(jq -c "$findings" resumed.json)"
 check_equal "resume: every site once, with the outcome of the uninterrupted campaign" \

@@ -43,20 +43,84 @@ check_equal "--setup-debugfs: sets ignore-gfp-wait=N, min-order=0, verbose=0" "N
                 failslab/verbose fail_page_alloc/verbose; do printf '%s\n' "$(cat "debug/$f")"; done |
        tr '\n' ' ' | sed 's/ $//')"
 
-# The system-call sites are relay.c's own calls, in source order.
-expected=$(sed 's|/\*.*\*/||' "$source_file" | grep -n -E '(socketpair|write|read|pipe)\(' |
-    grep -v -E '^[0-9]+:\s*(/\*| \*)' |
-    sed -E 's/^([0-9]+):.*\b(socketpair|write|read|pipe)\(.*/\2 \1/' | tr '\n' ' ' | sed 's/ $//')
-check_equal "the sites are relay.c's socketpair, write, read, pipe and read calls, by line" \
-    "$expected" \
-    "$(grep -E '^  [a-z]+\(\) at ' report.txt | sed -E 's/^  ([a-z]+)\(\) at .*relay\.c:([0-9]+) .*/\1 \2/' |
-       tr '\n' ' ' | sed 's/ $//')"
+# Every system call is trapped (the default): relay.c's calls and those libc makes for it, each
+# named by the function relay called.
+pipe_line=$(grep -n 'if (pipe(ends)' "$source_file" | cut -d: -f1)
+fdopen_line=$(grep -n 'fdopen(ends' "$source_file" | cut -d: -f1)
+check "pipe() is trapped as the pipe2 system call it makes, named by the function relay calls" \
+    grep -q "^  pipe2() via pipe() at .*relay\.c:$pipe_line " report.txt
+check "the fcntl inside fdopen is a site of its own" \
+    grep -q "^  fcntl() via fdopen() at .*relay\.c:$fdopen_line " report.txt
+check "a call relay makes itself is named without a via" \
+    grep -q "^  socketpair() at .*relay\.c:[0-9]* " report.txt
+sites=$(sql kernel.db "SELECT count(*) FROM sites")
+check "trapping finds more sites than the wrapped calls (5): $sites" test "$sites" -gt 5
 check_equal "each site's sweep starts at N=1; a counter that did not reach 0 ends it" \
-    "5 5" "$(sql kernel.db "SELECT count(*), sum(nth = 1 AND fired = 0) FROM kernel_faults" | tr '|' ' ')"
+    "$sites $sites" "$(sql kernel.db "SELECT count(*), sum(nth = 1 AND fired = 0) FROM kernel_faults" | tr '|' ' ')"
 check_equal "the armed counter is written back to 0 after each call" 0 "$(cat fail-nth)"
 check_equal "an armed call is only armed: the program's output is unchanged" \
     "$(sql kernel.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
     "$(sql kernel.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
+
+# --wrappers: the sites are relay.c's own calls of the wrapped functions, in source order.
+"$FAILRUN" kernel --wrappers -q --db wrappers.db -- "$relay" >wrappers.txt 2>err
+check_equal "--wrappers: the campaign runs" 0 $?
+expected=$(sed 's|/\*.*\*/||' "$source_file" | grep -n -E '(socketpair|write|read|pipe)\(' |
+    grep -v -E '^[0-9]+:\s*(/\*| \*)' |
+    sed -E 's/^([0-9]+):.*\b(socketpair|write|read|pipe)\(.*/\2 \1/' | tr '\n' ' ' | sed 's/ $//')
+check_equal "--wrappers: the sites are relay.c's socketpair, write, read, pipe and read calls, by line" \
+    "$expected" \
+    "$(grep -E '^  [a-z]+\(\) at ' wrappers.txt | sed -E 's/^  ([a-z]+)\(\) at .*relay\.c:([0-9]+) .*/\1 \2/' |
+       tr '\n' ' ' | sed 's/ $//')"
+check_equal "--wrappers: each site's sweep starts at N=1; a counter that did not reach 0 ends it" \
+    "5 5" "$(sql wrappers.db "SELECT count(*), sum(nth = 1 AND fired = 0) FROM kernel_faults" | tr '|' ' ')"
+check "--wrappers: the replayable plan says so" \
+    test "$(sql wrappers.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND plan LIKE '%;wrappers=1'")" = 5
+
+# The trap is invisible to the program: the workload (threads, fork, vfork, exec, posix_spawn,
+# a signal handler, sockets, IPC) and a program that blocks SIGSYS, moves its signal stack and
+# ignores SIGSYS print the same with every call trapped.
+workload="$ROOT/build/tests/kernel/workload"
+trapping="$PROGRAMS/trapping"
+trapped() {
+    mkdir -p "$work/records"
+    LD_PRELOAD="$ROOT/build/libfail-kernel.so" LIBFAIL_DIR="$work/records" \
+        LIBFAIL_PLAN="mode=kernel;depth=8" "$@"
+}
+check_equal "the workload prints the same with every system call trapped" \
+    "$("$workload" "$work/native" 2>&1; echo "status $?")" \
+    "$(trapped "$workload" "$work/trapped" 2>&1; echo "status $?")"
+check_equal "blocked SIGSYS, an alternate signal stack, SIGSYS ignored: the same with the trap" \
+    "$("$trapping" masks 2>&1; echo "status $?")" "$(trapped "$trapping" masks 2>&1; echo "status $?")"
+for mode in handler seccomp; do
+    trapped "$trapping" $mode >"$mode.out" 2>"$mode.err"
+    check_equal "a program installing its own $mode: same output" \
+        "$("$trapping" $mode)" "$(cat "$mode.out")"
+done
+check "its own SIGSYS handler: one line says the program falls back to the wrappers" \
+    grep -q "^libfail-kernel: the program installs its own SIGSYS handler;.*as with --wrappers" handler.err
+check "a seccomp filter: one line says so too" \
+    grep -q "^libfail-kernel: the program installs a seccomp filter;.*as with --wrappers" seccomp.err
+write_line=$(grep -n 'written after it' "$ROOT/tests/programs/trapping.c" | head -1 | cut -d: -f1)
+"$FAILRUN" kernel -q -j 1 --db handler.db -- "$trapping" handler >handler.txt 2>&1
+check "after the fallback the wrappers make sites: write() at trapping.c:$write_line" \
+    grep -q "^  write() at .*trapping\.c:$write_line " handler.txt
+
+# The workload's sweep: every system call a site, inside libc too.
+"$FAILRUN" kernel -q -j 1 --db workload.db -- "$workload" "$work/runs" >workload.txt 2>&1
+calls=$(sql workload.db "SELECT count(DISTINCT function) FROM sites")
+check "the workload's sites make at least 30 different system calls ($calls)" test "$calls" -ge 30
+check "the openat inside fopen is a site" grep -q "^  openat() via fopen() at .*workload\.c:" workload.txt
+check "so are the clone3 of pthread_create and of posix_spawn" \
+    sh -c "grep -q '^  clone3() via pthread_create() at .*workload\.c:' workload.txt &&
+           grep -q '^  clone3() via posix_spawn() at .*workload\.c:' workload.txt"
+child_line=$(grep -n 'the child ran' "$ROOT/tests/kernel/workload.c" | cut -d: -f1)
+check "and the calls of the new thread (getrandom) and of the executed children" \
+    sh -c "grep -q '^  getrandom() at .*workload\.c:' workload.txt &&
+           grep -q '^  newfstatat() via printf() at .*workload\.c:$child_line ' workload.txt"
+check_equal "every armed run went through: none crashed or hung" \
+    "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
+    "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 check "plain failrun run does not see system calls (only libfail-kernel.so wraps them)" \
     test "$("$FAILRUN" run -q --json --db plain.db -- "$relay" | jq '[.runs[] | select(.function == "pipe")] | length')" = 0
 "$FAILRUN" kernel --help >help.txt

@@ -18,17 +18,21 @@ grep -q '^ok - ' "$log" && grep '^ok - ' "$log" | sed 's/.*/pass/' >>"$RESULTS"
 grep -q '^not ok - ' "$log" && grep '^not ok - ' "$log" | sed 's/.*/fail/' >>"$RESULTS"
 check "the guest ran its checks" grep -q '^ok - ' "$log"
 
-# Second boot: failrun kernel on examples/relay, with everything at its host path.
+# Second boot: failrun kernel on examples/relay, the workload and provoke, with everything at
+# its host path.
 guest_script="$ROOT/build/tests/kernel/guest-kernel.sh"
 guest_root=/libfail
 sed -e "s|@ROOT@|$guest_root|" -e "s|@SOURCE@|$ROOT/examples/relay/relay.c|" \
+    -e "s|@WORKLOAD@|$ROOT/tests/kernel/workload.c|" \
     "$ROOT/tests/kernel/guest-kernel.sh" >"$guest_script"
 kernel_log="$ROOT/build/tests/kernel/console-failrun.log"
 sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun=$guest_root/build/failrun" \
     --add "$ROOT/build/libfail-kernel.so=$guest_root/build/libfail-kernel.so" \
     --add "$ROOT/build/examples/relay=$guest_root/build/examples/relay" \
     --add "$ROOT/examples/relay/relay.c=$guest_root/examples/relay/relay.c" \
-    --script "$guest_script" --log "$kernel_log"
+    --add "$ROOT/build/tests/kernel/workload=$guest_root/build/tests/kernel/workload" \
+    --add "$ROOT/build/tests/kernel/provoke=$guest_root/build/tests/kernel/provoke" \
+    --script "$guest_script" --log "$kernel_log" --timeout 900
 status=$?
 check_equal "the VM ran failrun kernel and reported its exit status" 0 "$status"
 grep '^ok - ' "$kernel_log" | sed 's/.*/pass/' >>"$RESULTS"

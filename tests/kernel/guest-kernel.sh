@@ -1,15 +1,23 @@
 #!/bin/sh
-# guest-kernel.sh — the guest side of `make check-kernel`'s second boot: `failrun kernel` on
-# examples/relay, which mishandles a failed pipe(). check.sh fills in @ROOT@, where failrun,
-# libfail-kernel.so, relay and relay.c sit in the guest (not under /tmp, which the guest mounts
-# afresh), and @SOURCE@, relay.c's path on the host as its debug information (and so the report)
-# names it. Prints "ok - " / "not ok - " lines.
+# guest-kernel.sh — the guest side of `make check-kernel`'s second boot: `failrun kernel`, every
+# system call trapped, on examples/relay (which mishandles a failed pipe()), on the workload
+# (tests/kernel/workload.c: about seventy different system calls) and on provoke (a kernel
+# warning during an armed call). check.sh fills in @ROOT@, where failrun, libfail-kernel.so and
+# the programs sit in the guest (not under /tmp, which the guest mounts afresh), and @SOURCE@ and
+# @WORKLOAD@, relay.c's and workload.c's paths on the host as their debug information (and so
+# the report) names them. Prints "ok - " / "not ok - " lines, and "# " lines for the record:
+# the table of system calls the workload's sweep saw and failed.
 root=@ROOT@
 failrun="$root/build/failrun"
 relay="$root/build/examples/relay"
+workload="$root/build/tests/kernel/workload"
+provoke="$root/build/tests/kernel/provoke"
 source_file="$root/examples/relay/relay.c"
 reported=@SOURCE@
+workload_source=@WORKLOAD@
 ok() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
+# The sweep of one site: "  NAME() [via F()] at FILE:LINE [SITE]: 1 ENFILE crash, ..., 7 beyond ..."
+sweep() { grep -E "^  $1\(\)( via [a-z0-9_]+\(\))? at $2:$3 " "$4" | sed 's/^[^]]*]://'; }
 
 bug_line=$(grep -n 'BUG(pipe-unchecked)' "$source_file" | cut -d: -f1)
 pipe_line=$(grep -n 'if (pipe(ends)' "$source_file" | cut -d: -f1)
@@ -24,14 +32,12 @@ echo "# failrun kernel took $((end - start)) s"
 ok "$([ $status = 1 ]; echo $?)" "failrun kernel exits 1: it found a bug (status $status)"
 grep -q "^BUG 1: crash (SIGSEGV) at $reported:$bug_line in main" /tmp/report.txt
 ok $? "the finding: a crash at relay.c:$bug_line, the unchecked pipe() leg"
-grep -q "injected: kernel fail-nth [0-9]* in pipe() -> E" /tmp/report.txt
-ok $? "the finding names the N that made pipe() fail and the errno it returned"
+grep -q "injected: kernel fail-nth [0-9]* in pipe2() via pipe() -> E" /tmp/report.txt
+ok $? "the finding names the N that made pipe() fail, its system call and the errno it returned"
 
-# The sweeps: "  pipe() at FILE:LINE [SITE]: 1 ENFILE crash, 2 ENFILE crash, ..., 7 beyond ..."
-sweep() { grep "^  $1() at $reported:$2 " /tmp/report.txt | sed 's/^[^]]*]://'; }
-pipe_sweep=$(sweep pipe "$pipe_line")
+pipe_sweep=$(sweep pipe2 "$reported" "$pipe_line" /tmp/report.txt)
 echo "# pipe sweep:$pipe_sweep"
-ok "$([ -n "$pipe_sweep" ]; echo $?)" "pipe() at relay.c:$pipe_line was swept"
+ok "$([ -n "$pipe_sweep" ]; echo $?)" "the pipe2 system call of pipe() at relay.c:$pipe_line was swept"
 failed=$(echo "$pipe_sweep" | tr ',' '\n' | grep -c -E ' (ENFILE|ENOMEM) ')
 ok "$([ "$failed" -ge 3 ]; echo $?)" "pipe() failed for several N, each with ENFILE or ENOMEM ($failed)"
 ok "$(echo "$pipe_sweep" | tr ',' '\n' | grep -E ' (ENFILE|ENOMEM) ' | grep -v -q ' crash$'; [ $? = 1 ]; echo $?)" \
@@ -40,7 +46,7 @@ ok "$(echo "$pipe_sweep" | grep -q 'beyond its fault points$'; echo $?)" \
     "the pipe() sweep ended when N passed the call's fault points"
 ok "$(echo "$pipe_sweep" | grep -q '^ 1 ENFILE'; echo $?)" \
     "N=1 fails pipe() with ENFILE (its file is allocated first)"
-pair_sweep=$(sweep socketpair "$pair_line")
+pair_sweep=$(sweep socketpair "$reported" "$pair_line" /tmp/report.txt)
 echo "# socketpair sweep:$pair_sweep"
 ok "$([ "$(echo "$pair_sweep" | tr ',' '\n' | grep -c -E ' E[A-Z]+ handled')" -ge 3 ]; echo $?)" \
     "socketpair() failed for several N and relay handled each"
@@ -49,3 +55,75 @@ ok "$(echo "$pair_sweep" | tr ',' '\n' | grep -q -E ' E[A-Z]+ crash'; [ $? = 1 ]
 replay=$(grep '  replay: ' /tmp/report.txt | head -1 | sed 's/^  replay: failrun //')
 eval "\"$failrun\" $replay" >/dev/null 2>&1
 ok "$([ $? = 139 ]; echo $?)" "the finding's replay command crashes relay again"
+
+# The workload: every system call a site, over TCP and UDP on the loopback device too.
+ip link set lo up
+start=$(date +%s)
+"$failrun" kernel -q -j 1 --db /tmp/workload.db -- "$workload" /tmp/workload \
+    >/tmp/workload.txt 2>/tmp/workload.err
+status=$?
+echo "# failrun kernel on the workload took $(($(date +%s) - start)) s, status $status:"
+sed -n '1,2p' /tmp/workload.txt | sed 's/^/# /'
+grep '^BUG [0-9]*:' /tmp/workload.txt | sed 's/^/# /'
+sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep '^  ' >/tmp/sweeps.txt
+grep '^outcomes:' /tmp/workload.txt | sed 's/^/# /'
+ok "$([ $status -le 1 ] && [ -s /tmp/sweeps.txt ]; echo $?)" \
+    "failrun kernel swept the workload (status $status: 1 when it found bugs)"
+# One row per system call: its sites; those where some N made a fault point fail (the call
+# failing, or the kernel absorbing it); the most fault points one of its sites had; the errnos
+# the program saw.
+echo "# system call | sites | sites failed | most fault points | errnos"
+awk '{
+    name = $1; sub(/\(.*/, "", name)
+    sites[name]++
+    list = $0; sub(/^[^]]*\]: /, "", list)
+    n = split(list, calls, ", ")
+    fired = 0; points = 0
+    for (i = 1; i <= n; i++) {
+        split(calls[i], word, " ")
+        if (word[2] == "beyond") { points = word[1] - 1; continue }
+        fired = 1; points = word[1]
+        if (word[2] != "ok" && index(errnos[name], word[2]) == 0)
+            errnos[name] = errnos[name] (errnos[name] == "" ? "" : " ") word[2]
+    }
+    failed[name] += fired
+    if (points > most[name]) most[name] = points
+} END {
+    for (name in sites)
+        printf "# %s | %d | %d | %d | %s\n", name, sites[name], failed[name], most[name],
+               errnos[name] == "" ? "-" : errnos[name]
+}' /tmp/sweeps.txt | sort >/tmp/table.txt
+cat /tmp/table.txt
+calls=$(wc -l </tmp/table.txt)
+failed_calls=$(awk -F' [|] ' '$3 > 0' /tmp/table.txt | wc -l)
+echo "# $calls system calls seen, $failed_calls of them with a fault point failed by some N"
+ok "$([ "$calls" -ge 30 ]; echo $?)" "the sweep found sites for at least 30 different system calls ($calls)"
+ok "$([ "$failed_calls" -ge 20 ]; echo $?)" \
+    "at least 20 different system calls had a fault point failed ($failed_calls)"
+fopen_sweep=$(grep -E "^  openat\(\) via fopen\(\) at $workload_source:[0-9]+ " /tmp/sweeps.txt | head -1)
+echo "# fopen's openat:${fopen_sweep#*]:}"
+ok "$(echo "$fopen_sweep" | grep -q ']: 1 E[A-Z]* '; echo $?)" \
+    "the openat inside fopen is a site, and N=1 made it fail"
+ok "$(grep -q -E '^  clone3\(\) via pthread_create\(\) .*: 1 E[A-Z]+ ' /tmp/sweeps.txt; echo $?)" \
+    "so is pthread_create's clone3, failed at N=1"
+ok "$(grep -q -E "^  vfork\(\) at $workload_source:[0-9]+ .*: 1 E[A-Z]+ " /tmp/sweeps.txt; echo $?)" \
+    "and vfork, failed at N=1"
+
+# A kernel warning while a call is armed is a finding of its own, with the kernel's log.
+"$failrun" kernel -q -j 1 --db /tmp/provoke.db -- "$provoke" >/tmp/provoke.txt 2>&1
+status=$?
+cat /tmp/provoke.txt
+ok "$([ $status = 1 ]; echo $?)" "failrun kernel exits 1 when the kernel warns during an armed call ($status)"
+ok "$([ "$(grep -c '^BUG [0-9]*:' /tmp/provoke.txt)" = 1 ]; echo $?)" \
+    "one finding: the warning came during the armed write, never during another armed call"
+grep -q "^BUG 1: kernel: WARNING: .*lkdtm_WARNING.*, during the armed call at .*provoke\.c:[0-9]* in main" /tmp/provoke.txt
+ok $? "the finding is headlined by the kernel's WARNING and located at the armed call"
+grep -q "armed: kernel fail-nth [0-9]* in write(), beyond its fault points (nothing failed)" /tmp/provoke.txt
+ok $? "it names the armed write, which the kernel completed without a failure"
+ok "$(sed -n '/kernel log while the call was armed/,/replay:/p' /tmp/provoke.txt | grep -q 'lkdtm_WARNING+'; echo $?)" \
+    "the finding carries the kernel's stack"
+warnings=$(dmesg | grep -c 'WARNING: CPU')
+replay=$(grep '  replay: ' /tmp/provoke.txt | head -1 | sed 's/^  replay: failrun //')
+eval "\"$failrun\" $replay" >/dev/null 2>&1
+ok "$([ "$(dmesg | grep -c 'WARNING: CPU')" -gt "$warnings" ]; echo $?)" \
+    "the finding's replay command makes the kernel warn again"

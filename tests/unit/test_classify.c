@@ -145,6 +145,8 @@ static void test_names(void **state)
         assert_int_equal(outcome_from_name(outcome_name(i)), i);
     assert_int_equal(outcome_from_name("segfault"), -1);
     assert_true(outcome_is_bug(OUTCOME_LEAK));
+    assert_true(outcome_is_bug(OUTCOME_KERNEL)); /* the kernel's own WARN, BUG or oops */
+    assert_string_equal(outcome_name(OUTCOME_KERNEL), "kernel");
     assert_false(outcome_is_bug(OUTCOME_OOM_ABORT));
 }
 

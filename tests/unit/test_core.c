@@ -98,6 +98,19 @@ static void test_plan_valid(void **state)
     assert_null(plan_parse("mode=fork", &plan));
     assert_int_equal(plan.jobs, 1); /* default: one child at a time */
     assert_int_equal(plan.timeout_ms, 0);
+    /* The kinds of call that are sites: allocations unless faults= says otherwise. */
+    assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC);
+    assert_null(plan_parse("mode=site;sites=00000000000000ff;faults=alloc,io", &plan));
+    assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC | PLAN_FAULT_IO);
+    assert_null(plan_parse("faults=io,alloc;mode=record", &plan));
+    assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC | PLAN_FAULT_IO);
+    assert_null(plan_parse("mode=nth;nth=3;faults=io", &plan));
+    assert_int_equal(plan.fault_kinds, PLAN_FAULT_IO);
+    assert_null(plan_parse("mode=kernel;sites=00000000000000ff:2;nth=3;depth=8", &plan));
+    assert_int_equal(plan.mode, PLAN_KERNEL);
+    assert_false(plan.kernel_wrappers); /* every system call trapped, unless asked */
+    assert_null(plan_parse("mode=kernel;depth=8;wrappers=1", &plan));
+    assert_true(plan.kernel_wrappers);
 }
 
 static void test_plan_invalid(void **state)
@@ -115,6 +128,9 @@ static void test_plan_invalid(void **state)
         "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
         "mode=random;probability=4294967296.5", /* wrapped to 0.5 before a review caught it */
         "mode=fork;jobs=0", "mode=fork;jobs=65", "mode=fork;timeout=-1", "mode=fork;timeout=",
+        "mode=record;faults=", "mode=record;faults=disk", "mode=record;faults=io,io",
+        "mode=record;faults=alloc,", "mode=record;faults=,io", "mode=kernel;faults=io",
+        "mode=kernel;wrappers=2", "mode=kernel;wrappers=", "mode=kernel;nth=3",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         plan.mode = PLAN_RECORD;
@@ -195,6 +211,16 @@ static void test_record_check(void **state)
     assert_string_equal(record_check(&r), "unknown record type");
     r = valid_record();
     r.function = FUNCTION_LIMIT;
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "unknown function");
+    r = valid_record();
+    r.function = FUNCTION_SYSCALL_FIRST + 257; /* a trapped system call: openat */
+    r.checksum = record_checksum(&r);
+    assert_null(record_check(&r));
+    r.function = FUNCTION_SYSCALL_LIMIT;
+    r.checksum = record_checksum(&r);
+    assert_string_equal(record_check(&r), "unknown function");
+    r.function = FUNCTION_SYSCALL_FIRST - 1;
     r.checksum = record_checksum(&r);
     assert_string_equal(record_check(&r), "unknown function");
     r = valid_record();

@@ -420,14 +420,67 @@ static void test_branches_before_the_call(void **state)
     finish(&c, &r);
 }
 
+/* --faults io: site 2 is an I/O call, never eligible. A leg reached by the small allocation
+   (site 1) and by the I/O failure is kept, and marked as kept because of I/O; reached through
+   the small allocation alone it stays deletable; reached by the I/O failure only after an
+   eligible failure in its chain it is deletable too (under the policy that run never happens);
+   kept by a large allocation (site 3), it is kept but not because of I/O. */
+static void test_io_keeps(void **state)
+{
+    (void)state;
+    struct coverage_call calls[] = {{0, 3}, {0, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls},
+                                    {.io = true, .call_count = 2, .calls = calls},
+                                    {.eligible = false, .call_count = 2, .calls = calls}};
+    struct campaign c = new_campaign(baseline_counts);
+    calls[0].file = calls[1].file = c.file;
+    add_run(&c, 2, site_ids[0], NULL, failed_counts);
+    add_run(&c, 3, site_ids[1], NULL, failed_counts);
+    struct coverage_result r = analyse(&c, sites, 3);
+    int legs[] = {5, 6, 11, 13, 18, 19};
+    for (size_t i = 0; i < sizeof legs / sizeof *legs; i++) {
+        assert_int_equal(line_class(&r, c.file, legs[i]), LINE_KEPT);
+        assert_true(line_item(&r, c.file, legs[i])->by_io);
+        assert_int_equal(line_item(&r, c.file, legs[i])->site_count, 2);
+    }
+    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_KEPT);
+    assert_false(line_item(&r, c.file, 10)->by_io); /* ordinary: both paths run it */
+    finish(&c, &r);
+
+    c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], NULL, failed_counts);
+    r = analyse(&c, sites, 3);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_DELETABLE);
+    assert_false(line_item(&r, c.file, 5)->by_io);
+    finish(&c, &r);
+
+    c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[1], "0000000000000001:1,0000000000000002:1", failed_counts);
+    r = analyse(&c, sites, 3);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_DELETABLE);
+    assert_false(line_item(&r, c.file, 5)->by_io);
+    finish(&c, &r);
+
+    c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[2], NULL, failed_counts);
+    r = analyse(&c, sites, 3);
+    assert_int_equal(line_class(&r, c.file, 5), LINE_KEPT);
+    assert_false(line_item(&r, c.file, 5)->by_io);
+    finish(&c, &r);
+}
+
 static void test_eligibility(void **state)
 {
     (void)state;
-    assert_true(site_nofail_eligible(false, "malloc", 32768, 32768));
-    assert_false(site_nofail_eligible(false, "malloc", 32769, 32768));
-    assert_true(site_nofail_eligible(true, "malloc", 1 << 20, 32768)); /* LF_NOFAIL */
+    assert_true(site_nofail_eligible(false, "alloc", 32768, 32768));
+    assert_false(site_nofail_eligible(false, "alloc", 32769, 32768));
+    assert_true(site_nofail_eligible(true, "alloc", 1 << 20, 32768)); /* LF_NOFAIL */
     assert_false(site_nofail_eligible(false, "failpoint", 0, 32768)); /* not an allocation */
     assert_true(site_nofail_eligible(true, "failpoint", 0, 32768));
+    /* An I/O site is never exempted, however small its request, LF_NOFAIL flag or not. */
+    assert_false(site_nofail_eligible(false, "io", 0, 32768));
+    assert_false(site_nofail_eligible(true, "io", 0, 32768));
+    assert_false(site_nofail_eligible(false, "syscall", 0, 32768));
 }
 
 /* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
@@ -485,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_untaken_reactions),
         cmocka_unit_test(test_data_file_shared_with_another_run),
         cmocka_unit_test(test_branches_before_the_call),
+        cmocka_unit_test(test_io_keeps),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };

@@ -8,7 +8,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "ingest.h"
@@ -79,6 +81,45 @@ static void test_valid_stream(void **state)
     run_records_free(&out);
 }
 
+/* LIVE_SET records carry several sites each; with LIVE records and several processes, each
+   site's counts are summed into one entry. A LIVE_SET whose frames are not whole triples is
+   refused. */
+static void test_live_sets_are_summed_per_site(void **state)
+{
+    (void)state;
+    struct record records[5] = {start_record(10, "/bin/x"), make(RECORD_LIVE_SET, 10),
+                                start_record(11, "/bin/y"), make(RECORD_LIVE, 11),
+                                make(RECORD_LIVE_SET, 11)};
+    uint64_t sites[3][3] = {{0x30, 4, 400}, {0x10, 1, 8}, {0x20, 2, 64}};
+    for (int i = 0; i < 3; i++) {
+        records[1].body.frames[3 * i] = (struct record_frame){7, 0x100 + (uint64_t)i};
+        records[1].body.frames[3 * i + 1] = (struct record_frame){sites[i][0], sites[i][1]};
+        records[1].body.frames[3 * i + 2] = (struct record_frame){sites[i][2], 0};
+    }
+    records[1].frame_count = 9;
+    seal(&records[1]);
+    records[3].signature = 0x20;
+    records[3].value = 5;
+    records[3].value2 = 50;
+    records[3].frame_count = 1;
+    records[3].body.frames[0] = (struct record_frame){7, 0x102};
+    seal(&records[3]);
+    records[4].frame_count = 4; /* not whole triples */
+    seal(&records[4]);
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)records, sizeof records, "t", &out);
+    assert_int_equal(out.problems, 1);
+    assert_int_equal(out.live.count, 3);
+    uint64_t expected[3][4] = {{0x10, 1, 8, 0x101}, {0x20, 7, 114, 0x102}, {0x30, 4, 400, 0x100}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(out.live.items[i].signature, expected[i][0]);
+        assert_int_equal(out.live.items[i].blocks, expected[i][1]);
+        assert_int_equal(out.live.items[i].bytes, expected[i][2]);
+        assert_int_equal(out.live.items[i].top.offset, expected[i][3]);
+    }
+    run_records_free(&out);
+}
+
 /* The policy contract: a SITE record with RECORD_FLAG_NOFAIL marks its site NOFAIL (in any of
    its records: the flag travels with the request), and a NAME record names a failpoint site, its
    text cut at the record's end when the target forgot the NUL. */
@@ -111,6 +152,39 @@ static void test_nofail_flag_and_failpoint_names(void **state)
     assert_string_equal(out.names.items[0].name, "wal-fsync");
     if (out.names.count == 2) /* unless record_check refuses unterminated names */
         assert_int_equal(strlen(out.names.items[1].name), sizeof records[5].body.text.path);
+    run_records_free(&out);
+}
+
+/* An I/O site (--faults io) and its fault: the kind is told by the function, the fault carries
+   the errno of the table (fwrite fails with ENOSPC), and no size. */
+static void test_io_fault(void **state)
+{
+    (void)state;
+    struct record records[3] = {start_record(10, "/bin/x"), site_record(10, 0xabc, 0),
+                                make(RECORD_FAULT, 10)};
+    records[1].function = FUNCTION_IO_FWRITE;
+    seal(&records[1]);
+    records[2] = records[1];
+    records[2].type = RECORD_FAULT;
+    records[2].sequence = 2;
+    seal(&records[2]);
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)records, sizeof records, "t", &out);
+    assert_int_equal(out.problems, 0);
+    assert_int_equal(out.sites.count, 1);
+    assert_string_equal(function_name(out.sites.items[0].function), "fwrite");
+    assert_string_equal(function_kind_name(out.sites.items[0].function), "io");
+    assert_int_equal(out.faults.count, 1);
+    assert_false(out.faults.items[0].kernel);
+    assert_true(out.faults.items[0].fired);
+    assert_true(out.faults.items[0].call_failed);
+    assert_int_equal(out.faults.items[0].error, ENOSPC);
+    assert_int_equal(function_io_errno_by_name("fopen"), EMFILE);
+    assert_int_equal(function_io_errno_by_name("read"), EIO);
+    assert_int_equal(function_io_errno_by_name("malloc"), 0);
+    assert_string_equal(function_kind_name(FUNCTION_MALLOC), "alloc");
+    assert_string_equal(function_kind_name(FUNCTION_FAILPOINT), "failpoint");
+    assert_string_equal(function_kind_name(FUNCTION_SYS_READ), "syscall");
     run_records_free(&out);
 }
 
@@ -170,14 +244,83 @@ static void test_random_garbage(void **state)
     free(noise);
 }
 
+/* An invocation file as the preload writes it (runtime.c, write_invocation). */
+static size_t invocation_section_text(char *out, const char *name, const char *bytes, size_t length)
+{
+    int header = sprintf(out, "%s %016zx\n", name, length);
+    memcpy(out + header, bytes, length);
+    out[header + (int)length] = '\n';
+    return (size_t)header + length + 1;
+}
+
+static size_t sample_invocation(char *out, const char *stdin_kind, const char *stdin_path)
+{
+    size_t used = (size_t)sprintf(out, "libfail-invocation 1\n");
+    used += invocation_section_text(out + used, "exe", "/opt/t/test_x", 13);
+    used += invocation_section_text(out + used, "cwd", "/opt/t", 6);
+    used += invocation_section_text(out + used, "argv", "./test_x\0-v\0", 12);
+    used += invocation_section_text(out + used, "environ", "A=1\0B=x y\0", 10);
+    used += invocation_section_text(out + used, "stdin", stdin_kind, strlen(stdin_kind));
+    used += invocation_section_text(out + used, "stdin-path", stdin_path, strlen(stdin_path));
+    return used;
+}
+
+static void test_invocation(void **state)
+{
+    (void)state;
+    char text[1024];
+    size_t length = sample_invocation(text, "file", "/opt/t/input.txt");
+    struct ingest_invocation parsed;
+    assert_true(invocation_parse(text, length, &parsed));
+    assert_string_equal(parsed.exe, "/opt/t/test_x");
+    assert_string_equal(parsed.cwd, "/opt/t");
+    assert_int_equal(parsed.argv_length, 12);
+    assert_memory_equal(parsed.argv, "./test_x\0-v\0", 12);
+    assert_int_equal(parsed.environment_length, 10);
+    assert_string_equal(parsed.environment + 4, "B=x y");
+    assert_string_equal(parsed.stdin_kind, "file");
+    assert_string_equal(parsed.stdin_path, "/opt/t/input.txt");
+    invocation_free(&parsed);
+
+    /* Every truncation, and a damaged length, is refused without a crash. */
+    for (size_t cut = 0; cut < length; cut++)
+        assert_false(invocation_parse(text, cut, &parsed));
+    char damaged[1024];
+    memcpy(damaged, text, length);
+    damaged[strlen("libfail-invocation 1\nexe ") + 15] = 'f';
+    assert_false(invocation_parse(damaged, length, &parsed));
+    /* A NUL inside a one-string section (exe) is refused. */
+    memcpy(damaged, text, length);
+    damaged[strlen("libfail-invocation 1\nexe 0000000000000000\n") + 3] = '\0';
+    assert_false(invocation_parse(damaged, length, &parsed));
+}
+
+/* A trapped system call is named by its number (x86_64's numbering). */
+static void test_system_call_names(void **state)
+{
+    (void)state;
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 0), "read");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 257), "openat");
+    assert_string_equal(function_name(FUNCTION_SYSCALL_FIRST + 1000), "syscall"); /* no such call */
+    assert_string_equal(function_name(FUNCTION_SYS_PIPE), "pipe"); /* the wrappers' own */
+    /* ... and a trapped call is a system-call site: its FAULT record says whether it fired. */
+    assert_int_equal(record_function_kind(FUNCTION_SYSCALL_FIRST + 257), KIND_SYSCALL);
+    assert_int_equal(record_function_kind(FUNCTION_SYS_PIPE), KIND_SYSCALL);
+    assert_int_equal(record_function_kind(FUNCTION_MALLOC), KIND_ALLOC);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
+        cmocka_unit_test(test_live_sets_are_summed_per_site),
+        cmocka_unit_test(test_system_call_names),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
+        cmocka_unit_test(test_io_fault),
         cmocka_unit_test(test_garbled_records_are_skipped),
         cmocka_unit_test(test_truncated_file),
         cmocka_unit_test(test_random_garbage),
+        cmocka_unit_test(test_invocation),
     };
     return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }

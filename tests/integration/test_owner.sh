@@ -1,0 +1,159 @@
+#!/bin/sh
+# test_owner.sh — inside a suite, a fault run starts only the program that owns the site, alone,
+# when alone it does what it did in the suite: the same outcomes as re-running the whole command,
+# plus the wrong output of a test program that its driver never compares (silent); programs that
+# cannot run alone (a descriptor from the driver, standard input a pipe) keep the whole command
+# and the report says why; replay commands name the program and its folder; a killed campaign
+# resumes without checking a program twice; --fork forks each such program alone.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+mkdir data
+printf 'hello world\nfrom a file\n' >data/words.txt
+printf 's3cret\n' >data/token.txt
+suite="sh $ROOT/tests/programs/ownersuite.sh $PROGRAMS $work/data"
+source_file=tests/programs/ownertest.c
+
+"$FAILRUN" run -q --json --db owner.db -- $suite >owner.json
+check_equal "owner mode: failrun exits 1 (bugs found)" 1 $?
+"$FAILRUN" run -q --json --whole-command --db whole.db -- $suite >whole.json
+check_equal "--whole-command: failrun exits 1 (bugs found)" 1 $?
+
+# The four test programs as the driver started them, in order: words (a file on standard
+# input), list (output to the driver's pipe), token (a descriptor from the driver), count
+# (standard input a pipe).
+check_equal "the driver's four programs are recorded, with what their standard input was" \
+    "$(printf '%s\n' "file|$work/data/words.txt|$work/data" "null|/dev/null|$work/data" \
+        "null|/dev/null|$work/data" "pipe||$work/data")" \
+    "$(sql owner.db "SELECT stdin_kind, stdin, cwd FROM programs ORDER BY id")"
+check_equal "words and list reproduce alone; token and count do not, each with its reason" \
+    "$(printf '%s\n' yes yes "alone it ends with status 2, in the command with status 0" \
+        "its standard input is a pipe")" \
+    "$(sql owner.db "SELECT alone FROM programs ORDER BY id")"
+check_equal "each program's arguments and environment as at exec (the driver's SUITE_TOKEN)" \
+    "$(printf '%s\n' "1|0" "1|0" "1|1" "1|0")" \
+    "$(sql owner.db "SELECT instr(argv, CAST('$PROGRAMS/ownertest' || char(0) AS BLOB)) = 1,
+        instr(environment, CAST(char(0) || 'SUITE_TOKEN=s3cret' || char(0) AS BLOB)) > 0
+        FROM programs ORDER BY id")"
+check_equal "no program is the command's own process" 0 "$(sql owner.db "SELECT sum(top) FROM programs")"
+
+# Owner runs start the program alone: their processes are that program and nothing else (no sh).
+check "owner runs were made (words and list)" \
+    test "$(sql owner.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL")" -ge 6
+check_equal "an owner run's processes are only its program" 0 \
+    "$(sql owner.db "SELECT count(*) FROM processes p JOIN runs r ON r.id = p.run
+        WHERE r.owner IS NOT NULL AND p.exe <> (SELECT exe FROM programs WHERE id = r.owner)")"
+check_equal "the chain through list's error leg started list alone too" \
+    "$(sql owner.db "SELECT id FROM programs WHERE alone = 'yes' ORDER BY id LIMIT 1 OFFSET 1")" \
+    "$(sql owner.db "SELECT group_concat(owner) FROM runs WHERE chain LIKE '%,%'")"
+check_equal "every run of a site of words or list started it alone" 0 \
+    "$(sql owner.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
+        JOIN programs p ON p.id = s.owner WHERE p.alone = 'yes' AND r.owner IS NULL")"
+check_equal "every run of a site of token or count re-ran the whole command (through sh)" "" \
+    "$(sql owner.db "SELECT r.id FROM runs r JOIN sites s ON s.id = r.site
+        JOIN programs p ON p.id = s.owner WHERE p.alone <> 'yes' AND (r.owner IS NOT NULL
+        OR NOT EXISTS (SELECT 1 FROM processes q WHERE q.run = r.id AND q.exe LIKE '%/dash'))")"
+
+# The same runs, the same outcomes, except where owner mode sees a test program's output that
+# the driver swallows (words) or reads without passing it on (list): those runs are silent.
+check_equal "owner mode plans the runs of --whole-command" \
+    "$(sql whole.db "SELECT chain FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql owner.db "SELECT chain FROM runs WHERE kind = 'fault' ORDER BY chain")"
+check_equal "every outcome as with --whole-command, but two runs found silent" \
+    "$(printf '%s\n' "silent absorbed" "silent handled")" \
+    "$(sql owner.db "ATTACH 'whole.db' AS w; SELECT o.outcome || ' ' || x.outcome FROM runs o
+        JOIN w.runs x ON x.chain = o.chain WHERE o.kind = 'fault' AND o.outcome <> x.outcome
+        ORDER BY 1")"
+location='.findings[] | "\(.outcome) \(.location.file | sub(".*/tests/"; "tests/")):\(.location.line)"'
+check_equal "--whole-command finds the crash only" \
+    "crash $(marker $source_file 'BUG(crash)')" "$(jq -r "$location" whole.json | LC_ALL=C sort)"
+check_equal "owner mode also finds the dropped byte and the missing summary line, silent" \
+    "$(printf '%s\n' "crash $(marker $source_file 'BUG(crash)')" \
+        "silent $(marker $source_file 'OWNER(silent)')" \
+        "silent $(marker $source_file 'BUG(silent-short)')" | LC_ALL=C sort)" \
+    "$(jq -r "$location" owner.json | LC_ALL=C sort)"
+
+# The report says which programs stayed within the whole command, and why.
+"$FAILRUN" report --db owner.db >report.txt
+check "the report counts the programs run alone" grep -qx "  2 programs run alone for the sites they own" report.txt
+check "the report names the programs re-run within the whole command, and why" grep -qxF \
+    "  2 programs re-run within the whole command: ownertest token: alone it ends with status 2, in the command with status 0; ownertest count: its standard input is a pipe" \
+    report.txt
+check_equal "the JSON report lists them too" "ownertest token|ownertest count" \
+    "$(jq -r '[.campaign.programs.whole_command[].program] | join("|")' owner.json)"
+
+# Replay names the program, its folder and its input, and reproduces the finding.
+replay=$(jq -r '.findings[] | select(.outcome == "crash") | .replay' owner.json)
+check_equal "the crash's replay names the program and its folder" \
+    "failrun replay --db owner.db --cwd $work/data $(jq -r '.findings[] | select(.outcome == "crash") | .site' owner.json):1 -- $PROGRAMS/ownertest list < /dev/null" \
+    "$replay"
+eval "\"$FAILRUN\" ${replay#failrun }" >/dev/null 2>replay.err
+check_equal "the crash's replay crashes the program again (SIGSEGV)" 139 $?
+replay=$(jq -r '.findings[] | select(.outcome == "silent" and (.replay | test("words"))) | .replay' owner.json)
+check "the dropped byte's replay gives the program its input file" \
+    sh -c "printf '%s' '$replay' | grep -q -- '-- $PROGRAMS/ownertest words < $work/data/words.txt\$'"
+eval "\"$FAILRUN\" ${replay#failrun }" >replay.out 2>replay.err
+check_equal "the dropped byte's replay prints the word without its first letter" "ELLO" "$(head -n 1 replay.out)"
+check "replay says it gives the program its environment from the campaign" \
+    grep -q "with the environment the campaign's command gave it" replay.err
+
+# Killed part-way (each start of ownertest slowed down), the campaign resumes: no program is
+# checked again, and it ends as the uninterrupted one did.
+export OWNERTEST_SLEEP_MS=40
+"$FAILRUN" run -q -j1 --json --db slow.db -- $suite >slow.json
+"$FAILRUN" run -j1 --db killed.db -- $suite >/dev/null 2>killed.err &
+pid=$!
+while [ "$(sqlite3 killed.db "SELECT count(*) FROM runs WHERE state = 'done' AND owner IS NOT NULL" 2>/dev/null || echo 0)" -lt 3 ]; do
+    kill -0 "$pid" 2>/dev/null || break
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+check "resume: the killed campaign had checked its programs and stopped part-way" \
+    test "$(sql killed.db "SELECT count(*) FROM runs WHERE state = 'planned'")" -gt 0 -a \
+    "$(sql killed.db "SELECT count(*) FROM programs WHERE alone IS NOT NULL")" = 4
+"$FAILRUN" run -j1 --json --db killed.db -- $suite >resumed.json 2>resumed.err
+check "resume: failrun says it resumes" grep -q "resuming" resumed.err
+check "resume: no program is checked again" sh -c '! grep -q "checking that" resumed.err'
+check "the uninterrupted campaign checked them" grep -q "checking that 4 program(s)" killed.err
+summary='[.findings[] | [.outcome, .site, .location.line, (.replay | sub("--db [^ ]* "; ""))]] | sort'
+check_equal "resume: the same findings as the uninterrupted campaign" \
+    "$(jq -c "$summary" slow.json)" "$(jq -c "$summary" resumed.json)"
+check_equal "resume: the same outcomes" "$(jq -c .outcomes slow.json)" "$(jq -c .outcomes resumed.json)"
+unset OWNERTEST_SLEEP_MS
+
+# --fork: each program that runs alone has a fork run of its own, alone (under ctest, whose log
+# file every test inherits open for writing, the command's fork run can fork no test program); its
+# children are judged as its owner runs. The command's fork run answers the rest: count reads a
+# pipe, so its sites are re-run. The same outcome for every run as owner mode without --fork.
+"$FAILRUN" run --fork --json --db fork.db -- $suite >fork.json 2>fork.err
+check_equal "--fork: failrun exits 1 (bugs found)" 1 $?
+check "--fork: words and list fork alone" grep -q "fork runs of 2 program(s) alone" fork.err
+check_equal "--fork: every first run of words and list was a child of its program's fork run" 0 \
+    "$(sql fork.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL AND chain NOT LIKE '%,%'
+        AND dir NOT LIKE '%/fork-%-program%'")"
+check_equal "--fork: the same findings as owner mode" "$(jq -r "$location" owner.json | LC_ALL=C sort)" \
+    "$(jq -r "$location" fork.json | LC_ALL=C sort)"
+check_equal "--fork: every run with the outcome of owner mode" \
+    "$(sql owner.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql fork.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")"
+check_equal "--fork: the runs of words and list were answered by their fork runs, the program's processes only" \
+    "0|$(sql owner.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL")" \
+    "$(sql fork.db "SELECT count(DISTINCT p.exe) - 1, count(DISTINCT r.id) FROM runs r JOIN processes p ON p.run = r.id
+        WHERE r.owner IS NOT NULL")"
+
+# A database of schema 4 (before programs were recorded) is migrated, through 5, to 6: its
+# campaign resumes, every run within the whole command as it was planned.
+"$FAILRUN" run -q --db old.db -- $suite >/dev/null
+sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; UPDATE runs SET owner = NULL;
+    UPDATE campaign SET wall_ms = NULL; DROP TABLE programs;
+    CREATE TABLE p AS SELECT run, pid, exe, command_line, forked, exit_code, signal FROM processes;
+    DROP TABLE processes; ALTER TABLE p RENAME TO processes;
+    ALTER TABLE runs DROP COLUMN owner; ALTER TABLE sites DROP COLUMN owner;
+    ALTER TABLE campaign DROP COLUMN whole_command; PRAGMA user_version = 4;"
+"$FAILRUN" run -q --json --db old.db -- $suite >old.json
+check_equal "schema 4: the database is migrated to 6" 6 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
+    "0|$(sql whole.db "SELECT count(*) FROM runs")" \
+    "$(sql old.db "SELECT count(owner), count(*) FROM runs")"
