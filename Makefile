@@ -5,7 +5,7 @@ CC ?= cc
 BUILD := build
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector -Iinjector/preload -Icoverage \
               -I$(BUILD)/gen
 # Code that runs inside the target: position independent, private symbols, TLS that never allocates.
 # Frame pointers: sanitizers unwind allocation stacks by them, through our interposers too.
@@ -22,12 +22,13 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
                    libfail/plan.c injector/sanitizer.c injector/export.c \
-                   injector/policy.c injector/coverage.c injector/covanalysis.c injector/covload.c injector/cmd_cov.c injector/html.c \
+                   injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c injector/owner.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
-HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/*.def)
+HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \
+                     injector/preload/*.def coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so
@@ -67,7 +68,7 @@ $(BUILD)/obj/injector/suppress.o: $(BUILD)/gen/suppress_default.inc
 # libfail.so carries the interposed allocator too: a program linked with it can drive failures
 # in-process (libfail.h). libfail-preload.so is the same code, for LD_PRELOAD; with both loaded
 # the first in symbol order serves every call, API included, so they never disagree.
-LIBFAIL_OBJECTS := $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o $(BUILD)/pic/injector/preload.o
+LIBFAIL_OBJECTS := $(CORE_OBJECTS) $(BUILD)/pic/libfail/api.o $(BUILD)/pic/injector/preload/preload.o
 $(BUILD)/libfail.so: $(LIBFAIL_OBJECTS)
 	$(CC) -shared -Wl,-soname,libfail.so.0 -o $@ $^ -lunwind -ldl -lpthread
 	ln -sf libfail.so $(BUILD)/libfail.so.0
@@ -78,15 +79,15 @@ $(BUILD)/libfail.a: $(LIBFAIL_OBJECTS)
 $(BUILD)/libfail-preload.so: $(LIBFAIL_OBJECTS)
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
-# For `failrun run --faults io`: the preload plus the I/O interposers (injector/preload_io.c),
+# For `failrun run --faults io`: the preload plus the I/O interposers (injector/preload/preload_io.c),
 # kept out of libfail-preload.so so that campaigns without it never touch read, write or fopen.
-$(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload_io.o
+$(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/preload_io.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
-# For `failrun kernel`: the preload plus wrappers of system calls (injector/kernel.c), kept out
+# For `failrun kernel`: the preload plus wrappers of system calls (injector/preload/kernel.c), kept out
 # of libfail-preload.so so that ordinary campaigns never touch read, write or open.
-$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/kernel.o \
-                           $(BUILD)/pic/injector/dispatch.o
+$(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/kernel.o \
+                           $(BUILD)/pic/injector/preload/dispatch.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
 
 # The names of this machine's system calls by number, from the C library's own header, for
@@ -165,11 +166,11 @@ $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/inges
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
-$(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/injector/covanalysis.o \
+$(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/coverage/covanalysis.o \
                               $(BUILD)/obj/injector/policy.o $(FAILRUN_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/injector/covanalysis.o $(BUILD)/obj/injector/policy.o \
-	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/injector/covanalysis.o \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/coverage/covanalysis.o $(BUILD)/obj/injector/policy.o \
+	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/coverage/covanalysis.o \
 	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_environment: tests/unit/test_environment.c $(FAILRUN_OBJECTS)
@@ -308,7 +309,7 @@ $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 # the corpus kept in tests/fuzz/corpus (new inputs found are added to it).
 FUZZ_SECONDS ?= 18
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -I$(BUILD)/gen
+               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -Iinjector/preload -Icoverage -I$(BUILD)/gen
 $(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
                             libfail/record.c libfail/text.c $(HEADERS)
 	@mkdir -p $(dir $@)

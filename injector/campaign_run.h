@@ -164,7 +164,9 @@ void programs_free(struct campaign_context *context);
 
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
-enum outcome conclude_job(struct campaign_context *context, struct job *job);
+enum outcome conclude_job(struct campaign_context *context, struct job *job); /* scheduler.c */
+/* judge.c: classify and store one run, inside conclude_job's transaction. */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired);
 /* Commit the runs concluded so far (conclude_job batches them). */
 void conclusions_commit(struct campaign_context *context);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own

@@ -2,7 +2,7 @@
  * cmd_kernel.c — `failrun kernel -- CMD`: the campaign of `failrun run`, over system-call sites
  * instead of allocation sites, failing the kernel's own allocations inside each call through
  * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION). Every system call the programs under test
- * make is a site (trapped by syscall user dispatch: injector/dispatch.c), named by its number and
+ * make is a site (trapped by syscall user dispatch: injector/preload/dispatch.c), named by its number and
  * its stack through libc; with --wrappers only the calls of the libc wrappers of kernel.c (open,
  * openat, read, write, pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap, fork) are.
  * Each site runs with N = 1, 2, ... written to fail-nth just before the call, until the call has

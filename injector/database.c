@@ -2,6 +2,8 @@
  * database.c — schema, opening with validation, and storage of what runs revealed.
  */
 #include "database.h"
+#include "spawn.h"
+#include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -480,4 +482,37 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         database_step_done(process);
     }
     database_finalize(process);
+}
+
+/* The runs table: where a run's folder is kept, and how it ended. */
+void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET dir = ? WHERE id = ?");
+    sqlite3_bind_text(statement, 1, dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
+void finish_run(sqlite3 *db, int64_t run_id, const char *site,
+                       const struct spawn_result *result, const char *outcome,
+                       const char *crash_frames, int problems, int64_t finding)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE runs SET state = 'done', exit_code = ?, signal = ?, timed_out = ?,"
+            " wall_ms = ?, outcome = ?, site = ?, crash_frames = ?, problems = ?,"
+            " finding = ? WHERE id = ?");
+    sqlite3_bind_int(statement, 1, result->exit_code);
+    sqlite3_bind_int(statement, 2, result->signal);
+    sqlite3_bind_int(statement, 3, result->timed_out);
+    sqlite3_bind_int64(statement, 4, result->wall_ms);
+    bind_text_or_null(statement, 5, outcome);
+    bind_text_or_null(statement, 6, site);
+    bind_text_or_null(statement, 7, crash_frames);
+    sqlite3_bind_int(statement, 8, problems);
+    if (finding > 0)
+        sqlite3_bind_int64(statement, 9, finding);
+    sqlite3_bind_int64(statement, 10, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
 }

@@ -45,4 +45,10 @@ void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text);
 /* Text column helper: a copy of column i or NULL. */
 char *column_text(sqlite3_stmt *statement, int i);
 
+/* The runs table (for a run's folder and end; struct spawn_result is spawn.h's). */
+struct spawn_result;
+void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
+void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
+                const char *outcome, const char *crash_frames, int problems, int64_t finding);
+
 #endif

@@ -418,40 +418,10 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     return same;
 }
 
-/* Conclusions of quick runs are committed together: a transaction per run of a few
-   milliseconds was a tenth of failrun's time. Each conclusion is a savepoint inside the batch,
-   and the batch is committed once it is BATCH_MS old or a run took that long (a slow run pays
-   nothing noticeable for its own commit). Killed meanwhile, the runs of the open batch are made
-   again on resume, as any run that was not concluded. */
-#define BATCH_MS 200
-
-static void batch_begin(struct campaign_context *context)
-{
-    if (!context->batch_open) {
-        database_exec(context->db, "BEGIN IMMEDIATE");
-        context->batch_open = true;
-        context->batch_started_ms = now_ms();
-    }
-    database_exec(context->db, "SAVEPOINT conclude");
-}
-
-static void batch_end(struct campaign_context *context, int64_t run_wall_ms)
-{
-    database_exec(context->db, "RELEASE conclude");
-    if (run_wall_ms >= BATCH_MS || now_ms() - context->batch_started_ms >= BATCH_MS)
-        conclusions_commit(context);
-}
-
-void conclusions_commit(struct campaign_context *context)
-{
-    if (context->batch_open)
-        database_exec(context->db, "COMMIT");
-    context->batch_open = false;
-}
-
-/* Under the database lock: classify the run and store it with all it revealed, in one
-   savepoint of the open batch. */
-enum outcome conclude_job(struct campaign_context *context, struct job *job)
+/* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
+   the run and store it with all it revealed. *keep: its folder is worth keeping (a bug, a
+   finding, --keep-runs); *fired: its planned fault fired (its error leg may reveal sites). */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired)
 {
     const struct run_records *records = &job->records;
     const struct ingest_fault *target = target_fault(job);
@@ -464,10 +434,6 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     uint64_t stdout_hash = file_hash(out);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
-    batch_begin(context);
-    char *kept = kept_path(context, job->dir);
-    set_run_directory(context->db, job->run_id, kept);
-    free(kept);
     database_store_records(context->db, job->run_id, records);
     store_kernel_fault(context->db, job);
     module_map_free(&context->modules);
@@ -561,12 +527,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         set_run_value(context->db, job->run_id, "leak_bytes", leaked);
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
-    if (target)
-        plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
-    /* Before the commit: killed in between, the run is made again and its folder replaced. */
-    settle_run_folder(context, job->dir,
-                      outcome_is_bug(outcome) || finding || context->options->keep_runs);
-    batch_end(context, job->result.wall_ms);
+    *fired = target != NULL;
+    *keep = outcome_is_bug(outcome) || finding || context->options->keep_runs;
     free(frames);
     free(stderr_text);
     free(out);

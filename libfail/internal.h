@@ -147,9 +147,9 @@ void live_table_after_fork_child(void) LF_HIDDEN;
 extern __thread int runtime_guard LF_HIDDEN;
 /* The guard's value while an interposer's real function runs: allocations inside it pass
    through as under any guard, but a system call it makes (brk inside malloc) is the program's,
-   where one made under a guard of 1 is libfail's own (failrun kernel, injector/dispatch.c). */
+   where one made under a guard of 1 is libfail's own (failrun kernel, injector/preload/dispatch.c). */
 #define RUNTIME_GUARD_REAL_CALL 2
-/* failrun kernel with syscall user dispatch (injector/dispatch.c): this thread's selector byte,
+/* failrun kernel with syscall user dispatch (injector/preload/dispatch.c): this thread's selector byte,
    read by the kernel at every system call made outside our trampolines: 1 (BLOCK) traps it,
    0 (ALLOW) lets it through. Our own system calls made outside the SIGSYS handler (records, the
    module table, exits) run between own_syscalls_begin and own_syscalls_end, so they are never
@@ -221,10 +221,10 @@ uint64_t runtime_exec_counter(void) LF_HIDDEN;
 void runtime_exec_environment(char *const *envp, uint64_t counter, char **copy,
                               char *entry) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
-/* failrun kernel (injector/kernel.c): at a system-call wrapper, with runtime_guard set. Records
+/* failrun kernel (injector/preload/kernel.c): at a system-call wrapper, with runtime_guard set. Records
    the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */
 uint64_t runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
-/* The same for a call whose stack is known (a trapped system call: injector/dispatch.c). */
+/* The same for a call whose stack is known (a trapped system call: injector/preload/dispatch.c). */
 uint64_t runtime_kernel_site(struct call *call, uint32_t function, const uintptr_t *pcs,
                              int count) LF_HIDDEN;
 /* False when the call at `pc` cannot be the planned site (a targeted run, before its fault):
@@ -238,7 +238,7 @@ bool runtime_kernel_wrappers_only(void) LF_HIDDEN;
 void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t nth,
                           uint64_t occurrence, bool fired, bool failed, int error) LF_HIDDEN;
 /* failrun kernel: the kernel's log while a call was armed, with a report of a kernel bug in it
-   (injector/kernel.c): appended to kernel-PID.log in the run folder. */
+   (injector/preload/kernel.c): appended to kernel-PID.log in the run folder. */
 void runtime_kernel_log(const char *text, size_t length) LF_HIDDEN;
 /* True when this process runs a kernel plan (set before any wrapper can see it on). */
 bool runtime_kernel_mode(void) LF_HIDDEN;

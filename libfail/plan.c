@@ -13,7 +13,7 @@
  *   mode=kernel                            record system-call sites (failrun kernel), fail nothing
  *   mode=kernel;sites=S:K;nth=N            write N to /proc/thread-self/fail-nth just before the
  *                                          K-th call at system-call site S (one site)
- *   mode=kernel;...;wrappers=1             the same at the libc wrappers of injector/kernel.c
+ *   mode=kernel;...;wrappers=1             the same at the libc wrappers of injector/preload/kernel.c
  *                                          only, not at every trapped system call
  *   mode=fork;jobs=N;timeout=MS            record as mode=record, and at each site reached for
  *                                          the first time fork a child that fails it (forkmode.c;

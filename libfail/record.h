@@ -64,15 +64,15 @@ enum record_function {
     FUNCTION_SYS_EVENTFD,
     FUNCTION_SYS_MMAP,
     FUNCTION_SYS_FORK,
-    /* I/O calls (failrun run --faults io): the rows of injector/interpose_io.def, in its order. */
+    /* I/O calls (failrun run --faults io): the rows of injector/preload/interpose_io.def, in its order. */
 #define IO_INTERPOSE(name, id, ...) id,
 #define IO_INTERPOSE_VARIADIC(name, id, ...) id,
-#include "../injector/interpose_io.def"
+#include "../injector/preload/interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT
 };
-/* A system call trapped by syscall user dispatch (failrun kernel, injector/dispatch.c): the
+/* A system call trapped by syscall user dispatch (failrun kernel, injector/preload/dispatch.c): the
    function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
 #define FUNCTION_SYSCALL_FIRST 0x1000u
 #define FUNCTION_SYSCALL_LIMIT (FUNCTION_SYSCALL_FIRST + 1024u)

@@ -10,7 +10,7 @@
  * - it works before constructors run: the first allocation initialises everything.
  */
 
-#include "../libfail/internal.h"
+#include "../../libfail/internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
    the extern inlines <bits/stdio.h> gives optimised builds). */
 #undef _FORTIFY_SOURCE
 #define __NO_INLINE__ 1
-#include "../libfail/internal.h"
+#include "../../libfail/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
