@@ -95,6 +95,10 @@ struct program {
     bool scanned, scan_ok;
     sanitizer_leak_list leaks;
 };
+/* owner.c: a spawn request that starts `program` alone, as it was started in the baseline, with
+   `environment` (its own, renewed by program_environment). */
+void start_alone(struct spawn_request *request, const struct program *program,
+                 char **environment);
 
 /* One fault run: its plan, what it did, what was recorded. */
 struct job {

@@ -100,14 +100,8 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
         /* The command once, plus each child up to its own limit, one at a time at worst. */
         .timeout_ms = (forkable + 2) * timeout_ms,
     };
-    if (program) { /* alone, as its owner runs start it (execute_run) */
-        request.argv = program->argv;
-        request.executable = program->exe;
-        request.cwd = program->cwd;
-        request.extra_environment = NULL;
-        request.environment = (const char *const *)environment;
-        request.stdin_path = program->stdin_path;
-    }
+    if (program) /* that program alone, as it was started in the baseline */
+        start_alone(&request, program, environment);
     struct spawn_result result = spawn_and_wait(&request);
     free(environment[count]);
     free(environment);

@@ -175,14 +175,8 @@ struct spawn_result execute_run(struct campaign_context *context, const char *di
         .stderr_path = err,
         .timeout_ms = timeout_ms,
     };
-    if (program) { /* that program alone, as it was started in the baseline */
-        request.argv = program->argv;
-        request.executable = program->exe;
-        request.cwd = program->cwd;
-        request.extra_environment = NULL;
-        request.environment = (const char *const *)environment;
-        request.stdin_path = program->stdin_path;
-    }
+    if (program) /* that program alone, as it was started in the baseline */
+        start_alone(&request, program, environment);
     struct spawn_result result = spawn_and_wait(&request);
     environment_free(environment);
     free(out);
