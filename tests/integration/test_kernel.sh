@@ -36,7 +36,9 @@ check_equal "min-order=1: exit status 2" 2 $?
 check "min-order=1: explains that order-0 allocations are skipped" grep -q "order-0" err
 
 echo Y >debug/failslab/ignore-gfp-wait
-"$FAILRUN" kernel --setup-debugfs -q --db kernel.db -- "$relay" >report.txt 2>err
+# -j 1 in every campaign below: the plain file stands in for a per-thread file, and two runs at
+# once would read back each other's N (one run's reset to 0 looks like the other's fault firing).
+"$FAILRUN" kernel --setup-debugfs -q -j 1 --db kernel.db -- "$relay" >report.txt 2>err
 check_equal "--setup-debugfs: the campaign runs" 0 $?
 check_equal "--setup-debugfs: sets ignore-gfp-wait=N, min-order=0, verbose=0" "N N 0 0 0" \
     "$(for f in failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait fail_page_alloc/min-order \
@@ -63,7 +65,7 @@ check_equal "an armed call is only armed: the program's output is unchanged" \
     "$(sql kernel.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 
 # --wrappers: the sites are relay.c's own calls of the wrapped functions, in source order.
-"$FAILRUN" kernel --wrappers -q --db wrappers.db -- "$relay" >wrappers.txt 2>err
+"$FAILRUN" kernel --wrappers -q -j 1 --db wrappers.db -- "$relay" >wrappers.txt 2>err
 check_equal "--wrappers: the campaign runs" 0 $?
 expected=$(sed 's|/\*.*\*/||' "$source_file" | grep -n -E '(socketpair|write|read|pipe)\(' |
     grep -v -E '^[0-9]+:\s*(/\*| \*)' |
