@@ -287,10 +287,6 @@ static json_t *site_entries(sqlite3 *db, const struct campaign_data *data)
         int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
                                                        true, symbol, 8) : 0;
         if (n > 0)
-            json_object_set_new(site, "instrumentation",
-                                json_boolean(!strncmp(symbol[n - 1].function, "gcov_", 5) ||
-                                             !strncmp(symbol[n - 1].function, "__gcov_", 7)));
-        if (n > 0)
             json_object_set_new(site, "location",
                 json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
                           "file", symbol[0].file, "line", symbol[0].line));

@@ -416,9 +416,10 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
-       at exit) tests the instrumentation, not the program: never a finding. Runs with a chain
-       never plan these (policy.h), so only the others need the check (it symbolises). */
-    if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
+       at exit) tests the instrumentation, not the program: never a finding. Such allocations are
+       never sites, so runs with a chain never plan them (policy.h); only the others need the
+       check (it symbolises). */
+    if (target && !job->chain && frames_are_instrumentation(context->db, &target->stack))
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;

@@ -24,26 +24,32 @@ char *failable_sites_condition(const struct campaign_settings *settings)
                      (unsigned long long)settings->nofail_below);
 }
 
-bool site_is_instrumentation(sqlite3 *db, const char *site)
+bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)
 {
     static struct symboliser *symboliser;
+    struct module_map map;
+    module_map_load(db, &map);
+    int own = first_own_frame(&map, frames);
+    const char *path = own >= 0 ? module_map_path(&map, frames->frames[own].module) : NULL;
+    if (path && !symboliser)
+        symboliser = symboliser_new();
+    char function[256] = "";
+    /* The out-of-line function: libgcov's are never inlined into the program's code. */
+    bool named = path && symboliser &&
+                 symboliser_function(symboliser, path, frames->frames[own].offset, true, NULL,
+                                     function, sizeof function);
+    module_map_free(&map);
+    /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
+    return named && (!strncmp(function, "__gcov_", 7) || !strncmp(function, "gcov_", 5));
+}
+
+bool site_is_instrumentation(sqlite3 *db, const char *site)
+{
     sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
     sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
     struct frame_list frames = {0};
     if (sqlite3_step(statement) == SQLITE_ROW)
         frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
     sqlite3_finalize(statement);
-    struct module_map map;
-    module_map_load(db, &map);
-    int own = first_own_frame(&map, &frames);
-    const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
-    if (path && !symboliser)
-        symboliser = symboliser_new();
-    struct symbol_frame symbol[4];
-    int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
-                                                   true, symbol, 4) : 0;
-    module_map_free(&map);
-    /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
-    return n > 0 && (!strncmp(symbol[n - 1].function, "__gcov_", 7) ||
-                     !strncmp(symbol[n - 1].function, "gcov_", 5));
+    return frames.count > 0 && frames_are_instrumentation(db, &frames);
 }

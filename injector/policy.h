@@ -28,10 +28,14 @@ bool site_nofail_eligible(bool nofail, const char *function, uint64_t max_size,
    the NOFAIL ones (they cannot fail); under --policy nofail, not the eligible ones either. */
 char *failable_sites_condition(const struct campaign_settings *settings);
 
-/* Is this site (an id of the sites table) an allocation of gcov's own runtime (libgcov, linked
-   into a target built with --coverage, allocates while it writes the .gcda files at exit)?
-   Failing it tests the instrumentation, not the program, and loses the run's coverage: such
-   sites are never planned. Callers hold the campaign's lock (one symboliser, cached here). */
+/* Is this stack (its first frame outside libc and failrun) an allocation of gcov's own runtime
+   (libgcov, linked into a target built with --coverage, allocates while it writes the .gcda
+   files at exit)? Failing it tests the instrumentation, not the program, and loses the run's
+   coverage: such allocations are not the program's sites at all, never stored (database.c),
+   planned, counted or reported. The modules of the stack must be in the database. Callers hold
+   the campaign's lock (one symboliser, cached here). */
+bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames);
+/* The same for a site of the sites table (false for an id it does not hold). */
 bool site_is_instrumentation(sqlite3 *db, const char *site);
 
 #endif
