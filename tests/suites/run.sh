@@ -16,6 +16,8 @@
 # The plain suite runs three times (median wall and CPU), with GCOV_PREFIX pointing into a
 # scratch folder as in a campaign's runs, so it pays the same coverage dumps and leaves the cached
 # build untouched. CPU seconds are user + system of everything waited for (bash `times`).
+# max_runs is used inside an eval; cpu_before and cpu_after are set by children_cpu's read.
+# shellcheck disable=SC2034,SC2154
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -51,7 +53,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
     now() { date +%s.%N; }
     minus() { awk -v a="$2" -v b="$1" 'BEGIN { printf "%.3f", b - a }'; }
     touch "$out/stats.tsv"
-    while IFS=$'\t' read -r name package _ _ _ command <&3; do
+    while IFS=$'\t' read -r name _ _ _ _ command <&3; do
         case $name in '' | '#'*) continue ;; esac
         if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
         build=$(sh "$here/build.sh" "$name") || { echo "suites: $name: no build" >&2; continue; }
@@ -61,7 +63,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
         # One plain run of the suite, three times: median wall and CPU; each must pass.
         plain_status=0
         : >"$work/plain"
-        for round in 1 2 3; do
+        for _ in 1 2 3; do
             rm -rf "$work/plain.gcov"
             children_cpu cpu_before
             wall_before=$(now)
@@ -89,7 +91,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
         "$failrun" cov --json --db "$out/$name.db" >"$out/$name.cov.json" 2>>"$out/$name.err"
         cov_status=$?
         cov_wall=$(minus "$(now)" "$cov_before")
-        disk=$(du -sk "$out/$name.db" "$out/$name.files" 2>/dev/null | awk '{ k += $1 } END { print k + 0 }')
+        disk=$(du -sk "$out/$name".db* "$out/$name.files" 2>/dev/null | awk '{ k += $1 } END { print k + 0 }')
         echo "suites: $name: failrun exit $status in ${wall} s (CPU ${cpu} s), cov exit $cov_status in ${cov_wall} s, ${disk} KiB"
 
         grep -v "^$name	" "$out/stats.tsv" >"$work/stats.tsv"
