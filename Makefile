@@ -45,7 +45,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(BUILD)/tests/cov/iolegs
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
-        realworld realworld-fork
+        realworld realworld-fork suites
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -371,6 +371,13 @@ bench: all $(BENCH_BINARIES)
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
 realworld: all
 	@bash tests/realworld/run.sh
+
+# Real C libraries' own test suites (jansson, json-c, expat, libyaml from Debian source packages,
+# built with --coverage and cached in /var/cache/libfail-suites), each wrapped in a campaign and
+# failrun cov, findings against hand verdicts (tests/suites/). Not part of make check: slow.
+# SUITES="jansson json-c" picks libraries; SUITES_MAX_RUNS=N bounds each campaign.
+suites: all
+	@bash tests/suites/run.sh
 
 # Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
 # (tests/realworld/fork_agreement.sh; not part of make check, .ci/run runs it: 2-3 minutes).

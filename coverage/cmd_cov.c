@@ -187,15 +187,10 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
         struct symbol_frame symbol[8];
         int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
                                                        true, symbol, 8) : 0;
-        if (n > 0) {
-            bool instrumentation = !strncmp(symbol[n - 1].function, "gcov_", 5) ||
-                                   !strncmp(symbol[n - 1].function, "__gcov_", 7);
-            site.never_fails |= instrumentation;
-            json_object_set_new(entry, "instrumentation", json_boolean(instrumentation));
+        if (n > 0)
             json_object_set_new(entry, "location",
                 json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
                           "file", symbol[0].file, "line", symbol[0].line));
-        }
         call_list calls = {0};
         site_calls(symboliser, &map, &frames, own, &files, &calls);
         site.calls = calls.items;

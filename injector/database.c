@@ -2,6 +2,7 @@
  * database.c — schema, opening with validation, and storage of what runs revealed.
  */
 #include "database.h"
+#include "policy.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -421,10 +422,17 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
             " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
             "  nofail = max(nofail, excluded.nofail)");
+    sqlite3_stmt *known = database_prepare(db, "SELECT 1 FROM sites WHERE id = ?");
     for (size_t i = 0; i < records->sites.count; i++) {
         const struct ingest_site *s = &records->sites.items[i];
         char id[17];
         hex16(id, s->signature);
+        /* A new site is symbolised once, here: gcov's runtime is not the program (policy.h). */
+        sqlite3_bind_text(known, 1, id, -1, SQLITE_TRANSIENT);
+        bool stored = sqlite3_step(known) == SQLITE_ROW;
+        sqlite3_reset(known);
+        if (!stored && frames_are_instrumentation(db, &s->stack))
+            continue;
         char *frames = frames_to_json(&s->stack);
         sqlite3_bind_text(site, 1, id, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(site, 2, function_name(s->function), -1, SQLITE_STATIC);
@@ -439,6 +447,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         database_step_done(site);
         free(frames);
     }
+    database_finalize(known);
     database_finalize(site);
     sqlite3_stmt *name = database_prepare(db, "UPDATE sites SET name = ? WHERE id = ?");
     for (size_t i = 0; i < records->names.count; i++) {

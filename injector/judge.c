@@ -111,6 +111,24 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
+/* The function a finding is keyed by. A function whose debug info names it and its source file
+   is the same function in every module that file was compiled into — the library and a test
+   program that #includes its .c, or a static library linked into several programs — so it is
+   keyed by name and source file (the symboliser normalises paths); otherwise by module and
+   start (function_of), which also tells stripped code's functions apart. */
+static struct function_id finding_function(struct campaign_context *context,
+                                           const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    struct symbol_frame symbol[8];
+    int n = path ? symboliser_lookup(context->symbols, path, frame->offset, true, symbol, 8) : 0;
+    if (n < 1 || !symbol[n - 1].file[0] || !strcmp(symbol[n - 1].function, "??"))
+        return function_of(context, frame);
+    const struct symbol_frame *function = &symbol[n - 1]; /* the out-of-line one */
+    return (struct function_id){hash_bytes(5, function->file, strlen(function->file)),
+                                hash_bytes(5, function->function, strlen(function->function))};
+}
+
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
    program's own code it was reached from; for an abort or a leak both are the program's frame
@@ -131,8 +149,8 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
                 fault = i;
                 break;
             }
-    struct function_id where = function_of(context, &evidence->frames[fault]);
-    struct function_id from = function_of(context, &evidence->frames[own]);
+    struct function_id where = finding_function(context, &evidence->frames[fault]);
+    struct function_id from = finding_function(context, &evidence->frames[own]);
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
@@ -496,9 +514,10 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
-       at exit) tests the instrumentation, not the program: never a finding. Runs with a chain
-       never plan these (policy.h), so only the others need the check (it symbolises). */
-    if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
+       at exit) tests the instrumentation, not the program: never a finding. Such allocations are
+       never sites, so runs with a chain never plan them (policy.h); only the others need the
+       check (it symbolises). */
+    if (target && !job->chain && frames_are_instrumentation(context->db, &target->stack))
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;

@@ -243,8 +243,6 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
 {
     if (fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
-    if (site && site_is_instrumentation(context->db, site))
-        return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
     insert_run(context->db, "fault", site, chain, plan, chain_owner(context, chain));
@@ -590,7 +588,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
             continue;
         }
         char *chain = xasprintf("%s,%s:1", job->chain, site);
-        if (!plan_run(context, site, chain, 0, 0) && !site_is_instrumentation(context->db, site))
+        if (!plan_run(context, site, chain, 0, 0))
             leave_unexplored(context, job->run_id, site, "max-runs");
         free(chain);
     }

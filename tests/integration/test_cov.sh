@@ -58,6 +58,11 @@ check_equal "the 64 KiB buffer is the one site too big to be eligible" \
                               | "\(.function) \(.size)"' all.json)"
 check_equal "gcov's own allocations at exit are never failed" 0 \
     "$(sql all.db "SELECT count(*) FROM runs r JOIN findings f ON f.id = r.finding")"
+check_equal "gcov's own allocations are not sites of the campaign" 0 \
+    "$(jq '[.sites[] | select(.location.function // "" | test("^_*gcov_"))] | length' all.json)"
+check "... nor counted: the report's sites are those of wordfreq's own code" \
+    grep -q "^  $(jq '[.sites[] | select(.location.file | test("examples/wordfreq/"))] | length' \
+                    all.json) sites, $runs runs" run.txt
 check "the summary line counts what the JSON counts" \
     grep -q "error-leg lines: $(jq '.lines.tested' all.json) tested (deletable $(jq '.lines.deletable' all.json), kept $(jq '.lines.kept' all.json)); $(jq '.lines.unreached' all.json) line(s) no run reached" \
     "$(

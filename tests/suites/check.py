@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""check.py — judge a `make suites` run against the hand verdicts and print its table.
+
+Usage: check.py LIBRARIES.tsv EXPECTED.tsv OUTDIR [NAME...]
+OUTDIR holds, per library, NAME.json (failrun's report), NAME.cov.json (failrun cov --json) and
+a line of stats.tsv written by run.sh: name, source version, plain suite exit status, its wall
+and CPU seconds (median of three), failrun's exit status, the campaign's wall and CPU seconds,
+failrun cov's exit status and wall seconds, KiB on disk of the campaign (database and files
+folder), and the --max-runs bound ("" when unbounded).
+
+A finding's identity is the report's `.identity` (module!function); an expectation's identity
+may be a glob (fnmatch), e.g. "test1*!to_json_string" for a function of test code built into
+test1 and test1Formatted, whichever program's run reported it first. A library passes when its
+plain suite passed, failrun and failrun cov ran (exit 0/1 and 0), the campaign found sites and
+gathered coverage, every finding has a verdict line in EXPECTED.tsv, and every finding judged
+`real` is present — unless the campaign was bounded by --max-runs and stopped at the bound, when
+a missing one is named but not counted. Only the NAMEs given are checked (default: all). The
+last line is "suites: N passed, N failed".
+"""
+import fnmatch
+import json
+import os
+import sys
+
+VERDICTS = ("real", "false")
+
+
+def read_tsv(path):
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            rows.append(line.split("\t"))
+    return rows
+
+
+def load_json(path, problems, what):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as error:
+        problems.append("%s: %s unreadable (%s)" % (os.path.basename(path), what, error))
+        return None
+
+
+def read_stats(outdir):
+    stats = {}
+    path = os.path.join(outdir, "stats.tsv")
+    if not os.path.exists(path):
+        return stats
+    for row in read_tsv(path):
+        row += [""] * (12 - len(row))
+        stats[row[0]] = {
+            "version": row[1], "plain_status": int(row[2]), "plain_wall": float(row[3]),
+            "plain_cpu": float(row[4]), "status": int(row[5]), "wall": float(row[6]),
+            "cpu": float(row[7]), "cov_status": int(row[8]), "cov_wall": float(row[9]),
+            "disk_kib": int(row[10]), "max_runs": int(row[11]) if row[11] else None,
+        }
+    return stats
+
+
+def expectation_of(expected, key):
+    """The expectation line matching a finding's (library, outcome, identity): the exact one, or
+    else the first whose identity glob matches."""
+    if key in expected:
+        return key
+    for candidate in expected:
+        if candidate[:2] == key[:2] and fnmatch.fnmatchcase(key[2], candidate[2]):
+            return candidate
+    return None
+
+
+def judge_findings(name, report, expected, bounded, problems, notes, real_found):
+    """Each finding against its verdict; returns (real found, all findings). Appends the real
+    ones found to real_found."""
+    present = set()
+    reals = 0
+    findings = report.get("findings", []) if report else []
+    for finding in findings:
+        key = (name, finding.get("outcome"), finding.get("identity") or "?")
+        line = expectation_of(expected, key)
+        present.add(line)
+        verdict = expected.get(line)
+        if verdict is None:
+            location = finding.get("location") or {}
+            problems.append("unjudged finding: %s\t%s\t%s\t(at %s:%s; replay: %s)"
+                            % (key + (location.get("file"), location.get("line"),
+                                      finding.get("replay", ""))))
+        elif verdict[0] == "real":
+            reals += 1
+            real_found.append("%s\t%s\t%s\t(%d runs): %s"
+                              % (key + (finding.get("runs", 0), verdict[1])))
+    for key, (verdict, reason) in sorted(expected.items()):
+        if key[0] != name or key in present:
+            continue
+        if verdict == "real":
+            message = "real finding not found: %s\t%s\t%s\t(%s)" % (key + (reason,))
+            if bounded:
+                notes.append(message + " [campaign bounded by --max-runs]")
+            else:
+                problems.append(message)
+        else:
+            notes.append("gone (was judged false): %s\t%s\t%s" % key)
+    return reals, len(findings)
+
+
+def check_library(name, stats, report, cov, expected, real_found):
+    """The row of the table, the problems (failures) and notes."""
+    problems, notes = [], []
+    if stats is None:
+        return None, ["%s: not run (no line in stats.tsv)" % name], notes
+    campaign = (report or {}).get("campaign", {})
+    runs = campaign.get("runs", 0)
+    bounded = stats["max_runs"] is not None and runs - 1 >= stats["max_runs"]
+    if stats["plain_status"] != 0:
+        problems.append("%s: the plain suite failed (exit %d)" % (name, stats["plain_status"]))
+    if stats["status"] not in (0, 1):
+        problems.append("%s: failrun run exited %d (see build/suites/%s.err)"
+                        % (name, stats["status"], name))
+    if stats["cov_status"] != 0:
+        problems.append("%s: failrun cov exited %d (see build/suites/%s.err)"
+                        % (name, stats["cov_status"], name))
+    if report is not None and not campaign.get("sites"):
+        problems.append("%s: the campaign found no sites" % name)
+    if cov is not None and not cov.get("runs", {}).get("fault"):
+        problems.append("%s: no fault run left coverage data" % name)
+    if campaign.get("runs_pending"):
+        problems.append("%s: %d runs still pending" % (name, campaign["runs_pending"]))
+    reals, total = judge_findings(name, report, expected, bounded, problems, notes, real_found)
+    lines = (cov or {}).get("lines", {})
+    plain = stats["plain_wall"] or float("nan")
+    row = [name, stats["version"].split(" ", 1)[-1], str(campaign.get("sites", "?")),
+           "%d%s" % (runs, " (bound)" if bounded else ""),
+           "%.1f" % stats["wall"], "%.1f" % stats["cpu"],
+           "%.2f / %.2f" % (stats["plain_wall"], stats["plain_cpu"]),
+           "%.0fx / %.0fx" % (stats["wall"] / plain, stats["cpu"] / (stats["plain_cpu"] or float("nan"))),
+           "%d/%d" % (reals, total),
+           "%s/%s/%s" % (lines.get("tested", "?"), lines.get("deletable", "?"),
+                         lines.get("kept", "?")),
+           "%.1f" % (1000 * stats["cov_wall"] / runs if runs else 0),
+           "%.0f" % (stats["disk_kib"] / 1024), "FAIL" if problems else "ok"]
+    return row, problems, notes
+
+
+def main():
+    libraries_path, expected_path, outdir = sys.argv[1:4]
+    names = sys.argv[4:] or [row[0] for row in read_tsv(libraries_path)]
+    expected = {}
+    bad = 0
+    for row in read_tsv(expected_path):
+        if len(row) < 5 or row[3] not in VERDICTS or not row[4].strip():
+            print("expected.tsv: bad line (library, outcome, identity, real|false, reason): %s"
+                  % "\t".join(row))
+            bad += 1
+            continue
+        expected[(row[0], row[1], row[2])] = (row[3], row[4])
+    stats = read_stats(outdir)
+    table, real_found, passed, failed = [], [], 0, 0
+    for name in names:
+        problems = []
+        report = cov = None
+        if name in stats:
+            report = load_json(os.path.join(outdir, name + ".json"), problems, "report")
+            cov = load_json(os.path.join(outdir, name + ".cov.json"), problems, "coverage")
+        row, more, notes = check_library(name, stats.get(name), report, cov, expected, real_found)
+        problems += more
+        for line in problems + notes:
+            print(line)
+        if row:
+            table.append(row)
+        if problems:
+            failed += 1
+        else:
+            passed += 1
+    header = ["library", "version", "sites", "runs", "wall s", "CPU s", "plain suite wall / CPU s",
+              "ratio wall / CPU", "findings real/all", "error-leg lines tested/deletable/kept",
+              "cov ms/run", "disk MB", "check"]
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in table:
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("ratio: the campaign's wall and CPU time over one plain run of the suite (median of"
+          " three); findings: judged real by hand (expected.tsv) / all; error-leg lines from"
+          " failrun cov; cov ms/run: failrun cov's wall time over the runs it read; disk: the"
+          " campaign's database and files folder after failrun cov")
+    if real_found:
+        print()
+        print("real bugs found:")
+        for line in real_found:
+            print("  " + line)
+    if bad:
+        failed += 1
+    print("suites: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
