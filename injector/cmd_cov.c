@@ -5,6 +5,7 @@
  * (html.c) on request. Like report.c, everything is built once as one JSON document, so the
  * text, --json, lcov and HTML outputs always agree.
  */
+#include "source.h"
 #include "campaign.h"
 #include "commands.h"
 #include "coverage.h"
@@ -38,12 +39,15 @@ const char cov_usage[] =
     "                     it reached none of the deletable lines (exit 1 if it did)\n"
     "  --lcov PATH        write an lcov tracefile (genhtml renders it)\n"
     "  --html PATH        write one self-contained HTML report\n"
+    "  --source GLOB      show only source files matching GLOB (path or base name; repeatable,\n"
+    "                     comma-separated); default: the campaign's own --source\n"
     "  --json             print the analysis as JSON\n"
     "\n"
     "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
 
 struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
+    char *source_globs; /* --source: ':'-separated (source.h); NULL: the campaign's */
     uint64_t nofail_below;
     bool json, help;
 };
@@ -54,7 +58,8 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         {"db", required_argument, NULL, 'd'},   {"nofail-below", required_argument, NULL, 'B'},
         {"nofail-db", required_argument, NULL, 'n'}, {"lcov", required_argument, NULL, 'l'},
         {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},       {"source", required_argument, NULL, 'g'},
+        {NULL, 0, NULL, 0},
     };
     options->database_path = DEFAULT_DATABASE;
     options->nofail_below = NOFAIL_BELOW_DEFAULT;
@@ -69,6 +74,12 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         case 'H': options->html_path = optarg; break;
         case 'j': options->json = true; break;
         case 'h': options->help = true; return;
+        case 'g': {
+            char *joined = source_globs_add(options->source_globs, optarg);
+            free(options->source_globs);
+            options->source_globs = joined;
+            break;
+        }
         case 'B':
             errno = 0;
             options->nofail_below = strtoull(optarg, &end, 10);
@@ -356,6 +367,7 @@ static json_t *line_ranges(json_t *lines, bool by_io)
    total. The temp tables give each line and branch its analysis index. */
 static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
                             const struct coverage_item *branches, const char *cwd,
+                            const char *source_globs,
                             json_t *line_total, json_t *branch_total)
 {
     json_t *files = json_array();
@@ -372,6 +384,8 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_item *lines,
     while (sqlite3_step(file_rows) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(file_rows, 0);
         const char *path = (const char *)sqlite3_column_text(file_rows, 1);
+        if (!source_matches(source_globs, path))
+            continue; /* --source: not a file of the code under test */
         json_t *file = json_pack("{s:s,s:s}", "path", path, "display", display_path(path, cwd));
         json_t *summary = empty_summary(), *branch_summary = empty_summary();
         json_t *line_list = json_array(), *branch_list = json_array();
@@ -453,6 +467,9 @@ static json_t *build(sqlite3 *db, const struct cov_options *options)
     json_object_set_new(report, "sites", site_entries(db, &data));
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "files", file_entries(db, lines, branches, settings.cwd,
+                                                      options->source_globs
+                                                          ? options->source_globs
+                                                          : settings.source_globs,
                                                       line_total, branch_total));
     json_object_set_new(report, "lines", line_total);
     json_object_set_new(report, "branches", branch_total);

@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "policy.h"
 #include "report.h"
+#include "source.h"
 #include "suppress.h"
 #include "symbolise.h"
 #include "util.h"
@@ -40,6 +41,11 @@ const char run_usage[] =
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --source GLOB     fail and report only sites whose first own frame is in a source file\n"
+    "                    matching GLOB (its path as DWARF gives it, or its base name; e.g.\n"
+    "                    'src/*' or 'json_*.c'; repeatable, or comma-separated): tests and\n"
+    "                    library in one executable, fail only the library's allocations.\n"
+    "                    Other sites are recorded (coverage) but get no run\n"
     "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
     "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
     "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
@@ -121,6 +127,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"replace", no_argument, NULL, 'E'},
         {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
+        {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -237,6 +244,18 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         case 'k':
             options->keep_runs = true;
             break;
+        case 'g': {
+            char *joined = source_globs_add(settings->source_globs, optarg);
+            free(settings->source_globs);
+            settings->source_globs = joined;
+            break;
+        }
+        case 'w': {
+            char *joined = source_globs_add(settings->wrappers, optarg);
+            free(settings->wrappers);
+            settings->wrappers = joined;
+            break;
+        }
         case 'F':
             options->fork = true;
             break;

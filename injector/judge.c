@@ -3,6 +3,7 @@
  * ended (exit status against the same process of the baseline, crash and sanitizer stacks, live
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "policy.h"
 #include "report.h"
@@ -469,6 +470,7 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     set_run_directory(context->db, job->run_id, kept);
     free(kept);
     database_store_records(context->db, job->run_id, records);
+    sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);

@@ -191,13 +191,15 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     if (settings->stdin_path)
         json_object_set_new(campaign, "stdin", json_string(settings->stdin_path));
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM sites WHERE first_run IN"
+        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source AND first_run IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
-            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE first_run NOT IN"
+            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE NOT outside_source"
+            "   AND first_run NOT IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults,"
+            " (SELECT count(*) FROM sites WHERE outside_source), source"
             " FROM campaign");
     if (sqlite3_step(statement) == SQLITE_ROW) {
         json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
@@ -215,6 +217,11 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
         json_object_set_new(campaign, "io_sites", json_integer(sqlite3_column_int64(statement, 6)));
         json_object_set_new(campaign, "faults",
                             json_string((const char *)sqlite3_column_text(statement, 7)));
+        /* --source: sites recorded but left out of the campaign (source.c) */
+        json_object_set_new(campaign, "source",
+                            json_string((const char *)sqlite3_column_text(statement, 9)));
+        json_object_set_new(campaign, "outside_source_sites",
+                            json_integer(sqlite3_column_int64(statement, 8)));
     }
     database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
@@ -850,6 +857,10 @@ void report_print_text(json_t *report, FILE *out)
     json_int_t extra = json_integer_value(json_object_get(campaign, "error_path_sites"));
     if (extra)
         fprintf(out, " (+%lld sites seen only on error paths)", (long long)extra);
+    json_int_t outside = json_integer_value(json_object_get(campaign, "outside_source_sites"));
+    if (outside)
+        fprintf(out, " (%lld sites left out by --source %s)", (long long)outside,
+                json_string_value(json_object_get(campaign, "source")));
     json_t *unexplored = json_object_get(campaign, "unexplored");
     if (json_object_size(unexplored)) {
         const char *reason;

@@ -3,6 +3,7 @@
  * of fault runs (one per site, or nth/random; follow-ups for sites found on error legs), and
  * the -j workers that execute runs outside the database lock and conclude each under it.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "database.h"
 #include "internal.h"
@@ -457,6 +458,7 @@ void run_baseline(struct campaign_context *context)
     store_scope(db, settings->scope);
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
+    sites_mark_source(db, settings->source_globs);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"

@@ -62,10 +62,12 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             ALTER TABLE campaign DROP COLUMN faults; ALTER TABLE sites DROP COLUMN kind;
             ALTER TABLE campaign DROP COLUMN whole_command; ALTER TABLE sites DROP COLUMN owner;
             ALTER TABLE runs DROP COLUMN owner; ALTER TABLE processes DROP COLUMN program;
+            ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
+            ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
             DROP TABLE programs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 5, coverage tables added, sites given their kind" "5|1|0" \
+check_equal "schema 1: migrated to 6, coverage tables added, sites given their kind" "6|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
                           (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"

@@ -1,0 +1,26 @@
+/*
+ * source.h — source scope (`failrun run --source GLOB`): which sites a campaign fails, by the
+ * DWARF source file of each site's first own frame. Tests and library linked into one
+ * executable: `--source 'src/[*].c'` fails only the library's allocations, not the tests' own.
+ */
+#ifndef FAILRUN_SOURCE_H
+#define FAILRUN_SOURCE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+/* Does `file` (a source path as the symboliser reports it) match one of `globs` (':'-separated
+   fnmatch patterns)? Each glob is tried against the whole path and against its base name.
+   Empty or NULL globs match everything; an unknown file ("" or NULL) matches no glob. */
+bool source_matches(const char *globs, const char *file);
+
+/* "a.c,lib" (one --source argument, comma-separated) appended to `existing` as
+   ':'-separated globs; newly allocated. */
+char *source_globs_add(const char *existing, const char *argument);
+
+/* Look up the source file of every site not looked up yet and mark those outside `globs`
+   (sites.outside_source): they are recorded, never planned, not counted as sites. No-op when
+   globs is empty. */
+void sites_mark_source(sqlite3 *db, const char *globs);
+
+#endif
