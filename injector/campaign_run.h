@@ -68,6 +68,8 @@ struct campaign_context {
     bool explored_loaded;
     /* Programs of the baseline loaded so far (owner.c, program_get), under the lock. */
     VECTOR(struct program *) programs;
+    /* Allocation wrappers (source.h, wrappers_find), found once from the baseline's sites. */
+    char *wrapper_names;
 };
 
 struct live_count {

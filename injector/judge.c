@@ -112,6 +112,24 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
+/* The frame after `own` when `own` is in an allocation wrapper (source.h) and a caller follows:
+   leaks of blocks that jsonp_malloc allocated for two functions are two findings. */
+static int past_wrapper(struct campaign_context *context, const struct frame_list *frames, int own)
+{
+    if (own + 1 >= frames->count)
+        return own;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    const char *path = module_map_path(&context->modules, frames->frames[own].module);
+    char name[256];
+    if (path && symboliser_function(context->symbols, path, frames->frames[own].offset, true,
+                                    NULL, name, sizeof name) &&
+        wrapper_named(name, context->wrapper_names))
+        return own + 1;
+    return own;
+}
+
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
    program's own code it was reached from; for an abort or a leak both are the program's frame
@@ -125,6 +143,7 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     int own = first_own_frame(&context->modules, evidence);
     if (own < 0)
         own = 0;
+    own = past_wrapper(context, evidence, own);
     int fault = own;
     if (signal != SIGABRT && outcome != OUTCOME_LEAK)
         for (int i = 0; i < evidence->count; i++)

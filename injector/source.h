@@ -23,4 +23,23 @@ char *source_globs_add(const char *existing, const char *argument);
    globs is empty. */
 void sites_mark_source(sqlite3 *db, const char *globs);
 
+
+/* ---- allocation wrappers (`--wrapper FUNC`) ----
+   A site whose first own frame is in a function that only forwards to the allocator
+   (jsonp_malloc, xmalloc) is named after that function's caller, and its leaks are told apart
+   by the caller. The rule: a function named by --wrapper, or one whose name ends like an
+   allocator's (wrapper_name_pattern) and that is the first own frame of sites reached from at
+   least two distinct callers (a function with one caller is that caller's own code). */
+struct symboliser;
+struct module_map;
+
+/* Does the name end like an allocator's: ...alloc, ...strdup, ...strndup, ...memdup (any case,
+   any prefix: xmalloc, jsonp_malloc, cJSON_calloc, kv_xstrdup)? */
+bool wrapper_name_pattern(const char *function);
+/* Is `function` one of the ':'-separated names in `wrappers`? */
+bool wrapper_named(const char *function, const char *wrappers);
+/* The campaign's wrappers by the rule above, over every stored site: ':'-separated function
+   names, `named` (the --wrapper list, may be NULL) first; newly allocated. */
+char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named);
+
 #endif
