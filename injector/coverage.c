@@ -241,6 +241,8 @@ static void read_run(sqlite3 *db, int64_t run, const char *dir, struct coverage_
     database_step_done(done);
     database_finalize(done);
     database_exec(db, "COMMIT");
+    /* Stored now: the run's gcov data (2 GB on jansson's suite) is not needed any more. */
+    remove_tree(prefix);
     stats->runs++;
     stats->data_files += (int)count;
     for (size_t i = 0; i < count; i++)

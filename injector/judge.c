@@ -587,6 +587,8 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     /* Before the commit: killed in between, the run is made again and its folder replaced. */
     settle_run_folder(context, job->dir,
                       outcome_is_bug(outcome) || finding || context->options->keep_runs);
+    if (context->options->keep_runs && !outcome_is_bug(outcome) && !finding)
+        bound_kept_runs(context, job->run_id);
     batch_end(context, job->result.wall_ms);
     free(frames);
     free(stderr_text);

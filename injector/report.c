@@ -931,6 +931,14 @@ void report_print_text(json_t *report, FILE *out)
         }
         fputc(')', out);
     }
+    json_int_t removed = json_integer_value(json_object_get(campaign, "kept_runs_removed"));
+    if (removed)
+        fprintf(out, " (--keep-runs: %lld older folders of runs without bugs removed, %.1f MB,"
+                     " to keep at most %.1f MB)", (long long)removed,
+                (double)json_integer_value(json_object_get(campaign, "kept_runs_removed_bytes")) /
+                    (1 << 20),
+                (double)json_integer_value(json_object_get(campaign, "keep_runs_bytes")) /
+                    (1 << 20));
     json_int_t pending = json_integer_value(json_object_get(campaign, "runs_pending"));
     if (pending)
         fprintf(out, " (%lld runs not done yet: `failrun run` again resumes)", (long long)pending);

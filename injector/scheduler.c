@@ -147,6 +147,58 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
     free(kept);
 }
 
+/* The folder of a run as the database names it, or NULL. */
+static char *run_folder(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT dir FROM runs WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, run_id);
+    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
+    database_finalize(statement);
+    return dir;
+}
+
+void bound_kept_runs(struct campaign_context *context, int64_t run_id)
+{
+    if (!context->kept_loaded) { /* folders an earlier, interrupted failrun kept */
+        context->kept_loaded = true;
+        sqlite3_stmt *statement = database_prepare(
+            context->db, "SELECT id FROM runs WHERE kind = 'fault' AND state = 'done'"
+                         " AND finding IS NULL AND dir IS NOT NULL AND id <> ? ORDER BY id");
+        sqlite3_bind_int64(statement, 1, run_id);
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(statement, 0);
+            char *dir = run_folder(context->db, id);
+            uint64_t bytes = dir ? tree_bytes(dir) : 0;
+            free(dir);
+            if (bytes) {
+                VECTOR_PUSH(context->kept_runs, id);
+                context->kept_bytes += bytes;
+            }
+        }
+        database_finalize(statement);
+    }
+    char *dir = run_folder(context->db, run_id);
+    context->kept_bytes += dir ? tree_bytes(dir) : 0;
+    free(dir);
+    VECTOR_PUSH(context->kept_runs, run_id);
+    size_t oldest = 0;
+    /* The newest run's folder always stays: the bound is never below one run. */
+    while (context->kept_bytes > context->options->keep_runs_bytes &&
+           oldest + 1 < context->kept_runs.count) {
+        char *old = run_folder(context->db, context->kept_runs.items[oldest++]);
+        uint64_t bytes = old ? tree_bytes(old) : 0;
+        if (old)
+            remove_tree(old); /* its gcov data beside it stays, for failrun cov */
+        free(old);
+        context->kept_bytes -= bytes < context->kept_bytes ? bytes : context->kept_bytes;
+        context->kept_removed++;
+        context->kept_removed_bytes += bytes;
+    }
+    memmove(context->kept_runs.items, context->kept_runs.items + oldest,
+            (context->kept_runs.count - oldest) * sizeof *context->kept_runs.items);
+    context->kept_runs.count -= oldest;
+}
+
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
                                 const char *plan, int64_t timeout_ms, const char *const *extra,
                                 const struct program *program)
