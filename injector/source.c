@@ -19,13 +19,17 @@ bool source_matches(const char *globs, const char *file)
         return true;
     if (!file || !*file)
         return false;
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
     char *copy = xstrdup(globs), *saved = NULL;
     bool matched = false;
     for (char *glob = strtok_r(copy, ":", &saved); glob && !matched;
-         glob = strtok_r(NULL, ":", &saved))
-        matched = fnmatch(glob, file, 0) == 0 || fnmatch(glob, base, 0) == 0;
+         glob = strtok_r(NULL, ":", &saved)) {
+        /* The whole path, then each tail after a '/': "src/[*]" matches /home/me/proj/src/a.c. */
+        for (const char *tail = file; tail && !matched;) {
+            matched = fnmatch(glob, tail, 0) == 0;
+            tail = strchr(tail, '/');
+            tail = tail ? tail + 1 : NULL;
+        }
+    }
     free(copy);
     return matched;
 }

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 
 /* Does `file` (a source path as the symboliser reports it) match one of `globs` (':'-separated
-   fnmatch patterns)? Each glob is tried against the whole path and against its base name.
+   fnmatch patterns)? Each glob is tried against the whole path and each of its
+   tails after a '/' (src/a.c and a.c of /home/me/src/a.c).
    Empty or NULL globs match everything; an unknown file ("" or NULL) matches no glob. */
 bool source_matches(const char *globs, const char *file);
 

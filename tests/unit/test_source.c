@@ -27,6 +27,9 @@ static void globs_match_path_or_base_name(void **state)
     assert_true(source_matches("*/kvstore/kv.c", "/work/examples/kvstore/kv.c"));
     assert_true(source_matches("/work/*", "/work/examples/kvstore/kv.c"));
     assert_false(source_matches("src/*", "/work/tests/test_a.c"));
+    assert_true(source_matches("src/*", "/home/me/proj/src/a.c"));
+    assert_true(source_matches("proj/src/*.c", "/home/me/proj/src/a.c"));
+    assert_false(source_matches("roj/src/*.c", "/home/me/proj/src/a.c"));
     assert_true(source_matches("tests/*:json_*.c", "/lib/json_object.c"));
 }
 
