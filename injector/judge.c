@@ -3,6 +3,7 @@
  * ended (exit status against the same process of the baseline, crash and sanitizer stacks, live
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "policy.h"
 #include "report.h"
@@ -129,6 +130,24 @@ static struct function_id finding_function(struct campaign_context *context,
                                 hash_bytes(5, function->function, strlen(function->function))};
 }
 
+/* The frame after `own` when `own` is in an allocation wrapper (source.h) and a caller follows:
+   leaks of blocks that jsonp_malloc allocated for two functions are two findings. */
+static int past_wrapper(struct campaign_context *context, const struct frame_list *frames, int own)
+{
+    if (own + 1 >= frames->count)
+        return own;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    const char *path = module_map_path(&context->modules, frames->frames[own].module);
+    char name[256];
+    if (path && symboliser_function(context->symbols, path, frames->frames[own].offset, true,
+                                    NULL, name, sizeof name) &&
+        wrapper_named(name, context->wrapper_names))
+        return own + 1;
+    return own;
+}
+
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
    program's own code it was reached from; for an abort or a leak both are the program's frame
@@ -142,6 +161,7 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     int own = first_own_frame(&context->modules, evidence);
     if (own < 0)
         own = 0;
+    own = past_wrapper(context, evidence, own);
     int fault = own;
     if (signal != SIGABRT && outcome != OUTCOME_LEAK)
         for (int i = 0; i < evidence->count; i++)
@@ -437,9 +457,11 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
 }
 
 /* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
-   the run and store it with all it revealed. *keep: its folder is worth keeping (a bug, a
-   finding, --keep-runs); *fired: its planned fault fired (its error leg may reveal sites). */
-enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired)
+   the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
+   finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
+   may reveal sites). */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
+                       bool *fired)
 {
     const struct run_records *records = &job->records;
     const struct ingest_fault *target = target_fault(job);
@@ -453,6 +475,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_store_records(context->db, job->run_id, records);
+    sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
@@ -547,7 +570,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     *fired = target != NULL;
-    *keep = outcome_is_bug(outcome) || finding || context->options->keep_runs;
+    *worth_keeping = outcome_is_bug(outcome) || finding;
     free(frames);
     free(stderr_text);
     free(out);

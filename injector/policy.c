@@ -19,9 +19,10 @@ bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint
 
 char *failable_sites_condition(const struct campaign_settings *settings)
 {
+    /* Sites outside --source (source.c) are recorded but never failed. */
     if (!settings->policy_nofail)
-        return xstrdup("NOT nofail");
-    return xasprintf("NOT nofail AND (kind <> 'alloc' OR max_size > %llu)",
+        return xstrdup("NOT nofail AND NOT outside_source");
+    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
                      (unsigned long long)settings->nofail_below);
 }
 
