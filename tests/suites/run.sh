@@ -81,7 +81,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
         rm -rf "$out/$name.db" "$out/$name.files" "$out/$name.cov.json"
         children_cpu cpu_before
         wall_before=$(now)
-        (cd "$build" && eval "exec \"\$failrun\" run -q --json -j2 --db \"\$out/\$name.db\" \${max_runs[@]+\"\${max_runs[@]}\"} -- $command") \
+        (cd "$build" && eval "exec \"\$failrun\" run -q --json -j2 --faults alloc,io --db \"\$out/\$name.db\" \${max_runs[@]+\"\${max_runs[@]}\"} -- $command") \
             </dev/null >"$out/$name.json" 2>"$out/$name.err"
         status=$?
         wall=$(minus "$(now)" "$wall_before")
