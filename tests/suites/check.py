@@ -10,7 +10,8 @@ folder), and the --max-runs bound ("" when unbounded).
 
 A finding's identity is the report's `.identity` (module!function); an expectation's identity
 may be a glob (fnmatch), e.g. "test1*!to_json_string" for a function of test code built into
-test1 and test1Formatted, whichever program's run reported it first. A library passes when its
+test1 and test1Formatted, whichever program's run reported it first, and may end in
+" via FUNCTION": only findings whose injection stack passes through FUNCTION (a glob). A library passes when its
 plain suite passed, failrun and failrun cov ran (exit 0/1 and 0), the campaign found sites and
 gathered coverage, every finding has a verdict line in EXPECTED.tsv, and every finding judged
 `real` is present — unless the campaign was bounded by --max-runs and stopped at the bound, when
@@ -63,13 +64,16 @@ def read_stats(outdir):
     return stats
 
 
-def expectation_of(expected, key):
-    """The expectation line matching a finding's (library, outcome, identity): the exact one, or
-    else the first whose identity glob matches."""
-    if key in expected:
-        return key
+def expectation_of(expected, key, stack):
+    """The expectation line matching a finding's (library, outcome, identity): the first, in
+    file order, whose identity glob matches and, for "IDENTITY via FUNCTION", whose FUNCTION (a
+    glob) is a function of the finding's injection stack `stack`. One function reached from
+    several callers can be a library bug from one (the library ignores the failure) and test
+    code's from another (the test ignores what the library returned): via-lines come first."""
     for candidate in expected:
-        if candidate[:2] == key[:2] and fnmatch.fnmatchcase(key[2], candidate[2]):
+        identity, _, via = candidate[2].partition(" via ")
+        if candidate[:2] == key[:2] and fnmatch.fnmatchcase(key[2], identity) and \
+                (not via or any(fnmatch.fnmatchcase(function, via) for function in stack)):
             return candidate
     return None
 
@@ -82,7 +86,8 @@ def judge_findings(name, report, expected, bounded, problems, notes, real_found)
     findings = report.get("findings", []) if report else []
     for finding in findings:
         key = (name, finding.get("outcome"), finding.get("identity") or "?")
-        line = expectation_of(expected, key)
+        stack = [frame.get("function") or "" for frame in finding.get("injection_stack", [])]
+        line = expectation_of(expected, key, stack)
         present.add(line)
         verdict = expected.get(line)
         if verdict is None:
@@ -114,7 +119,45 @@ def judge_findings(name, report, expected, bounded, problems, notes, real_found)
     return reals, len(findings), misses
 
 
-def check_library(name, stats, report, cov, expected, real_found):
+def shard_summary(report, cov):
+    """What a sharded and merged campaign must share with the unsharded one: its findings
+    (outcome, identity, where, runs), outcomes and coverage (not gcov_files: how many data
+    files gcov had to read, each shard its own first copies)."""
+    findings = sorted([f.get("outcome"), f.get("identity"), (f.get("location") or {}).get("file"),
+                       (f.get("location") or {}).get("line"), f.get("runs")]
+                      for f in report.get("findings", []))
+    runs = dict(cov.get("runs", {}))
+    runs.pop("gcov_files", None)
+    return {"findings": findings, "outcomes": report.get("outcomes"),
+            "sites": report.get("campaign", {}).get("sites"),
+            "lines": cov.get("lines"), "branches": cov.get("branches"), "coverage runs": runs,
+            "files": [(f.get("path"), [(l.get("line"), l.get("class")) for l in f.get("lines", [])])
+                      for f in cov.get("files", [])]}
+
+
+def check_shards(name, outdir, report, cov, problems, notes):
+    """The 4 shards under GNU parallel, merged (run.sh, SUITES_SHARDED), against the unsharded
+    campaign: a difference is a problem."""
+    merged_path = os.path.join(outdir, name + ".merged.json")
+    if not os.path.exists(merged_path) or report is None or cov is None:
+        return
+    merged = load_json(merged_path, problems, "merged report")
+    merged_cov = load_json(os.path.join(outdir, name + ".merged.cov.json"), problems,
+                           "merged coverage")
+    if merged is None or merged_cov is None:
+        return
+    whole, sharded = shard_summary(report, cov), shard_summary(merged, merged_cov)
+    differ = [key for key in whole if whole[key] != sharded[key]]
+    for key in differ:
+        problems.append("%s: 4 shards merged differ from the unsharded campaign in %s: %s / %s"
+                        % (name, key, json.dumps(whole[key])[:300],
+                           json.dumps(sharded[key])[:300]))
+    if not differ:
+        notes.append("%s: 4 shards under GNU parallel, merged: the same findings, outcomes and"
+                     " coverage as the unsharded campaign" % name)
+
+
+def check_library(name, outdir, stats, report, cov, expected, real_found):
     """The row of the table, the problems (failures) and notes."""
     problems, notes = [], []
     if stats is None:
@@ -137,6 +180,7 @@ def check_library(name, stats, report, cov, expected, real_found):
     if campaign.get("runs_pending"):
         problems.append("%s: %d runs still pending" % (name, campaign["runs_pending"]))
     reals, total, misses = judge_findings(name, report, expected, bounded, problems, notes, real_found)
+    check_shards(name, outdir, report, cov, problems, notes)
     lines = (cov or {}).get("lines", {})
     plain = stats["plain_wall"] or float("nan")
     row = [name, stats["version"].split(" ", 1)[-1], str(campaign.get("sites", "?")),
@@ -172,7 +216,7 @@ def main():
         if name in stats:
             report = load_json(os.path.join(outdir, name + ".json"), problems, "report")
             cov = load_json(os.path.join(outdir, name + ".cov.json"), problems, "coverage")
-        row, more, notes = check_library(name, stats.get(name), report, cov, expected, real_found)
+        row, more, notes = check_library(name, outdir, stats.get(name), report, cov, expected, real_found)
         problems += more
         for line in problems + notes:
             print(line)
