@@ -80,7 +80,7 @@ def expectation_of(expected, key, stack):
 
 def judge_findings(name, report, expected, bounded, problems, notes, real_found):
     """Each finding against its verdict; returns (real found, all findings, known misses).
-    Appends the real ones found to real_found."""
+    Counts the real ones found in real_found, by verdict line."""
     present = set()
     reals = misses = 0
     findings = report.get("findings", []) if report else []
@@ -99,8 +99,10 @@ def judge_findings(name, report, expected, bounded, problems, notes, real_found)
             reals += 1
             if verdict[0] == "missed":
                 notes.append("reported now, judged missed: %s\t%s\t%s (make it real)" % key)
-            real_found.append("%s\t%s\t%s\t(%d runs): %s"
-                              % (key + (finding.get("runs", 0), verdict[1])))
+            # one line per verdict: a silent bug is a finding per wrong output
+            tally = real_found.setdefault(line, [0, 0, verdict[1]])
+            tally[0] += 1
+            tally[1] += finding.get("runs", 0)
     for key, (verdict, reason) in sorted(expected.items()):
         if key[0] != name or key in present:
             continue
@@ -209,7 +211,7 @@ def main():
             continue
         expected[(row[0], row[1], row[2])] = (row[3], row[4])
     stats = read_stats(outdir)
-    table, real_found, passed, failed = [], [], 0, 0
+    table, real_found, passed, failed = [], {}, 0, 0
     for name in names:
         problems = []
         report = cov = None
@@ -243,8 +245,9 @@ def main():
     if real_found:
         print()
         print("real bugs found:")
-        for line in real_found:
-            print("  " + line)
+        for line, (findings, runs, reason) in real_found.items():
+            print("  %s\t%s\t%s\t(%d finding(s), %d runs): %s"
+                  % (line + (findings, runs, reason)))
     if bad:
         failed += 1
     print("suites: %d passed, %d failed" % (passed, failed))
