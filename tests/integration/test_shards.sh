@@ -74,3 +74,23 @@ check_equal "merged coverage shards: the same sites credited (by id, runs, locat
     "$(jq -c '[.sites[] | [.id, .runs, .location]] | sort' cov-all.json)"
 check_equal "merged coverage shards: no gcov data left to read (failrun cov removed it)" 0 \
     "$(ls -d "$work"/cov-shard*.files/runs/*.gcov 2>/dev/null | wc -l)"
+
+# A shard whose baseline wrote other bytes than the first shard's (counts that vary from run to
+# run): its runs' data files that leaned on its own baseline (stored as differences from it, or
+# as its copy) are stored whole in the merged database. Here shard 2's baseline copies are
+# made to look different (their hashes changed): stored whole, the counts must come out the
+# same, to the line.
+cp cov-shard2.db cov-shard2x.db
+sql cov-shard2x.db "UPDATE cov_run_data SET hash = hash + 1
+                    WHERE run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
+"$FAILRUN" merge cov-shard1.db cov-shard2x.db cov-shard3.db cov-shard4.db -o cov-allx.db
+"$FAILRUN" cov --json --db cov-allx.db --lcov cov-allx.info >cov-allx.json
+"$FAILRUN" cov --json --db cov-all.db --lcov cov-all.info >/dev/null
+check "a shard with another baseline: its runs' data files are stored whole" \
+    test "$(sql cov-allx.db "SELECT count(*) FROM cov_line_hits")" -gt \
+         "$(sql cov-all.db "SELECT count(*) FROM cov_line_hits")"
+check_equal "... with the same coverage, line by line, as the unsharded campaign" \
+    "$(jq -c '[.lines, .branches, .files]' cov-whole.json | md5sum)" \
+    "$(jq -c '[.lines, .branches, .files]' cov-allx.json | md5sum)"
+check_equal "... and the same counts summed over every run (lcov)" \
+    "$(grep -v '^TN:' cov-all.info | md5sum)" "$(grep -v '^TN:' cov-allx.info | md5sum)"
