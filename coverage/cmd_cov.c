@@ -380,7 +380,9 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
 }
 
 /* Data files the baseline wrote that a crashing run did not: the modules that did not dump
-   their coverage when the run died (stripped, with no exported __gcov_dump). */
+   their coverage when the run died (stripped, with no exported __gcov_dump). A run that started
+   one program of a suite alone (runs.owner) writes only that program's files: for it, only the
+   files another, not crashing, run of that program wrote count (none known: none counts). */
 static json_t *crash_missing(sqlite3 *db)
 {
     json_t *missing = json_array();
@@ -391,6 +393,9 @@ static json_t *crash_missing(sqlite3 *db)
             " JOIN cov_data d ON d.id = b.data"
             " WHERE r.outcome = 'crash' AND NOT EXISTS"
             "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
+            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM runs o JOIN cov_run_data y"
+            "  ON y.run = o.id WHERE o.owner = r.owner AND o.outcome <> 'crash'"
+            "  AND y.data = b.data))"
             " GROUP BY d.path ORDER BY d.path");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_array_append_new(missing, json_pack("{s:s,s:I}",
