@@ -12,6 +12,7 @@
 #include "html.h"
 #include "policy.h"
 #include "report.h"
+#include "source.h"
 #include "symbolise.h"
 #include "util.h"
 
@@ -42,12 +43,15 @@ const char cov_usage[] =
     "  --lcov PATH        write an lcov tracefile of every run's counts summed (genhtml\n"
     "                     renders it; the classes are in --json and --html)\n"
     "  --html PATH        write one self-contained HTML report\n"
+    "  --source GLOB      show only source files matching GLOB (path or base name; repeatable,\n"
+    "                     comma-separated); default: the campaign's own --source\n"
     "  --json             print the analysis as JSON\n"
     "\n"
     "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
 
 struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
+    char *source_globs; /* --source: ':'-separated (source.h); NULL: the campaign's */
     uint64_t nofail_below;
     bool json, help;
 };
@@ -58,7 +62,8 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         {"db", required_argument, NULL, 'd'},   {"nofail-below", required_argument, NULL, 'B'},
         {"nofail-db", required_argument, NULL, 'n'}, {"lcov", required_argument, NULL, 'l'},
         {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},       {"source", required_argument, NULL, 'g'},
+        {NULL, 0, NULL, 0},
     };
     options->database_path = DEFAULT_DATABASE;
     options->nofail_below = NOFAIL_BELOW_DEFAULT;
@@ -73,6 +78,12 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         case 'H': options->html_path = optarg; break;
         case 'j': options->json = true; break;
         case 'h': options->help = true; return;
+        case 'g': {
+            char *joined = source_globs_add(options->source_globs, optarg);
+            free(options->source_globs);
+            options->source_globs = joined;
+            break;
+        }
         case 'B':
             errno = 0;
             options->nofail_below = strtoull(optarg, &end, 10);
@@ -202,15 +213,10 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
         struct symbol_frame symbol[8];
         int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
                                                        true, symbol, 8) : 0;
-        if (n > 0) {
-            bool instrumentation = !strncmp(symbol[n - 1].function, "gcov_", 5) ||
-                                   !strncmp(symbol[n - 1].function, "__gcov_", 7);
-            site.never_fails |= instrumentation;
-            json_object_set_new(entry, "instrumentation", json_boolean(instrumentation));
+        if (n > 0)
             json_object_set_new(entry, "location",
                 json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
                           "file", symbol[0].file, "line", symbol[0].line));
-        }
         call_list calls = {0};
         site_calls(symboliser, &map, &frames, own, &files, &calls);
         site.calls = calls.items;
@@ -361,7 +367,7 @@ static json_t *file_entry(const struct coverage_result *result, const char *path
 
 /* Every file with its lines and branches, by path; the summaries per file and in total. */
 static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, const char *cwd,
-                            json_t *line_total, json_t *branch_total)
+                            const char *source_globs, json_t *line_total, json_t *branch_total)
 {
     json_t *files = json_array();
     const struct coverage_layout *layout = &result->layout;
@@ -377,8 +383,8 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
     sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *range = json_object_get(ranges, (const char *)sqlite3_column_text(statement, 0));
-        if (!range)
-            continue;
+        if (!range || !source_matches(source_globs, (const char *)sqlite3_column_text(statement, 1)))
+            continue; /* no lines; or --source: not a file of the code under test */
         json_array_append_new(files, file_entry(result, (const char *)sqlite3_column_text(statement, 1), cwd,
             (size_t)json_integer_value(json_array_get(range, 0)),
             (size_t)json_integer_value(json_array_get(range, 1)), line_total, branch_total));
@@ -389,7 +395,9 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
 }
 
 /* Data files the baseline wrote that a crashing run did not: the modules that did not dump
-   their coverage when the run died (stripped, with no exported __gcov_dump). */
+   their coverage when the run died (stripped, with no exported __gcov_dump). A run that started
+   one program of a suite alone (runs.owner) writes only that program's files: for it, only the
+   files another, not crashing, run of that program wrote count (none known: none counts). */
 static json_t *crash_missing(sqlite3 *db)
 {
     json_t *missing = json_array();
@@ -400,6 +408,9 @@ static json_t *crash_missing(sqlite3 *db)
             " JOIN cov_data d ON d.id = b.data"
             " WHERE r.outcome = 'crash' AND NOT EXISTS"
             "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
+            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM runs o JOIN cov_run_data y"
+            "  ON y.run = o.id WHERE o.owner = r.owner AND o.outcome <> 'crash'"
+            "  AND y.data = b.data))"
             " GROUP BY d.path ORDER BY d.path");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_array_append_new(missing, json_pack("{s:s,s:I}",
@@ -429,8 +440,10 @@ static json_t *run_counts(sqlite3 *db)
     return runs;
 }
 
-/* The whole analysis as JSON; NULL when the baseline left no coverage data. */
-static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path)
+/* The whole analysis as JSON, its files those of `source_globs` (NULL: the campaign's own
+   --source); NULL when the baseline left no coverage data. */
+static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path,
+                     const char *source_globs)
 {
     struct site_table sites = {0};
     load_sites(db, nofail_below, &sites);
@@ -449,8 +462,10 @@ static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_pa
     json_object_set_new(report, "nofail_below", json_integer((json_int_t)nofail_below));
     json_object_set_new(report, "sites", json_incref(sites.entries));
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
-    json_object_set_new(report, "files", file_entries(db, &result, settings.cwd, line_total,
-                                                      branch_total));
+    json_object_set_new(report, "files",
+                        file_entries(db, &result, settings.cwd,
+                                     source_globs ? source_globs : settings.source_globs,
+                                     line_total, branch_total));
     json_object_set_new(report, "lines", line_total);
     json_object_set_new(report, "branches", branch_total);
     json_object_set_new(report, "runs", run_counts(db));
@@ -470,7 +485,7 @@ static json_t *nofail_check(json_t *report, const char *other_path)
     struct campaign_settings settings = {0};
     campaign_load(other, &settings);
     json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
-    json_t *theirs = build(other, (uint64_t)threshold, other_path);
+    json_t *theirs = build(other, (uint64_t)threshold, other_path, NULL);
     sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
                                                       " WHERE kind = 'fault' AND state = 'done'");
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
@@ -688,7 +703,8 @@ int cmd_cov(int argc, char **argv)
         warn("%d .gcda file(s) had no .gcno (rebuilt since?); their runs count without them",
              stats.missing);
     /* Without the baseline's data every line a fault run reached would look like an error leg. */
-    json_t *report = build(db, options.nofail_below, options.database_path);
+    json_t *report = build(db, options.nofail_below, options.database_path,
+                           options.source_globs);
     if (!report)
         fatal("the baseline run of %s left no coverage data (its .gcov folder is missing or "
               "unreadable): error legs cannot be told from ordinary lines; run the campaign again",
@@ -714,5 +730,6 @@ int cmd_cov(int argc, char **argv)
     int status = check && !json_is_true(json_object_get(check, "ok")) ? EXIT_BUGS : 0;
     json_decref(report);
     database_close(db);
+    free(options.source_globs);
     return status;
 }

@@ -3,6 +3,7 @@
  * ended (exit status against the same process of the baseline, crash and sanitizer stacks, live
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "policy.h"
 #include "report.h"
@@ -111,6 +112,42 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
+/* The function a finding is keyed by. A function whose debug info names it and its source file
+   is the same function in every module that file was compiled into — the library and a test
+   program that #includes its .c, or a static library linked into several programs — so it is
+   keyed by name and source file (the symboliser normalises paths); otherwise by module and
+   start (function_of), which also tells stripped code's functions apart. */
+static struct function_id finding_function(struct campaign_context *context,
+                                           const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    struct symbol_frame symbol[8];
+    int n = path ? symboliser_lookup(context->symbols, path, frame->offset, true, symbol, 8) : 0;
+    if (n < 1 || !symbol[n - 1].file[0] || !strcmp(symbol[n - 1].function, "??"))
+        return function_of(context, frame);
+    const struct symbol_frame *function = &symbol[n - 1]; /* the out-of-line one */
+    return (struct function_id){hash_bytes(5, function->file, strlen(function->file)),
+                                hash_bytes(5, function->function, strlen(function->function))};
+}
+
+/* The frame after `own` when `own` is in an allocation wrapper (source.h) and a caller follows:
+   leaks of blocks that jsonp_malloc allocated for two functions are two findings. */
+static int past_wrapper(struct campaign_context *context, const struct frame_list *frames, int own)
+{
+    if (own + 1 >= frames->count)
+        return own;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    const char *path = module_map_path(&context->modules, frames->frames[own].module);
+    char name[256];
+    if (path && symboliser_function(context->symbols, path, frames->frames[own].offset, true,
+                                    NULL, name, sizeof name) &&
+        wrapper_named(name, context->wrapper_names))
+        return own + 1;
+    return own;
+}
+
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
    program's own code it was reached from; for an abort or a leak both are the program's frame
@@ -124,6 +161,7 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     int own = first_own_frame(&context->modules, evidence);
     if (own < 0)
         own = 0;
+    own = past_wrapper(context, evidence, own);
     int fault = own;
     if (signal != SIGABRT && outcome != OUTCOME_LEAK)
         for (int i = 0; i < evidence->count; i++)
@@ -131,8 +169,8 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
                 fault = i;
                 break;
             }
-    struct function_id where = function_of(context, &evidence->frames[fault]);
-    struct function_id from = function_of(context, &evidence->frames[own]);
+    struct function_id where = finding_function(context, &evidence->frames[fault]);
+    struct function_id from = finding_function(context, &evidence->frames[own]);
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
@@ -419,9 +457,11 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
 }
 
 /* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
-   the run and store it with all it revealed. *keep: its folder is worth keeping (a bug, a
-   finding, --keep-runs); *fired: its planned fault fired (its error leg may reveal sites). */
-enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired)
+   the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
+   finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
+   may reveal sites). */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
+                       bool *fired)
 {
     const struct run_records *records = &job->records;
     const struct ingest_fault *target = target_fault(job);
@@ -435,6 +475,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_store_records(context->db, job->run_id, records);
+    sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
@@ -496,9 +537,10 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
-       at exit) tests the instrumentation, not the program: never a finding. Runs with a chain
-       never plan these (policy.h), so only the others need the check (it symbolises). */
-    if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
+       at exit) tests the instrumentation, not the program: never a finding. Such allocations are
+       never sites, so runs with a chain never plan them (policy.h); only the others need the
+       check (it symbolises). */
+    if (target && !job->chain && frames_are_instrumentation(context->db, &target->stack))
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;
@@ -528,7 +570,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     *fired = target != NULL;
-    *keep = outcome_is_bug(outcome) || finding || context->options->keep_runs;
+    *worth_keeping = outcome_is_bug(outcome) || finding;
     free(frames);
     free(stderr_text);
     free(out);

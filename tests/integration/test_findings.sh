@@ -71,3 +71,34 @@ check_equal "replay --print-env: the printed environment arms the fault" "" "$(c
 check "replay --print-env: the run's records are in the folder it names" \
     sh -c "ls \"$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)\"/*.rec >/dev/null"
 rm -rf "$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)"
+
+# One function compiled into two modules: the library, and a test program that #includes its
+# .c from tests/ (DWARF names that copy tests/../lib/copy.c, as cJSON's tests do). Its bug is
+# one finding, reported under the normalised path.
+mkdir -p dup/lib dup/tests
+cat >dup/lib/copy.c <<'SOURCE'
+#include <stdlib.h>
+char *copy_first(const char *text)
+{
+    char *copy = malloc(16);
+    copy[0] = text[0]; /* unchecked */
+    copy[1] = '\0';
+    return copy;
+}
+SOURCE
+printf '#include "../lib/copy.c"\nint main(void) { free(copy_first("a")); return 0; }\n' \
+    >dup/tests/direct.c
+printf '#include <stdlib.h>\nchar *copy_first(const char *);\nint main(void) { free(copy_first("a")); return 0; }\n' \
+    >dup/tests/linked.c
+(cd dup && cc -g -O0 -fPIC -shared -o libcopy.so lib/copy.c) &&
+    (cd dup/tests && cc -g -O0 -o direct direct.c && cc -g -O0 -o linked linked.c -L.. -lcopy \
+        -Wl,-rpath,"$work/dup")
+check_equal "the test programs build" 0 $?
+(cd dup/tests && "$FAILRUN" run -q --json --db "$work/dup.db" -- sh -c './direct; ./linked') >dup.json
+check_equal "a bug in a function compiled into two modules: one finding, seen in both" \
+    "1 crash copy_first 2" \
+    "$(jq -r '"\(.findings | length) \(.findings[0].outcome) \(.findings[0].location.function) \(.findings[0].runs)"' dup.json)"
+check_equal "... reported at lib/copy.c, never at tests/../lib/copy.c" \
+    "$work/dup/lib/copy.c" \
+    "$(jq -r '[.findings[].location.file, .findings[].injection_stack[].file] | unique
+              | map(select(test("copy")))[]' dup.json)"
