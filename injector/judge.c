@@ -150,8 +150,9 @@ static int past_wrapper(struct campaign_context *context, const struct frame_lis
 
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
-   program's own code it was reached from; for an abort or a leak both are the program's frame
-   (glibc aborts for its caller; a leak is where the block was allocated). One faulty error leg
+   program's own code it was reached from; for an abort, a leak or wrong output both are the
+   program's frame (glibc aborts for its caller; a leak is where the block was allocated; wrong
+   output is where the failure was ignored). One faulty error leg
    reached from many sites is one finding seen in many runs; two functions are two findings. */
 static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
                          const struct frame_list *evidence)
@@ -163,7 +164,10 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
         own = 0;
     own = past_wrapper(context, evidence, own);
     int fault = own;
-    if (signal != SIGABRT && outcome != OUTCOME_LEAK)
+    /* Wrong output of a test program started alone (owner.c) is the program's own function
+       ignoring the failure of what it called: whatever each test program then prints, one bug.
+       (The command's own wrong output is deduplicated by that output: record_finding.) */
+    if (signal != SIGABRT && outcome != OUTCOME_LEAK && outcome != OUTCOME_SILENT)
         for (int i = 0; i < evidence->count; i++)
             if (!module_is_tool(module_map_path(&context->modules, evidence->frames[i].module))) {
                 fault = i;
@@ -217,8 +221,9 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
                               enum outcome outcome, int signal, const struct frame_list *evidence,
                               const char *detail, uint64_t bytes, uint64_t symptom)
 {
-    /* Wrong output is deduplicated by what the user sees: every failure inside one regcomp
-       that ends in the same wrong output is one bug, not one per allocation it makes. */
+    /* A symptom deduplicates by what the user sees: every failure inside one regcomp (or one
+       statically linked regex, dozens of functions) that ends in the same wrong output of the
+       command is one bug; a kernel report by its text (kernel_report_symptom). */
     char *key = symptom ? xasprintf("%s:output:%016llx", outcome_name(outcome),
                                     (unsigned long long)symptom)
                         : finding_key(context, outcome, signal, evidence);
@@ -555,7 +560,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
                                  observation.sanitizer ? report.kind : NULL, 0,
-                                 outcome == OUTCOME_SILENT ? stdout_hash | 1 : 0);
+                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0);
     if (reported)
         sanitizer_report_free(&report);
     uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)

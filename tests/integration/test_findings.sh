@@ -14,6 +14,17 @@ check_equal "a warning then wrong output with status 0: one silent finding at th
     "silent findings.c" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.file | sub(".*/"; ""))"' warn.json)"
 
+# Wrong output of a test program a suite runs (started alone for its fault runs) is
+# deduplicated by the function that ignored the failure, whatever each run prints; the
+# command's own wrong output by that output (one regex, dozens of allocations, one symptom).
+"$FAILRUN" run -q --json --db pair.db -- sh -c "'$P' pair; '$P' pair >/dev/null" >pair.json
+check_equal "a suite's program ignoring two failures in one function, two wrong outputs: one finding" \
+    "silent 2 pair | silent 2 2" \
+    "$(jq -r '[.findings[] | "\(.outcome) \(.runs) \(.location.function)"] | join(",")' pair.json) | $(sql pair.db "SELECT outcome || ' ' || count(DISTINCT stdout_hash) || ' ' || count(owner) FROM runs WHERE outcome = 'silent' GROUP BY outcome")"
+"$FAILRUN" run -q --json --db pair1.db -- "$P" pair >pair1.json
+check_equal "the command's own two wrong outputs: two findings, one per output" "silent 1,silent 1" \
+    "$(jq -r '[.findings[] | "\(.outcome) \(.runs)"] | join(",")' pair1.json)"
+
 "$FAILRUN" run -q --json --db panic.db -- "$P" panic >panic.json
 check_equal "panic helper one frame above the wrapper: oom-abort, no finding" "0 1" \
     "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"])"' panic.json)"
