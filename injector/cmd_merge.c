@@ -216,19 +216,21 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " JOIN temp.copied c ON c.old = p.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
-    /* Findings by key, counted over the runs actually copied, the earliest run representing. */
+    /* Findings by key, counted over the runs actually copied, represented as a campaign run
+       whole would represent them (FINDING_REPLACES: the smallest site id). */
     database_exec(db, "INSERT INTO main.findings(key, outcome, signal, site, frames, detail,"
                       " first_run, runs, bytes)"
-                      " SELECT f.key, f.outcome, f.signal, r.site, f.frames, f.detail,"
-                      "  min(c.new), count(*), f.bytes FROM src.findings f"
+                      " SELECT f.key, f.outcome, f.signal, f.site, f.frames, f.detail,"
+                      "  coalesce((SELECT new FROM temp.copied WHERE old = f.first_run), min(c.new)),"
+                      "  count(*), f.bytes FROM src.findings f"
                       " JOIN src.runs r ON r.finding = f.id JOIN temp.copied c ON c.old = r.id"
                       " GROUP BY f.id HAVING true"
                       " ON CONFLICT(key) DO UPDATE SET runs = runs + excluded.runs,"
-                      "  site = iif(excluded.first_run < first_run, excluded.site, site),"
-                      "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
-                      "  detail = iif(excluded.first_run < first_run, excluded.detail, detail),"
-                      "  bytes = iif(excluded.first_run < first_run, excluded.bytes, bytes),"
-                      "  first_run = min(first_run, excluded.first_run)");
+                      "  site = iif(" FINDING_REPLACES ", excluded.site, site),"
+                      "  frames = iif(" FINDING_REPLACES ", excluded.frames, frames),"
+                      "  detail = iif(" FINDING_REPLACES ", excluded.detail, detail),"
+                      "  bytes = iif(" FINDING_REPLACES ", excluded.bytes, bytes),"
+                      "  first_run = iif(" FINDING_REPLACES ", excluded.first_run, first_run)");
     database_exec(db, "UPDATE main.runs SET finding = (SELECT m.id FROM main.findings m"
                       "  JOIN src.findings s ON s.key = m.key WHERE s.id = main.runs.finding)"
                       " WHERE finding IS NOT NULL AND id IN (SELECT new FROM temp.copied)");

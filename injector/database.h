@@ -52,4 +52,9 @@ void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
 void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
                 const char *outcome, const char *crash_frames, int problems, int64_t finding);
 
+/* In an upsert of findings (ON CONFLICT(key)): whether the new row represents the finding
+   instead of the stored one: its site id is smaller, or the same site's run came earlier. */
+#define FINDING_REPLACES                                                                           \
+    "(excluded.site < site OR (excluded.site = site AND excluded.first_run < first_run))"
+
 #endif

@@ -164,17 +164,25 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
         own = 0;
     own = past_wrapper(context, evidence, own);
     int fault = own;
-    /* Wrong output of a test program started alone (owner.c) is the program's own function
-       ignoring the failure of what it called: whatever each test program then prints, one bug.
-       (The command's own wrong output is deduplicated by that output: record_finding.) */
     if (signal != SIGABRT && outcome != OUTCOME_LEAK && outcome != OUTCOME_SILENT)
         for (int i = 0; i < evidence->count; i++)
             if (!module_is_tool(module_map_path(&context->modules, evidence->frames[i].module))) {
                 fault = i;
                 break;
             }
+    /* Wrong output of a test program started alone (owner.c; the command's own wrong output is
+       deduplicated by that output: record_finding): the function whose allocation failed, and
+       the entry into its module that the test called (the outermost frame of that module): one
+       bug per API path, whatever each test program prints. printbuf_extend failing under
+       json_tokener_parse_ex and under json_object_to_json_string are two bugs; under a test
+       calling printbuf_memappend itself, which returns -1, a third finding, of the test. */
+    int entry = own;
+    if (outcome == OUTCOME_SILENT)
+        while (entry + 1 < evidence->count &&
+               evidence->frames[entry + 1].module == evidence->frames[own].module)
+            entry++;
     struct function_id where = finding_function(context, &evidence->frames[fault]);
-    struct function_id from = finding_function(context, &evidence->frames[own]);
+    struct function_id from = finding_function(context, &evidence->frames[entry]);
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
@@ -232,12 +240,14 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
                      " detail, bytes) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)"
                      " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
-                     /* whatever order -j finishes runs in, the earliest run represents it */
-                     "  site = iif(excluded.first_run < first_run, excluded.site, site),"
-                     "  frames = iif(excluded.first_run < first_run, excluded.frames, frames),"
-                     "  detail = iif(excluded.first_run < first_run, excluded.detail, detail),"
-                     "  bytes = iif(excluded.first_run < first_run, excluded.bytes, bytes),"
-                     "  first_run = min(first_run, excluded.first_run)"
+                     /* The run of the smallest site id represents it (the earliest of that
+                        site's): the same whatever order -j finishes runs in, and whether
+                        the campaign ran whole or as shards merged later (cmd_merge.c). */
+                     "  site = iif(" FINDING_REPLACES ", excluded.site, site),"
+                     "  frames = iif(" FINDING_REPLACES ", excluded.frames, frames),"
+                     "  detail = iif(" FINDING_REPLACES ", excluded.detail, detail),"
+                     "  bytes = iif(" FINDING_REPLACES ", excluded.bytes, bytes),"
+                     "  first_run = iif(" FINDING_REPLACES ", excluded.first_run, first_run)"
                      " RETURNING id");
     sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, outcome_name(outcome), -1, SQLITE_STATIC);
