@@ -158,15 +158,112 @@ static void LF_TEXT kmsg_watch_end(void)
     atomic_store(&kmsg_busy, false);
 }
 
+/* ---- which allocation failed: the kmem trace of the armed call ----
+ * Around the armed call this thread gets a tracefs instance of its own (instances/libfail-TID:
+ * its own buffer, events and pid filter, so parallel runs never see each other's events), with
+ * the events that name an allocation: kmem:kmalloc and kmem:kmem_cache_alloc of a NULL pointer
+ * (call site, size, GFP flags), and failrun's kprobe events on should_fail_alloc_page
+ * (libfail/page_entry: GFP flags and order; libfail/page_ret with the kernel stack when it said
+ * fail), which `failrun kernel --setup-debugfs` defines: the page allocator's own tracepoint does
+ * not fire when fail_page_alloc fails it. When the read-back says the fault fired, the
+ * instance's trace goes to the run folder (runtime_kernel_trace); failrun parses it (kmem.c).
+ * Without tracefs (or root) nothing is traced. Everything here is set up before N is written,
+ * with raw system calls: the wrappers of this file must not see them. */
+
+static char kmem_instance[128];
+static char kmem_text[65536];
+
+static size_t LF_TEXT join_path(char *out, size_t size, const char *a, const char *b)
+{
+    size_t first = strlen(a), second = strlen(b);
+    if (first + second + 2 > size)
+        return 0;
+    memcpy(out, a, first);
+    out[first] = '/';
+    memcpy(out + first + 1, b, second + 1);
+    return first + 1 + second;
+}
+
+static bool LF_TEXT kmem_write(const char *name, const char *text)
+{
+    char path[256];
+    if (!join_path(path, sizeof path, kmem_instance, name))
+        return false;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    size_t length = strlen(text);
+    bool done = syscall(SYS_write, fd, text, length) == (long)length;
+    syscall(SYS_close, fd);
+    return done;
+}
+
+static void LF_TEXT kmem_watch_start(void)
+{
+    static const char *const roots[] = {"/sys/kernel/tracing/instances",
+                                        "/sys/kernel/debug/tracing/instances"};
+    char name[32] = "libfail-";
+    name[8 + format_decimal(name + 8, (uint64_t)syscall(SYS_gettid))] = '\0';
+    kmem_instance[0] = '\0';
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0] && !kmem_instance[0]; i++) {
+        if (!join_path(kmem_instance, sizeof kmem_instance, roots[i], name))
+            return;
+        if (syscall(SYS_mkdirat, AT_FDCWD, kmem_instance, 0700) != 0 && errno != EEXIST)
+            kmem_instance[0] = '\0';
+    }
+    if (!kmem_instance[0])
+        return;
+    char tid[24];
+    tid[format_decimal(tid, (uint64_t)syscall(SYS_gettid))] = '\0';
+    kmem_write("buffer_size_kb", "256");
+    kmem_write("set_event_pid", tid);
+    kmem_write("options/sym-offset", "1");
+    kmem_write("events/kmem/kmalloc/filter", "ptr == 0");
+    kmem_write("events/kmem/kmem_cache_alloc/filter", "ptr == 0");
+    kmem_write("events/libfail/page_ret/trigger", "stacktrace if ret == 1");
+    kmem_write("events/kmem/kmalloc/enable", "1");
+    kmem_write("events/kmem/kmem_cache_alloc/enable", "1");
+    kmem_write("events/libfail/page_entry/enable", "1");
+    kmem_write("events/libfail/page_ret/enable", "1");
+}
+
+static void LF_TEXT kmem_watch_end(bool fired)
+{
+    if (!kmem_instance[0])
+        return;
+    kmem_write("tracing_on", "0");
+    char path[256];
+    size_t used = 0;
+    int fd = join_path(path, sizeof path, kmem_instance, "trace")
+                 ? (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC)
+                 : -1;
+    while (fired && fd >= 0 && used < sizeof kmem_text) {
+        long n = syscall(SYS_read, fd, kmem_text + used, sizeof kmem_text - used);
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+    }
+    if (fd >= 0)
+        syscall(SYS_close, fd);
+    kmem_write("events/libfail/page_ret/trigger", "!stacktrace if ret == 1");
+    syscall(SYS_unlinkat, AT_FDCWD, kmem_instance, AT_REMOVEDIR);
+    kmem_instance[0] = '\0';
+    if (used)
+        runtime_kernel_trace(kmem_text, used);
+}
+
 bool LF_TEXT kernel_arm(int fd, uint64_t nth)
 {
     int saved_errno = errno;
     char text[24];
     size_t length = format_decimal(text, nth);
+    kmem_watch_start();
     kmsg_watch_start();
     bool armed = pwrite(fd, text, length, 0) == (ssize_t)length;
-    if (!armed)
+    if (!armed) {
         kmsg_watch_end();
+        kmem_watch_end(false);
+    }
     errno = saved_errno;
     return armed;
 }
@@ -181,6 +278,7 @@ void LF_TEXT kernel_disarm(const struct call *call, uint32_t function, uint64_t 
     int saved_guard = runtime_guard;
     runtime_guard = 1;
     kmsg_watch_end();
+    kmem_watch_end(read && left == 0);
     runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
                          failed ? error : 0);
     runtime_guard = saved_guard;
