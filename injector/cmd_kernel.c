@@ -37,7 +37,8 @@ const char kernel_usage[] =
     "\n"
     "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
     "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
-    "                    verbose=0 for both\n"
+    "                    verbose=0 for both; mount tracefs and define the kprobe events\n"
+    "                    that name each failed allocation (libfail/page_entry, page_ret)\n"
     "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
     "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
     "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
@@ -84,6 +85,37 @@ static bool write_attribute(const char *name, const char *value)
     return done;
 }
 
+/* Which allocation failed (kmem.c): tracefs mounted, and the kprobe events on
+   should_fail_alloc_page that libfail-kernel.so enables in its instance (kernel.c). Optional:
+   without them the runs only lack the allocation's name. */
+static void setup_kmem_trace(void)
+{
+    const char *tracefs = "/sys/kernel/tracing";
+    char *instances = xasprintf("%s/instances", tracefs);
+    if (access(instances, F_OK) != 0 && mount("tracefs", tracefs, "tracefs", 0, NULL) != 0)
+        warn("cannot mount tracefs on %s (%s): failed kernel allocations are not named; the "
+             "kernel needs CONFIG_FTRACE and CONFIG_KPROBE_EVENTS", tracefs, strerror(errno));
+    free(instances);
+    static const char *const probes[] = {
+        "p:libfail/page_entry should_fail_alloc_page gfp=%di:x32 order=%si:u32\n",
+        "r:libfail/page_ret should_fail_alloc_page ret=$retval:u8\n"};
+    char *existing = xasprintf("%s/events/libfail/page_ret", tracefs);
+    bool defined = access(existing, F_OK) == 0;
+    free(existing);
+    char *path = xasprintf("%s/kprobe_events", tracefs);
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0] && !defined; i++) {
+        FILE *file = fopen(path, "a");
+        bool done = file && fputs(probes[i], file) >= 0;
+        done = file && fclose(file) == 0 && done;
+        if (!done) {
+            warn("cannot define the kprobe events of %s (%s): failed page allocations are not "
+                 "named", path, strerror(errno));
+            break;
+        }
+    }
+    free(path);
+}
+
 static void check_kernel(bool setup)
 {
     if (access(failnth_path(), F_OK) != 0)
@@ -104,6 +136,8 @@ static void check_kernel(bool setup)
                     write_attribute("fail_page_alloc/verbose", "0");
         if (!done)
             fatal("--setup-debugfs could not set the fault attributes; run it as root");
+        if (!getenv("LIBFAIL_TEST_DEBUGFS"))
+            setup_kmem_trace();
     }
     char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
     char *page_wait = read_attribute("fail_page_alloc/ignore-gfp-wait");

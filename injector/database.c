@@ -48,6 +48,16 @@ static const char schema[] =
     "  fired INTEGER NOT NULL,"         /* read back 0: the N-th fault point was reached */
     "  call_failed INTEGER NOT NULL,"   /* the system call returned an error ... */
     "  errno INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS kernel_allocs("  /* failrun kernel: the allocation that failed */
+    "  run INTEGER PRIMARY KEY,"
+    "  kind TEXT NOT NULL,"             /* kmalloc, kmem_cache_alloc or page */
+    "  call_site TEXT NOT NULL,"        /* the kernel caller, function+0xOFFSET/0xSIZE */
+    "  frames TEXT,"                    /* page: the kernel stack above the page allocator */
+    "  bytes_req INTEGER NOT NULL, bytes_alloc INTEGER NOT NULL,"
+    "  gfp INTEGER NOT NULL,"           /* GFP flags, Linux 6.1's values */
+    "  via_page INTEGER NOT NULL,"      /* a slab allocation failed by its page allocation */
+    "  too_small INTEGER NOT NULL,"     /* the page allocator never fails it today */
+    "  can_fail TEXT);"                 /* else why it can: no direct reclaim, NORETRY, ... */
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("
