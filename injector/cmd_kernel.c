@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 const char kernel_usage[] =
-    "usage: failrun kernel [--setup-debugfs] [--wrappers] [run options] -- COMMAND [ARGS...]\n"
+    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [run options] -- COMMAND [ARGS...]\n"
     "\n"
     "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
     "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
@@ -37,8 +37,10 @@ const char kernel_usage[] =
     "\n"
     "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
     "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
-    "                    verbose=0 for both; mount tracefs and define the kprobe events\n"
-    "                    that name each failed allocation (libfail/page_entry, page_ret)\n"
+    "                    verbose=0 for both; with --kmem-trace also mount tracefs and\n"
+    "                    define the kprobe events libfail/page_entry and page_ret\n"
+    "  --kmem-trace      (experimental) name each failed kernel allocation: call site, size,\n"
+    "                    GFP flags, too small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
     "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
     "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
     "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
@@ -114,6 +116,25 @@ static void setup_kmem_trace(void)
         }
     }
     free(path);
+    /* Keep the four events enabled at the top level, filtered to record nothing there: enabling
+       and disabling them patches kernel text (static keys, kprobes), which costs each armed run
+       a second or more under qemu's emulation; enabled once, an instance only links to them. */
+    static const char *const events[][2] = {{"kmem/kmalloc", "call_site == 0"},
+                                            {"kmem/kmem_cache_alloc", "call_site == 0"},
+                                            {"libfail/page_entry", "order == 4096"},
+                                            {"libfail/page_ret", "ret == 7"}};
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        const char *settings[][2] = {{"filter", events[i][1]}, {"enable", "1"}};
+        for (size_t k = 0; k < 2; k++) {
+            char *file = xasprintf("%s/events/%s/%s", tracefs, events[i][0], settings[k][0]);
+            FILE *stream = fopen(file, "w");
+            bool done = stream && fputs(settings[k][1], stream) >= 0;
+            done = stream && fclose(stream) == 0 && done;
+            if (!done)
+                warn("cannot write %s: %s", file, strerror(errno));
+            free(file);
+        }
+    }
 }
 
 static void check_kernel(bool setup)
@@ -136,7 +157,7 @@ static void check_kernel(bool setup)
                     write_attribute("fail_page_alloc/verbose", "0");
         if (!done)
             fatal("--setup-debugfs could not set the fault attributes; run it as root");
-        if (!getenv("LIBFAIL_TEST_DEBUGFS"))
+        if (!getenv("LIBFAIL_TEST_DEBUGFS") && getenv("LIBFAIL_KMEM_TRACE"))
             setup_kmem_trace();
     }
     char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
@@ -180,6 +201,8 @@ int cmd_kernel(int argc, char **argv)
             setup = true;
         else if (!command && !strcmp(argv[i], "--wrappers"))
             wrappers = true;
+        else if (!command && !strcmp(argv[i], "--kmem-trace"))
+            setenv("LIBFAIL_KMEM_TRACE", "1", 1); /* the targets inherit it (kernel.c) */
         else
             rest[count++] = argv[i];
     }
