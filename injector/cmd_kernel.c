@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,20 @@ static bool write_attribute(const char *name, const char *value)
     return done;
 }
 
+/* One write(2) of text to a tracefs file: stdio's append mode seeks to the end first, which
+   kprobe_events refuses (EINVAL). */
+static bool write_tracefs(const char *path, const char *text, bool append)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+    size_t length = strlen(text);
+    bool done = fd >= 0 && write(fd, text, length) == (ssize_t)length;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
+    return done;
+}
+
 /* Which allocation failed (kmem.c): tracefs mounted, and the kprobe events on
    should_fail_alloc_page that libfail-kernel.so enables in its instance (kernel.c). Optional:
    without them the runs only lack the allocation's name. */
@@ -98,39 +113,41 @@ static void setup_kmem_trace(void)
         warn("cannot mount tracefs on %s (%s): failed kernel allocations are not named; the "
              "kernel needs CONFIG_FTRACE and CONFIG_KPROBE_EVENTS", tracefs, strerror(errno));
     free(instances);
-    static const char *const probes[] = {
-        "p:libfail/page_entry should_fail_alloc_page gfp=%di:x32 order=%si:u32\n",
-        "r:libfail/page_ret should_fail_alloc_page ret=$retval:u8\n"};
-    char *existing = xasprintf("%s/events/libfail/page_ret", tracefs);
-    bool defined = access(existing, F_OK) == 0;
-    free(existing);
+    /* should_failslab's first argument is the kmem_cache: its object_size sits in
+       6.1's SLUB at byte 28 (after cpu_slab, flags, min_partial and size). */
+    static const char *const probes[][2] = {
+        {"page_entry", "p:libfail/page_entry should_fail_alloc_page gfp=%di:x32 order=%si:u32\n"},
+        {"page_ret", "r:libfail/page_ret should_fail_alloc_page ret=$retval:u8\n"},
+        {"slab_entry", "p:libfail/slab_entry should_failslab size=+28(%di):u32 gfp=%si:x32\n"},
+        {"slab_ret", "r:libfail/slab_ret should_failslab ret=$retval:s32\n"}};
     char *path = xasprintf("%s/kprobe_events", tracefs);
-    for (size_t i = 0; i < sizeof probes / sizeof probes[0] && !defined; i++) {
-        FILE *file = fopen(path, "a");
-        bool done = file && fputs(probes[i], file) >= 0;
-        done = file && fclose(file) == 0 && done;
-        if (!done) {
-            warn("cannot define the kprobe events of %s (%s): failed page allocations are not "
-                 "named", path, strerror(errno));
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        char *existing = xasprintf("%s/events/libfail/%s", tracefs, probes[i][0]);
+        bool defined = access(existing, F_OK) == 0;
+        free(existing);
+        if (defined)
+            continue;
+        if (!write_tracefs(path, probes[i][1], true)) {
+            warn("cannot define the kprobe event libfail/%s in %s (%s): failed allocations it "
+                 "would name are not named", probes[i][0], path, strerror(errno));
             break;
         }
     }
     free(path);
-    /* Keep the four events enabled at the top level, filtered to record nothing there: enabling
+    /* Keep the six events enabled at the top level, filtered to record nothing there: enabling
        and disabling them patches kernel text (static keys, kprobes), which costs each armed run
        a second or more under qemu's emulation; enabled once, an instance only links to them. */
     static const char *const events[][2] = {{"kmem/kmalloc", "call_site == 0"},
                                             {"kmem/kmem_cache_alloc", "call_site == 0"},
                                             {"libfail/page_entry", "order == 4096"},
-                                            {"libfail/page_ret", "ret == 7"}};
+                                            {"libfail/page_ret", "ret == 7"},
+                                            {"libfail/slab_entry", "size == 0"},
+                                            {"libfail/slab_ret", "ret == 7"}};
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
         const char *settings[][2] = {{"filter", events[i][1]}, {"enable", "1"}};
         for (size_t k = 0; k < 2; k++) {
             char *file = xasprintf("%s/events/%s/%s", tracefs, events[i][0], settings[k][0]);
-            FILE *stream = fopen(file, "w");
-            bool done = stream && fputs(settings[k][1], stream) >= 0;
-            done = stream && fclose(stream) == 0 && done;
-            if (!done)
+            if (!write_tracefs(file, settings[k][1], false))
                 warn("cannot write %s: %s", file, strerror(errno));
             free(file);
         }

@@ -142,7 +142,10 @@ static bool allocator_frame(const char *frame)
         "alloc_slab_page", "allocate_slab", "new_slab", "___slab_alloc", "__slab_alloc",
         "kmalloc_large", "__kmalloc_large", "kmalloc_order", "alloc_pages_exact",
         "__alloc_pages_bulk", "alloc_pages_bulk", "__kmalloc", "kmalloc_trace",
-        "__kmem_cache_alloc", "kmem_cache_alloc", "kmalloc_node", "__kmalloc_node"};
+        "__kmem_cache_alloc", "kmem_cache_alloc", "kmalloc_node", "__kmalloc_node",
+        "should_failslab", "kmem_cache_alloc_bulk", "kmem_cache_alloc_lru", "kmem_cache_alloc_node",
+        "__kmem_cache_alloc_node", "__kmalloc_node_track_caller", "kmalloc_node_trace",
+        "kmalloc_large_node", "__kmalloc_large_node", "__kmalloc_large_node_notrace"};
     size_t length = strcspn(frame, "+");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == length && !strncmp(frame, names[i], length))
@@ -176,8 +179,8 @@ static void slab_event(const char *line, const char *kind, struct kmem_alloc *sl
     *have = true;
 }
 
-/* A " => frame" line of the stack after the failing page_ret. */
-static void page_frame(const char *frame, struct kmem_alloc *page)
+/* A " => frame" line of the stack after a failing page_ret or slab_ret. */
+static void stack_frame(const char *frame, struct kmem_alloc *alloc)
 {
     size_t length = strcspn(frame, " \n");
     char name[128];
@@ -185,23 +188,31 @@ static void page_frame(const char *frame, struct kmem_alloc *page)
         length = sizeof name - 1;
     memcpy(name, frame, length);
     name[length] = '\0';
+    if (!strcmp(alloc->kind, "slab") && !strncmp(name, "kmem_cache_alloc_bulk+", 22))
+        snprintf(alloc->kind, sizeof alloc->kind, "kmem_cache_alloc_bulk");
     if (allocator_frame(name))
         return;
-    if (!page->call_site[0])
-        snprintf(page->call_site, sizeof page->call_site, "%s", name);
-    size_t used = strlen(page->frames);
-    if (used + length + 5 < sizeof page->frames)
-        snprintf(page->frames + used, sizeof page->frames - used, "%s%s", used ? " <- " : "",
+    if (!alloc->call_site[0])
+        snprintf(alloc->call_site, sizeof alloc->call_site, "%s", name);
+    size_t used = strlen(alloc->frames);
+    if (used + length + 5 < sizeof alloc->frames)
+        snprintf(alloc->frames + used, sizeof alloc->frames - used, "%s%s", used ? " <- " : "",
                  name);
 }
 
 bool kmem_parse_trace(const char *text, struct kmem_alloc *alloc)
 {
-    struct kmem_alloc slab, page;
-    bool have_slab = false, have_page = false, in_stack = false;
-    uint32_t entry_gfp = 0;
-    unsigned entry_order = 0;
+    /* slab: the NULL kmalloc/kmem_cache_alloc event; page: fail_page_alloc's failure (kprobe
+       pair on should_fail_alloc_page); probe: failslab's (kprobe pair on should_failslab), the
+       only word of the slab allocations without a tracepoint (kmem_cache_alloc_bulk). */
+    struct kmem_alloc slab, page, probe;
+    bool have_slab = false, have_page = false, have_probe = false;
+    struct kmem_alloc *stack = NULL; /* whose stack the " => " lines are */
+    uint32_t page_gfp = 0, slab_gfp = 0;
+    unsigned page_order = 0;
+    uint64_t slab_size = 0;
     memset(&page, 0, sizeof page);
+    memset(&probe, 0, sizeof probe);
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         size_t length = end ? (size_t)(end - line) : strlen(line);
@@ -215,28 +226,39 @@ bool kmem_parse_trace(const char *text, struct kmem_alloc *alloc)
             continue;
         const char *trimmed = copy + strspn(copy, " ");
         if (!strncmp(trimmed, "=> ", 3)) {
-            if (in_stack)
-                page_frame(trimmed + 3, &page);
+            if (stack)
+                stack_frame(trimmed + 3, stack);
             continue;
         }
         if (strstr(copy, "<stack trace>"))
             continue;
-        in_stack = false;
+        stack = NULL;
+        char flags[64];
         if (strstr(copy, ": kmalloc: "))
             slab_event(copy, "kmalloc", &slab, &have_slab);
         else if (strstr(copy, ": kmem_cache_alloc: "))
             slab_event(copy, "kmem_cache_alloc", &slab, &have_slab);
         else if (strstr(copy, ": page_entry: ")) {
-            char flags[64];
-            entry_gfp = field(copy, "gfp", flags, sizeof flags) && kmem_gfp_parse(flags, &entry_gfp)
-                            ? entry_gfp : 0;
-            entry_order = (unsigned)field_number(copy, "order");
+            page_gfp = field(copy, "gfp", flags, sizeof flags) && kmem_gfp_parse(flags, &page_gfp)
+                           ? page_gfp : 0;
+            page_order = (unsigned)field_number(copy, "order");
+        } else if (strstr(copy, ": slab_entry: ")) {
+            slab_gfp = field(copy, "gfp", flags, sizeof flags) && kmem_gfp_parse(flags, &slab_gfp)
+                           ? slab_gfp : 0;
+            slab_size = field_number(copy, "size");
         } else if (strstr(copy, ": page_ret: ") && field_number(copy, "ret") == 1 && !have_page) {
             have_page = true;
-            in_stack = true;
+            stack = &page;
             snprintf(page.kind, sizeof page.kind, "page");
-            page.gfp = entry_gfp;
-            page.bytes_req = page.bytes_alloc = (uint64_t)4096 << entry_order;
+            page.gfp = page_gfp;
+            page.bytes_req = page.bytes_alloc = (uint64_t)4096 << page_order;
+        } else if (strstr(copy, ": slab_ret: ") && field(copy, "ret", flags, sizeof flags) &&
+                   strcmp(flags, "0") && !have_probe) {
+            have_probe = true;
+            stack = &probe;
+            snprintf(probe.kind, sizeof probe.kind, "slab");
+            probe.gfp = slab_gfp;
+            probe.bytes_req = probe.bytes_alloc = slab_size;
         }
     }
     if (have_slab) {
@@ -244,6 +266,13 @@ bool kmem_parse_trace(const char *text, struct kmem_alloc *alloc)
         alloc->via_page = have_page;
         if (have_page)
             snprintf(alloc->frames, sizeof alloc->frames, "%s", page.frames);
+        else if (have_probe)
+            snprintf(alloc->frames, sizeof alloc->frames, "%s", probe.frames);
+        return true;
+    }
+    if (have_probe && probe.call_site[0]) {
+        *alloc = probe;
+        alloc->via_page = have_page;
         return true;
     }
     if (have_page)

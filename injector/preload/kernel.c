@@ -162,18 +162,25 @@ static void LF_TEXT kmsg_watch_end(void)
  * Around the armed call this thread gets a tracefs instance of its own (instances/libfail-TID:
  * its own buffer, events and pid filter, so parallel runs never see each other's events), with
  * the events that name an allocation: kmem:kmalloc and kmem:kmem_cache_alloc of a NULL pointer
- * (call site, size, GFP flags), and failrun's kprobe events on should_fail_alloc_page
- * (libfail/page_entry: GFP flags and order; libfail/page_ret with the kernel stack when it said
- * fail), which `failrun kernel --setup-debugfs` defines: the page allocator's own tracepoint does
- * not fire when fail_page_alloc fails it. When the read-back says the fault fired, the
- * instance's trace goes to the run folder (runtime_kernel_trace); failrun parses it (kmem.c).
- * Only with LIBFAIL_KMEM_TRACE=1 (experimental: in the test VM a campaign with it did not
- * finish in time; not understood yet). Without tracefs (or root) nothing is traced. Everything here is set up before N is written,
- * with raw system calls: the wrappers of this file must not see them. */
+ * (call site, size, GFP flags), and failrun's kprobe events, which `failrun kernel
+ * --setup-debugfs --kmem-trace` defines: on should_fail_alloc_page (libfail/page_entry: GFP
+ * flags and order; libfail/page_ret with the kernel stack when it said fail: the page
+ * allocator's own tracepoint does not fire when fail_page_alloc fails it) and on should_failslab
+ * (libfail/slab_entry: object size and GFP flags; libfail/slab_ret with the stack when it said
+ * fail: kmem_cache_alloc_bulk, the maple tree's allocator under mmap, munmap, mprotect and
+ * fork, has no tracepoint). When the read-back says the fault fired, the end of the instance's
+ * trace goes to the run folder (runtime_kernel_trace); failrun parses it (kmem.c). Only with
+ * LIBFAIL_KMEM_TRACE=1 (failrun kernel --kmem-trace); without tracefs (or root) nothing is
+ * traced. One armed call at a time is traced (kmem_busy; a run arms one call). Everything here
+ * is set up before N is written, with raw system calls: the wrappers of this file must not see
+ * them. */
 
 static char kmem_instance[128];
 static char kmem_text[65536];
 static bool kmem_wanted; /* LIBFAIL_KMEM_TRACE (failrun kernel --kmem-trace), read at start */
+static _Atomic bool kmem_busy;
+static __thread bool kmem_mine __attribute__((tls_model("initial-exec")));
+static pid_t kmem_pid; /* the process that set the instance up: a fork or vfork child leaves it */
 
 static size_t LF_TEXT join_path(char *out, size_t size, const char *a, const char *b)
 {
@@ -204,20 +211,24 @@ static void LF_TEXT kmem_watch_start(void)
 {
     static const char *const roots[] = {"/sys/kernel/tracing/instances",
                                         "/sys/kernel/debug/tracing/instances"};
-    kmem_instance[0] = '\0';
-    if (!kmem_wanted)
+    bool expected = false;
+    if (!kmem_wanted || !atomic_compare_exchange_strong(&kmem_busy, &expected, true))
         return;
     char name[32] = "libfail-";
     name[8 + format_decimal(name + 8, (uint64_t)syscall(SYS_gettid))] = '\0';
     kmem_instance[0] = '\0';
     for (size_t i = 0; i < sizeof roots / sizeof roots[0] && !kmem_instance[0]; i++) {
         if (!join_path(kmem_instance, sizeof kmem_instance, roots[i], name))
-            return;
+            break;
         if (syscall(SYS_mkdirat, AT_FDCWD, kmem_instance, 0700) != 0 && errno != EEXIST)
             kmem_instance[0] = '\0';
     }
-    if (!kmem_instance[0])
+    if (!kmem_instance[0]) {
+        atomic_store(&kmem_busy, false);
         return;
+    }
+    kmem_mine = true;
+    kmem_pid = (pid_t)syscall(SYS_getpid);
     char tid[24];
     tid[format_decimal(tid, (uint64_t)syscall(SYS_gettid))] = '\0';
     kmem_write("buffer_size_kb", "256");
@@ -226,35 +237,60 @@ static void LF_TEXT kmem_watch_start(void)
     kmem_write("events/kmem/kmalloc/filter", "ptr == 0");
     kmem_write("events/kmem/kmem_cache_alloc/filter", "ptr == 0");
     kmem_write("events/libfail/page_ret/trigger", "stacktrace if ret == 1");
+    kmem_write("events/libfail/slab_ret/trigger", "stacktrace if ret != 0");
     kmem_write("events/kmem/kmalloc/enable", "1");
     kmem_write("events/kmem/kmem_cache_alloc/enable", "1");
     kmem_write("events/libfail/page_entry/enable", "1");
     kmem_write("events/libfail/page_ret/enable", "1");
+    kmem_write("events/libfail/slab_entry/enable", "1");
+    kmem_write("events/libfail/slab_ret/enable", "1");
+}
+
+/* Reads the instance's trace into kmem_text, keeping its end: the failure is near the end of
+   the call, and the entry events of every allocation before it come first. */
+static size_t LF_TEXT kmem_read_tail(int fd)
+{
+    size_t used = 0;
+    for (;;) {
+        if (used == sizeof kmem_text) {
+            /* Keep the second half, from its first whole line. */
+            size_t half = sizeof kmem_text / 2;
+            const char *line = memchr(kmem_text + half, '\n', sizeof kmem_text - half);
+            size_t from = line ? (size_t)(line + 1 - kmem_text) : half;
+            memmove(kmem_text, kmem_text + from, sizeof kmem_text - from);
+            used = sizeof kmem_text - from;
+        }
+        long n = syscall(SYS_read, fd, kmem_text + used, sizeof kmem_text - used);
+        if (n <= 0)
+            return used;
+        used += (size_t)n;
+    }
 }
 
 static void LF_TEXT kmem_watch_end(bool fired)
 {
-    if (!kmem_instance[0])
+    /* A child of the armed fork, clone or vfork returns here too: it touches nothing (a vfork
+       child shares this memory with its parent, which finishes the trace). */
+    if (!kmem_mine || (pid_t)syscall(SYS_getpid) != kmem_pid)
         return;
+    kmem_mine = false;
     kmem_write("tracing_on", "0");
     char path[256];
     size_t used = 0;
-    int fd = join_path(path, sizeof path, kmem_instance, "trace")
+    int fd = fired && join_path(path, sizeof path, kmem_instance, "trace")
                  ? (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC)
                  : -1;
-    while (fired && fd >= 0 && used < sizeof kmem_text) {
-        long n = syscall(SYS_read, fd, kmem_text + used, sizeof kmem_text - used);
-        if (n <= 0)
-            break;
-        used += (size_t)n;
-    }
-    if (fd >= 0)
+    if (fd >= 0) {
+        used = kmem_read_tail(fd);
         syscall(SYS_close, fd);
+    }
     kmem_write("events/libfail/page_ret/trigger", "!stacktrace if ret == 1");
+    kmem_write("events/libfail/slab_ret/trigger", "!stacktrace if ret != 0");
     syscall(SYS_unlinkat, AT_FDCWD, kmem_instance, AT_REMOVEDIR);
     kmem_instance[0] = '\0';
     if (used)
         runtime_kernel_trace(kmem_text, used);
+    atomic_store(&kmem_busy, false);
 }
 
 bool LF_TEXT kernel_arm(int fd, uint64_t nth)

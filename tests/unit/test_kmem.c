@@ -144,6 +144,53 @@ static void test_trace_slab_via_page(void **state)
     assert_null(kmem_can_fail(alloc.gfp, alloc.bytes_alloc));
 }
 
+/* kmem_cache_alloc_bulk has no tracepoint: failslab's failure is named by the kprobe pair on
+   should_failslab, its cache's object size and the caller's flags, and the caller from the
+   stack (the maple tree's node allocation under mmap, in 6.1). */
+static void test_trace_slab_bulk(void **state)
+{
+    (void)state;
+    const char *trace =
+        "  w-7 [000] d.... 2.0: slab_entry: (should_failslab+0x0/0x10) size=144 gfp=0xcc0\n"
+        "  w-7 [000] d.... 2.0: slab_ret: (kmem_cache_alloc+0x2c/0x1e0 <- should_failslab) ret=0\n"
+        "  w-7 [000] d.... 2.1: slab_entry: (should_failslab+0x0/0x10) size=256 gfp=0xcc0\n"
+        "  w-7 [000] d.... 2.1: slab_ret: (kmem_cache_alloc_bulk+0x2e/0x2a0 <- should_failslab)"
+        " ret=-12\n"
+        "  w-7 [000] d.... 2.1: <stack trace>\n"
+        " => kmem_cache_alloc_bulk+0x2e/0x2a0\n"
+        " => mas_alloc_nodes+0x160/0x1f0\n"
+        " => mas_preallocate+0x58/0xd0\n"
+        " => mmap_region+0x3b5/0x8a0\n"
+        "  w-7 [000] d.... 2.2: slab_entry: (should_failslab+0x0/0x10) size=64 gfp=0x820\n"
+        "  w-7 [000] d.... 2.2: slab_ret: (kmem_cache_alloc+0x2c/0x1e0 <- should_failslab) ret=0\n";
+    struct kmem_alloc alloc;
+    assert_true(kmem_parse_trace(trace, &alloc));
+    assert_string_equal(alloc.kind, "kmem_cache_alloc_bulk");
+    assert_string_equal(alloc.call_site, "mas_alloc_nodes+0x160/0x1f0");
+    assert_string_equal(alloc.frames,
+                        "mas_alloc_nodes+0x160/0x1f0 <- mas_preallocate+0x58/0xd0 <- "
+                        "mmap_region+0x3b5/0x8a0");
+    assert_int_equal(alloc.bytes_req, 256);
+    assert_int_equal(alloc.gfp, GFP_KERNEL_6_1);
+    assert_false(alloc.via_page);
+    assert_null(kmem_can_fail(alloc.gfp, alloc.bytes_alloc));
+    /* A kmem_cache_alloc that failslab failed has its tracepoint too: that names it. */
+    const char *both =
+        "  w-7 [000] d.... 2.1: slab_entry: (should_failslab+0x0/0x10) size=192 gfp=0xcc0\n"
+        "  w-7 [000] d.... 2.1: slab_ret: (kmem_cache_alloc+0x2c/0x1e0 <- should_failslab)"
+        " ret=-12\n"
+        "  w-7 [000] d.... 2.1: <stack trace>\n"
+        " => kmem_cache_alloc+0x2c/0x1e0\n"
+        " => __d_alloc+0x22/0x16f\n"
+        "  w-7 [000] ..... 2.1: kmem_cache_alloc: call_site=__d_alloc+0x22/0x16f "
+        "ptr=0000000000000000 bytes_req=192 bytes_alloc=192 gfp_flags=GFP_KERNEL node=-1 "
+        "accounted=false\n";
+    assert_true(kmem_parse_trace(both, &alloc));
+    assert_string_equal(alloc.kind, "kmem_cache_alloc");
+    assert_string_equal(alloc.call_site, "__d_alloc+0x22/0x16f");
+    assert_false(alloc.via_page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_trace_slab),
         cmocka_unit_test(test_trace_page),
         cmocka_unit_test(test_trace_slab_via_page),
+        cmocka_unit_test(test_trace_slab_bulk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
