@@ -146,7 +146,7 @@ static bool allocator_frame(const char *frame)
         "should_failslab", "kmem_cache_alloc_bulk", "kmem_cache_alloc_lru", "kmem_cache_alloc_node",
         "__kmem_cache_alloc_node", "__kmalloc_node_track_caller", "kmalloc_node_trace",
         "kmalloc_large_node", "__kmalloc_large_node", "__kmalloc_large_node_notrace"};
-    size_t length = strcspn(frame, "+");
+    size_t length = strcspn(frame, "+."); /* prepare_alloc_pages.constprop.0 too */
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == length && !strncmp(frame, names[i], length))
             return true;
@@ -179,6 +179,23 @@ static void slab_event(const char *line, const char *kind, struct kmem_alloc *sl
     *have = true;
 }
 
+/* The frames of the stacktrace trigger and the kretprobe's return trampoline, above the
+   probed function's caller in the stack a page_ret or slab_ret prints. */
+static bool tracer_frame(const char *frame)
+{
+    static const char *const names[] = {
+        "event_triggers_post_call", "trace_event_buffer_commit", "kretprobe_trace_func",
+        "kretprobe_dispatcher", "kretprobe_rethook_handler", "rethook_trampoline_handler",
+        "arch_rethook_trampoline_callback", "arch_rethook_trampoline",
+        "__kretprobe_trampoline_handler", "kretprobe_trampoline_handler", "trampoline_handler",
+        "__kretprobe_trampoline", "stacktrace_trigger", "event_triggers_call"};
+    size_t length = strcspn(frame, "+.");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == length && !strncmp(frame, names[i], length))
+            return true;
+    return false;
+}
+
 /* A " => frame" line of the stack after a failing page_ret or slab_ret. */
 static void stack_frame(const char *frame, struct kmem_alloc *alloc)
 {
@@ -188,6 +205,11 @@ static void stack_frame(const char *frame, struct kmem_alloc *alloc)
         length = sizeof name - 1;
     memcpy(name, frame, length);
     name[length] = '\0';
+    if (tracer_frame(name)) { /* what came before was the tracer's too */
+        alloc->call_site[0] = '\0';
+        alloc->frames[0] = '\0';
+        return;
+    }
     if (!strcmp(alloc->kind, "slab") && !strncmp(name, "kmem_cache_alloc_bulk+", 22))
         snprintf(alloc->kind, sizeof alloc->kind, "kmem_cache_alloc_bulk");
     if (allocator_frame(name))
