@@ -1357,6 +1357,11 @@ void LF_TEXT runtime_kernel_trace(const char *text, size_t length)
     runtime_kernel_file("kmem-", ".trace", text, length);
 }
 
+void LF_TEXT runtime_kernel_kcov(const uint64_t *words, size_t count)
+{
+    runtime_kernel_file("kcov-", ".pcs", (const char *)words, count * sizeof *words);
+}
+
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)
 {
     if (runtime_guard)

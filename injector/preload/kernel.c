@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -293,6 +294,101 @@ static void LF_TEXT kmem_watch_end(bool fired)
     atomic_store(&kmem_busy, false);
 }
 
+/* ---- the kernel code the armed call ran: KCOV ----
+ * With LIBFAIL_KCOV=1 (failrun kernel --kcov; a kernel with CONFIG_KCOV), the armed call runs
+ * with KCOV_TRACE_PC on for this thread: the kernel writes the address of every basic block it
+ * executes for the task into an area shared with us. The area (KCOV_WORDS words: the count,
+ * then the PCs) is set up once per process, before N is written (KCOV_INIT_TRACE allocates in
+ * the kernel); KCOV_ENABLE comes after the write of N and KCOV_DISABLE first thing after the
+ * call (neither passes a fault point); the area then goes as it is to kcov-PID.pcs in the run
+ * folder (runtime_kernel_kcov), whether the fault fired or not: failrun compares the two
+ * (injector/kernelcov.c). One armed call at a time (kcov_busy). */
+
+#define KCOV_INIT_TRACE _IOR('c', 1, unsigned long)
+#define KCOV_ENABLE _IO('c', 100)
+#define KCOV_DISABLE _IO('c', 101)
+#define KCOV_TRACE_PC 0
+#define KCOV_WORDS (1u << 18) /* 2 MiB: the largest calls (clone, execve) pass some 10^5 blocks */
+#define KCOV_FD_FLOOR 960
+
+static bool kcov_wanted; /* LIBFAIL_KCOV (failrun kernel --kcov), read at start */
+static int kcov_fd = -1;
+static uint64_t *kcov_area;
+static pid_t kcov_pid; /* the process that opened kcov_fd: a fork child opens its own */
+static _Atomic bool kcov_busy;
+static __thread bool kcov_on __attribute__((tls_model("initial-exec")));
+
+/* Before N is written: this process's area, opened on first use. False without one. */
+static bool LF_TEXT kcov_prepare(void)
+{
+    bool expected = false;
+    if (!kcov_wanted || !atomic_compare_exchange_strong(&kcov_busy, &expected, true))
+        return false;
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    if (kcov_area && kcov_pid == pid)
+        return true;
+    if (kcov_area) { /* the parent's, inherited over fork: its kcov is the parent's */
+        syscall(SYS_munmap, kcov_area, KCOV_WORDS * sizeof(uint64_t));
+        syscall(SYS_close, kcov_fd);
+        kcov_area = NULL;
+        kcov_fd = -1;
+    }
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/sys/kernel/debug/kcov", O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, KCOV_FD_FLOOR);
+        if (high >= 0) {
+            syscall(SYS_close, fd);
+            fd = high;
+        }
+    }
+    void *area = MAP_FAILED;
+    if (fd >= 0 && syscall(SYS_ioctl, fd, KCOV_INIT_TRACE, (unsigned long)KCOV_WORDS) == 0)
+        area = (void *)syscall(SYS_mmap, NULL, KCOV_WORDS * sizeof(uint64_t),
+                               PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (area == MAP_FAILED) {
+        if (fd >= 0)
+            syscall(SYS_close, fd);
+        atomic_store(&kcov_busy, false);
+        return false;
+    }
+    kcov_fd = fd;
+    kcov_area = area;
+    kcov_pid = pid;
+    return true;
+}
+
+/* Right after N is written (or instead, when it was not: `enable` false). */
+static void LF_TEXT kcov_enable(bool enable)
+{
+    if (enable) {
+        __atomic_store_n(&kcov_area[0], 0, __ATOMIC_RELAXED);
+        kcov_on = syscall(SYS_ioctl, kcov_fd, KCOV_ENABLE, KCOV_TRACE_PC) == 0;
+    }
+    if (!kcov_on)
+        atomic_store(&kcov_busy, false);
+}
+
+/* Right after the call. */
+static void LF_TEXT kcov_disable(void)
+{
+    if (kcov_on)
+        syscall(SYS_ioctl, kcov_fd, KCOV_DISABLE, 0);
+}
+
+/* Then, with runtime_guard set: the area to the run folder. */
+static void LF_TEXT kcov_save(void)
+{
+    if (!kcov_on)
+        return;
+    kcov_on = false;
+    uint64_t count = __atomic_load_n(&kcov_area[0], __ATOMIC_RELAXED);
+    if (count > KCOV_WORDS - 1)
+        count = KCOV_WORDS - 1;
+    kcov_area[0] = count;
+    runtime_kernel_kcov(kcov_area, count + 1);
+    atomic_store(&kcov_busy, false);
+}
+
 bool LF_TEXT kernel_arm(int fd, uint64_t nth)
 {
     int saved_errno = errno;
@@ -300,7 +396,10 @@ bool LF_TEXT kernel_arm(int fd, uint64_t nth)
     size_t length = format_decimal(text, nth);
     kmem_watch_start();
     kmsg_watch_start();
+    bool kcov = kcov_prepare();
     bool armed = pwrite(fd, text, length, 0) == (ssize_t)length;
+    if (kcov)
+        kcov_enable(armed);
     if (!armed) {
         kmsg_watch_end();
         kmem_watch_end(false);
@@ -313,6 +412,7 @@ void LF_TEXT kernel_disarm(const struct call *call, uint32_t function, uint64_t 
                            bool failed, int error)
 {
     int saved_errno = errno;
+    kcov_disable();
     uint64_t left = 1;
     bool read = read_back(fd, &left);
     pwrite(fd, "0", 1, 0);
@@ -320,6 +420,7 @@ void LF_TEXT kernel_disarm(const struct call *call, uint32_t function, uint64_t 
     runtime_guard = 1;
     kmsg_watch_end();
     kmem_watch_end(read && left == 0);
+    kcov_save();
     runtime_kernel_after(call, function, nth, call->occurrence, read && left == 0, failed,
                          failed ? error : 0);
     runtime_guard = saved_guard;
@@ -449,6 +550,8 @@ __attribute__((constructor)) static void LF_TEXT kernel_start(void)
     runtime_guard = 0;
     const char *trace = getenv("LIBFAIL_KMEM_TRACE");
     kmem_wanted = trace && *trace == '1';
+    const char *kcov = getenv("LIBFAIL_KCOV");
+    kcov_wanted = kcov && *kcov == '1';
     const char *test_path = getenv("LIBFAIL_TEST_FAILNTH");
     if (test_path && *test_path && strlen(test_path) < sizeof failnth_path)
         memcpy(failnth_path, test_path, strlen(test_path) + 1);
