@@ -24,7 +24,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c injector/owner.c injector/kmem.c
+                   injector/forkrun.c injector/owner.c injector/kmem.c injector/kernelcov.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \

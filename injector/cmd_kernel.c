@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 const char kernel_usage[] =
-    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [run options] -- COMMAND [ARGS...]\n"
+    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
+    "                     [run options] -- COMMAND [ARGS...]\n"
     "\n"
     "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
     "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
@@ -40,8 +41,14 @@ const char kernel_usage[] =
     "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
     "                    verbose=0 for both; with --kmem-trace also mount tracefs and\n"
     "                    define the kprobe events libfail/page_entry and page_ret\n"
-    "  --kmem-trace      (experimental) name each failed kernel allocation: call site, size,\n"
-    "                    GFP flags, too small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
+    "  --kmem-trace      name each failed kernel allocation: call site, size, GFP flags, too\n"
+    "                    small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
+    "  --kcov            record the kernel code each armed call ran (KCOV_TRACE_PC; needs\n"
+    "                    CONFIG_KCOV): the kernel error legs, lines reached only with the\n"
+    "                    fault, go to the report's table and failrun cov\n"
+    "  --vmlinux PATH    the running kernel's vmlinux with DWARF line information, to\n"
+    "                    symbolise the KCOV PCs (kept in the database for later reports;\n"
+    "                    LIBFAIL_VMLINUX overrides it)\n"
     "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
     "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
     "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
@@ -220,6 +227,10 @@ int cmd_kernel(int argc, char **argv)
             wrappers = true;
         else if (!command && !strcmp(argv[i], "--kmem-trace"))
             setenv("LIBFAIL_KMEM_TRACE", "1", 1); /* the targets inherit it (kernel.c) */
+        else if (!command && !strcmp(argv[i], "--kcov"))
+            setenv("LIBFAIL_KCOV", "1", 1);
+        else if (!command && !strcmp(argv[i], "--vmlinux") && i + 1 < argc)
+            setenv("LIBFAIL_VMLINUX", argv[++i], 1); /* the report's symboliser reads it */
         else
             rest[count++] = argv[i];
     }

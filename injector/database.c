@@ -58,6 +58,19 @@ static const char schema[] =
     "  via_page INTEGER NOT NULL,"      /* a slab allocation failed by its page allocation */
     "  too_small INTEGER NOT NULL,"     /* the page allocator never fails it today */
     "  can_fail TEXT);"                 /* else why it can: no direct reclaim, NORETRY, ... */
+    "CREATE TABLE IF NOT EXISTS kernel_cov("  /* failrun kernel --kcov: the armed call's KCOV */
+    "  run INTEGER PRIMARY KEY,"
+    "  pcs BLOB NOT NULL,"              /* its kernel PCs, sorted, distinct, native uint64 */
+    "  count INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS kernel_legs("  /* kernel lines a fired run reached and its */
+    "  file TEXT NOT NULL, line INTEGER NOT NULL,"  /* site's unfailed runs did not */
+    "  run INTEGER NOT NULL,"
+    "  function TEXT,"                  /* the kernel function of the first PC found there */
+    "  PRIMARY KEY(file, line, run)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS kernel_legs_run ON kernel_legs(run);"
+    "CREATE TABLE IF NOT EXISTS kernel_cov_done("  /* fired runs kernelcov.c compared */
+    "  run INTEGER PRIMARY KEY, leg_pcs INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS kernel_meta(key TEXT PRIMARY KEY, value TEXT);"  /* vmlinux */
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("

@@ -8,6 +8,7 @@
 #include "report.h"
 #include "database.h"
 #include "internal.h"
+#include "kernelcov.h"
 #include "kmem.h"
 #include "sanitizer.h"
 #include "symbolise.h"
@@ -483,6 +484,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     database_store_records(context->db, job->run_id, records);
     store_kernel_fault(context->db, job);
     store_kernel_alloc(context->db, job);
+    kernelcov_store_run(context->db, job->run_id, job->dir);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 

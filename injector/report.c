@@ -3,6 +3,7 @@
  * command of each, and counts per outcome. Symbolisation happens here, once per frame shown.
  */
 #include "report.h"
+#include "kernelcov.h"
 #include "kmem.h"
 #include "campaign.h"
 #include "suppress.h"
@@ -346,13 +347,43 @@ static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
     database_finalize(statement);
 }
 
+/* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
+   of them only failures too small to fail reached: no run anywhere in the campaign whose
+   failure can really happen (or whose allocation was not named) reached that line. Into
+   `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
+static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
+    bool present = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    if (!present)
+        return false;
+    statement = database_prepare(
+        db, "SELECT s.function, COUNT(DISTINCT l.file || ':' || l.line),"
+            " COUNT(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM kernel_legs o"
+            "   LEFT JOIN kernel_allocs oa ON oa.run = o.run"
+            "   WHERE o.file = l.file AND o.line = l.line AND COALESCE(oa.too_small, 0) = 0)"
+            "  THEN l.file || ':' || l.line END)"
+            " FROM kernel_legs l JOIN runs r ON r.id = l.run JOIN sites s ON s.id = r.site"
+            " GROUP BY s.function");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(statement, 0);
+        json_object_set_new(legs, name, json_integer(sqlite3_column_int64(statement, 1)));
+        json_object_set_new(small, name, json_integer(sqlite3_column_int64(statement, 2)));
+    }
+    database_finalize(statement);
+    return true;
+}
+
 /* failrun kernel: one row per system call: its sites, the fault points that failed (injected
-   failures), how many of them the trace named and how many were too small to fail, and the
-   findings of its sites, the program's and the kernel's. The kernel error-leg lines need KCOV
-   coverage of the kernel, which this build does not collect: null. */
+   failures), how many of them the trace named and how many were too small to fail, the kernel
+   error-leg lines (with --kcov; null without) and of them those only too-small-to-fail
+   failures reached, and the findings of its sites, the program's and the kernel's. */
 static json_t *kernel_table(sqlite3 *db)
 {
     json_t *rows = json_array();
+    json_t *legs = json_object(), *small = json_object();
+    bool covered = kernel_leg_counts(db, legs, small);
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT s.function, COUNT(DISTINCT r.site), COALESCE(SUM(k.fired), 0),"
             " COALESCE(SUM(k.fired AND a.run IS NOT NULL), 0), COALESCE(SUM(k.fired AND a.too_small), 0),"
@@ -364,18 +395,24 @@ static json_t *kernel_table(sqlite3 *db)
             " LEFT JOIN kernel_allocs a ON a.run = r.id GROUP BY s.function ORDER BY s.function");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *row = json_object();
-        json_object_set_new(row, "system_call", json_string((const char *)sqlite3_column_text(statement, 0)));
+        const char *name = (const char *)sqlite3_column_text(statement, 0);
+        json_object_set_new(row, "system_call", json_string(name));
         json_object_set_new(row, "sites", json_integer(sqlite3_column_int64(statement, 1)));
         json_object_set_new(row, "fault_points", json_integer(sqlite3_column_int64(statement, 2)));
         json_object_set_new(row, "allocations_named", json_integer(sqlite3_column_int64(statement, 3)));
         json_object_set_new(row, "too_small_to_fail", json_integer(sqlite3_column_int64(statement, 4)));
-        json_object_set_new(row, "kernel_error_leg_lines", json_null());
-        json_object_set_new(row, "error_leg_lines_only_too_small", json_null());
+        json_t *leg_count = json_object_get(legs, name), *small_count = json_object_get(small, name);
+        json_object_set_new(row, "kernel_error_leg_lines",
+                            !covered ? json_null() : leg_count ? json_incref(leg_count) : json_integer(0));
+        json_object_set_new(row, "error_leg_lines_only_too_small",
+                            !covered ? json_null() : small_count ? json_incref(small_count) : json_integer(0));
         json_object_set_new(row, "userspace_findings", json_integer(sqlite3_column_int64(statement, 5)));
         json_object_set_new(row, "kernel_findings", json_integer(sqlite3_column_int64(statement, 6)));
         json_array_append_new(rows, row);
     }
     database_finalize(statement);
+    json_decref(legs);
+    json_decref(small);
     return rows;
 }
 
@@ -710,6 +747,7 @@ json_t *report_build(sqlite3 *db, const char *database_path,
     json_object_set_new(report, "leaks", report_leaks(db));
     json_object_set_new(report, "runs", run_list(db));
     if (settings.kernel) {
+        kernelcov_prepare_report(db);
         json_object_set_new(report, "kernel", kernel_sweeps(db));
         json_object_set_new(report, "kernel_table", kernel_table(db));
     }
@@ -917,12 +955,20 @@ static void print_kernel_table(FILE *out, json_t *rows)
     size_t index;
     json_t *row;
     json_array_foreach(rows, index, row) {
-        fprintf(out, "  %s | %lld | %lld | %lld | %lld | needs KCOV | needs KCOV | %lld | %lld\n",
+        json_t *legs = json_object_get(row, "kernel_error_leg_lines");
+        json_t *small = json_object_get(row, "error_leg_lines_only_too_small");
+        char leg_text[32] = "needs KCOV", small_text[32] = "needs KCOV";
+        if (json_is_integer(legs))
+            snprintf(leg_text, sizeof leg_text, "%lld", (long long)json_integer_value(legs));
+        if (json_is_integer(small))
+            snprintf(small_text, sizeof small_text, "%lld", (long long)json_integer_value(small));
+        fprintf(out, "  %s | %lld | %lld | %lld | %lld | %s | %s | %lld | %lld\n",
                 string_of(row, "system_call"),
                 (long long)json_integer_value(json_object_get(row, "sites")),
                 (long long)json_integer_value(json_object_get(row, "fault_points")),
                 (long long)json_integer_value(json_object_get(row, "allocations_named")),
                 (long long)json_integer_value(json_object_get(row, "too_small_to_fail")),
+                leg_text, small_text,
                 (long long)json_integer_value(json_object_get(row, "userspace_findings")),
                 (long long)json_integer_value(json_object_get(row, "kernel_findings")));
     }
