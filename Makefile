@@ -38,7 +38,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage test_findings test_live \
-                test_environment test_kmem)
+                test_environment test_kmem test_kernelcov)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
@@ -158,6 +158,14 @@ $(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/c
 $(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kmem.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+# Without PIE: the test program stands in for vmlinux, its addresses those of its ELF file.
+$(BUILD)/tests/test_kernelcov: tests/unit/test_kernelcov.c $(BUILD)/obj/injector/kernelcov.o \
+                               $(BUILD)/obj/injector/database.o $(BUILD)/obj/injector/util.o \
+                               $(BUILD)/obj/injector/spawn.o $(BUILD)/obj/injector/ingest.o \
+                               $(BUILD)/obj/libfail/record.o $(BUILD)/obj/libfail/text.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O0 -fno-pie -no-pie -o $@ $^ -lcmocka -lsqlite3 -ljansson -ldw -lelf -lpthread
 
 $(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/sanitizer.o \
                               $(BUILD)/obj/injector/suppress.o $(BUILD)/obj/injector/util.o
