@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +152,53 @@ static uint32_t intern_file(struct lines *lines, const char *file, const char **
     return index;
 }
 
+/* The module's function symbols sorted by address: dwfl_module_addrname scans the whole
+   symbol table at every call (a second per thousand PCs on vmlinux). */
+struct symbol {
+    uint64_t start, end;
+    const char *name;
+};
+
+static int compare_symbols(const void *a, const void *b)
+{
+    const struct symbol *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static size_t load_symbols(Dwfl_Module *module, struct symbol **out)
+{
+    int count = dwfl_module_getsymtab(module);
+    struct symbol *symbols = xcalloc(count > 0 ? (size_t)count : 1, sizeof *symbols);
+    size_t used = 0;
+    for (int i = 0; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr address;
+        const char *name = dwfl_module_getsym_info(module, i, &sym, &address, NULL, NULL, NULL);
+        if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size)
+            symbols[used++] = (struct symbol){address, address + sym.st_size, name};
+    }
+    qsort(symbols, used, sizeof *symbols, compare_symbols);
+    *out = symbols;
+    return used;
+}
+
+static const char *symbol_at(const struct symbol *symbols, size_t count, uint64_t address)
+{
+    size_t low = 0, high = count;
+    while (low < high) { /* the first symbol starting after address */
+        size_t middle = low + (high - low) / 2;
+        if (symbols[middle].start <= address)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low && address < symbols[low - 1].end ? symbols[low - 1].name : NULL;
+}
+
 static bool symbolise_all(Dwfl_Module *module, struct lines *lines)
 {
+    struct symbol *symbols;
+    size_t symbol_count = load_symbols(module, &symbols);
     lines->keys = xcalloc(lines->pcs.count ? lines->pcs.count : 1, sizeof *lines->keys);
     lines->functions =
         xcalloc(lines->pcs.count ? lines->pcs.count : 1, sizeof *lines->functions);
@@ -170,8 +216,9 @@ static bool symbolise_all(Dwfl_Module *module, struct lines *lines)
                              (uint32_t)number;
             known++;
         }
-        lines->functions[i] = dwfl_module_addrname(module, address);
+        lines->functions[i] = symbol_at(symbols, symbol_count, address);
     }
+    free(symbols);
     return known > 0;
 }
 

@@ -123,6 +123,8 @@ static void test_legs(void **state)
     json_t *file = json_array_get(files, 0);
     assert_int_equal(json_integer_value(json_object_get(file, "legs")), 1);
     assert_int_equal(json_integer_value(json_object_get(file, "only_too_small")), 1);
+    json_t *leg = json_array_get(json_object_get(file, "lines"), 0);
+    assert_string_equal(json_string_value(json_object_get(leg, "function")), "error_path");
     json_decref(files);
     /* Analysed runs are not analysed again; a new unfailed run of site-b lets its fired run be,
        and its allocation can fail: the line is no longer reached only through too small ones. */
