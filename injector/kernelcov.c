@@ -123,6 +123,35 @@ bool kernelcov_present(sqlite3 *db)
     return present;
 }
 
+/* The machinery of fault injection, tracing (--kmem-trace's events, stack trace triggers and
+   kretprobes) and KCOV itself: it runs because the fault fired and was traced, never as the
+   call's own error handling. A PC is left out when its line is in one of these files or its
+   function has one of these names. */
+static bool machinery(const char *file, const char *function)
+{
+    static const char *const paths[] = {
+        "/kernel/trace/", "/lib/fault-inject.c", "/mm/failslab.c", "/kernel/kprobes.c",
+        "/arch/x86/kernel/kprobes/", "/arch/x86/kernel/rethook.c", "/arch/x86/kernel/unwind_",
+        "/arch/x86/kernel/stacktrace.c", "/arch/x86/kernel/dumpstack", "/kernel/stacktrace.c",
+        "/kernel/kcov.c", "/include/trace/", "/include/linux/trace", "/include/linux/ftrace",
+        "/include/linux/ring_buffer.h", "/include/linux/kprobes.h", "/include/linux/rethook.h",
+        "/include/linux/fault-inject.h", "/arch/x86/include/asm/unwind.h",
+        "/arch/x86/include/asm/stacktrace.h", "/arch/x86/include/asm/kprobes.h"};
+    static const char *const prefixes[] = {
+        "trace_", "__trace_", "ring_buffer_", "rb_", "__rb_", "kretprobe", "kprobe", "__kprobe",
+        "rethook", "arch_rethook", "unwind_", "__unwind_", "stack_trace_", "arch_stack_walk",
+        "should_fail", "__should_fail", "fail_dump", "event_trigger", "event_triggers_",
+        "stacktrace_", "ftrace", "__ftrace", "kcov", "__sanitizer_cov", "filter_match",
+        "perf_trace", "tracing_", "__tracing_", "orc_", "__orc_"};
+    for (size_t i = 0; file && i < sizeof paths / sizeof paths[0]; i++)
+        if (strstr(file, paths[i]))
+            return true;
+    for (size_t i = 0; function && i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
 /* ---- symbolising: every distinct PC once ---- */
 
 struct lines {
@@ -211,12 +240,12 @@ static bool symbolise_all(Dwfl_Module *module, struct lines *lines)
         Dwfl_Line *line = dwfl_module_getsrc(module, address);
         int number = 0;
         const char *file = line ? dwfl_lineinfo(line, NULL, &number, NULL, NULL, NULL) : NULL;
-        if (file && number > 0) {
+        lines->functions[i] = symbol_at(symbols, symbol_count, address);
+        if (file && number > 0 && !machinery(file, lines->functions[i])) {
             lines->keys[i] = (uint64_t)intern_file(lines, file, &last, &last_index) << 32 |
                              (uint32_t)number;
             known++;
         }
-        lines->functions[i] = symbol_at(symbols, symbol_count, address);
     }
     free(symbols);
     return known > 0;
