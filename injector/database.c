@@ -69,7 +69,8 @@ static const char schema[] =
     "  PRIMARY KEY(file, line, run)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS kernel_legs_run ON kernel_legs(run);"
     "CREATE TABLE IF NOT EXISTS kernel_cov_done("  /* fired runs kernelcov.c compared */
-    "  run INTEGER PRIMARY KEY, leg_pcs INTEGER NOT NULL);"
+    "  run INTEGER PRIMARY KEY,"
+    "  leg_pcs INTEGER NOT NULL);"      /* PCs of its legs; -1: no unfailed run to compare */
     "CREATE TABLE IF NOT EXISTS kernel_meta(key TEXT PRIMARY KEY, value TEXT);"  /* vmlinux */
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"

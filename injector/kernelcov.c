@@ -279,8 +279,21 @@ static void analyse_site(sqlite3 *db, struct lines *lines, struct covered_run *r
             for (size_t k = 0; k < runs[i].count; k++)
                 VECTOR_PUSH(base, runs[i].pcs[k]);
         }
-    if (!any_base)
-        return; /* no unfailed call of this site to compare with: not analysed */
+    if (!any_base) {
+        /* No unfailed call of this site to compare with (its sweep was cut short, or the
+           unfailed run left no PCs): its fired runs are done, with no legs (leg_pcs -1). */
+        for (size_t i = 0; i < count; i++) {
+            if (!runs[i].fired || runs[i].done)
+                continue;
+            sqlite3_stmt *statement = database_prepare(
+                db, "INSERT OR REPLACE INTO kernel_cov_done(run, leg_pcs) VALUES (?, -1)");
+            sqlite3_bind_int64(statement, 1, runs[i].run);
+            database_step_done(statement);
+            database_finalize(statement);
+            (*analysed)++;
+        }
+        return;
+    }
     sort_unique(&base);
     pc_list base_keys = {0};
     for (size_t k = 0; k < base.count; k++) {
