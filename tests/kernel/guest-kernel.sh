@@ -5,8 +5,10 @@
 # warning during an armed call). check.sh fills in @ROOT@, where failrun, libfail-kernel.so and
 # the programs sit in the guest (not under /tmp, which the guest mounts afresh), and @SOURCE@ and
 # @WORKLOAD@, relay.c's and workload.c's paths on the host as their debug information (and so
-# the report) names them. Prints "ok - " / "not ok - " lines, and "# " lines for the record:
-# the table of system calls the workload's sweep saw and failed.
+# the report) names them, and @VMLINUX@, the kernel's vmlinux (same path in the guest). Relay's
+# and the workload's campaigns run with --kmem-trace (each failure names its allocation) and
+# --kcov (the kernel lines each failure alone reached). Prints "ok - " / "not ok - " lines, and
+# "# " lines for the record: the tables of system calls the workload's sweep saw and failed.
 root=@ROOT@
 failrun="$root/build/failrun"
 relay="$root/build/examples/relay"
@@ -15,6 +17,7 @@ provoke="$root/build/tests/kernel/provoke"
 source_file="$root/examples/relay/relay.c"
 reported=@SOURCE@
 workload_source=@WORKLOAD@
+vmlinux=@VMLINUX@
 ok() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
 # The sweep of one site: "  NAME() [via F()] at FILE:LINE [SITE]: 1 ENFILE crash, ..., 7 beyond ..."
 sweep() { grep -E "^  $1\(\)( via [a-z0-9_]+\(\))? at $2:$3 " "$4" | sed 's/^[^]]*]://'; }
@@ -24,7 +27,7 @@ pipe_line=$(grep -n 'if (pipe(ends)' "$source_file" | cut -d: -f1)
 pair_line=$(grep -n 'if (socketpair(' "$source_file" | cut -d: -f1)
 
 start=$(date +%s)
-"$failrun" kernel --setup-debugfs --kmem-trace -q -j 1 --db /tmp/relay.db -- "$relay" >/tmp/report.txt 2>/tmp/err.txt
+"$failrun" kernel --setup-debugfs --kmem-trace --kcov --vmlinux "$vmlinux" -q -j 1 --db /tmp/relay.db -- "$relay" >/tmp/report.txt 2>/tmp/err.txt
 status=$?
 end=$(date +%s)
 cat /tmp/report.txt
@@ -59,7 +62,7 @@ ok "$([ $? = 139 ]; echo $?)" "the finding's replay command crashes relay again"
 # The workload: every system call a site, over TCP and UDP on the loopback device too.
 ip link set lo up
 start=$(date +%s)
-"$failrun" kernel --kmem-trace -q -j 1 --db /tmp/workload.db -- "$workload" /tmp/workload \
+"$failrun" kernel --kmem-trace --kcov --vmlinux "$vmlinux" -q -j 1 --db /tmp/workload.db -- "$workload" /tmp/workload \
     >/tmp/workload.txt 2>/tmp/workload.err
 status=$?
 echo "# failrun kernel on the workload took $(($(date +%s) - start)) s, status $status:"
@@ -143,8 +146,33 @@ ok "$([ "$traced" = 0 ]; echo $?)" "no allocation is named by a frame of the tra
 ok "$([ "$small" -gt 0 ]; echo $?)" "some of them were too small to fail ($small)"
 sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/workload.txt | grep '^  ' >/tmp/kernel-table.txt
 sed 's/^/# /' /tmp/kernel-table.txt
-rows=$(grep -c -E '^  [a-z0-9_]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] needs KCOV [|] needs KCOV [|] [0-9]+ [|] [0-9]+$' /tmp/kernel-table.txt)
+rows=$(grep -c -E '^  [a-z0-9_]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+$' /tmp/kernel-table.txt)
 ok "$([ "$rows" -ge 30 ]; echo $?)" "failrun report prints the per-system-call table, a row per system call ($rows)"
+
+# The kernel's error legs (--kcov): per system call, the kernel lines its armed calls reached
+# only with the fault (against the same call unfailed), and of them those only failures too
+# small to fail reached.
+awk -F' [|] ' '$2 ~ /^[0-9]+$/ { legs += $6; small += $7; if ($6 > 0) calls++; if ($7 + 0 > $6 + 0) bad++ }
+    END { printf "%d %d %d %d\n", legs, small, calls, bad }' /tmp/kernel-table.txt >/tmp/legs.txt
+read -r legs small leg_calls bad </tmp/legs.txt
+echo "# kernel error-leg lines: $legs over $leg_calls system calls, $small of them only via too-small-to-fail"
+ok "$([ "$leg_calls" -ge 15 ]; echo $?)" "at least 15 system calls reached kernel error-leg lines ($leg_calls)"
+ok "$([ "$small" -gt 0 ] && [ "$small" -lt "$legs" ] && [ "$bad" = 0 ]; echo $?)" \
+    "some of those lines only too-small-to-fail failures reached, not all ($small of $legs)"
+relay_pipe=$(sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/report.txt | grep '^  pipe2 ' | awk -F' [|] ' '{ print $6 }')
+ok "$([ "${relay_pipe:-0}" -gt 0 ]; echo $?)" "relay's pipe2 failures reached kernel error-leg lines ($relay_pipe)"
+"$failrun" cov --db /tmp/relay.db --json >/tmp/relay-cov.json 2>/tmp/relay-cov.err
+ok $? "failrun cov reads a kernel campaign of programs built without --coverage"
+# For the record: relay's kernel error-leg lines in fs/ (pipe2, socketpair, write...).
+tr -d ' \n' </tmp/relay-cov.json | grep -o '"path":"[^"]*/fs/[^"]*"' | head -8 | sed 's/^/# relay leg file: /'
+"$failrun" cov --db /tmp/workload.db --lcov /tmp/kernel.info --html /tmp/kernel.html >/tmp/cov.txt 2>&1
+status=$?
+sed -n '1,25p' /tmp/cov.txt | sed 's/^/# /'
+ok "$([ $status = 0 ] && grep -q '^kernel error-leg lines' /tmp/cov.txt; echo $?)" \
+    "failrun cov prints the kernel error legs of the workload's campaign"
+ok "$(grep -q '^SF:.*/mm/' /tmp/kernel.info && grep -c '^DA:' /tmp/kernel.info | grep -q -v '^0$'; echo $?)" \
+    "its lcov tracefile has the kernel files, mm/ among them, with their lines"
+ok "$(grep -q 'id="kernel"' /tmp/kernel.html; echo $?)" "its HTML has the kernel section"
 "$failrun" report --db /tmp/workload.db --json >/tmp/workload.json 2>/dev/null
 ok "$(grep -q '"kernel_table"' /tmp/workload.json && grep -q '"too_small_to_fail": true' /tmp/workload.json \
       && grep -q '"gfp_flags"' /tmp/workload.json; echo $?)" \
