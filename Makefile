@@ -24,7 +24,8 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c injector/owner.c injector/kmem.c injector/kernelcov.c
+                   injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
+                   injector/kernelcov.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \
@@ -38,14 +39,14 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage test_findings test_live \
-                test_environment test_kmem test_kernelcov)
+                test_environment test_source test_kmem test_kernelcov)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
                    $(BUILD)/tests/cov/iolegs
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
-        realworld realworld-fork
+        realworld realworld-fork suites
 all: $(LIBRARIES) $(BUILD)/failrun $(EXAMPLES)
 
 deps:
@@ -160,12 +161,10 @@ $(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kmem.o
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 # Without PIE: the test program stands in for vmlinux, its addresses those of its ELF file.
-$(BUILD)/tests/test_kernelcov: tests/unit/test_kernelcov.c $(BUILD)/obj/injector/kernelcov.o \
-                               $(BUILD)/obj/injector/database.o $(BUILD)/obj/injector/util.o \
-                               $(BUILD)/obj/injector/spawn.o $(BUILD)/obj/injector/ingest.o \
-                               $(BUILD)/obj/libfail/record.o $(BUILD)/obj/libfail/text.o
+$(BUILD)/tests/test_kernelcov: tests/unit/test_kernelcov.c \
+                               $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O0 -fno-pie -no-pie -o $@ $^ -lcmocka -lsqlite3 -ljansson -ldw -lelf -lpthread
+	$(CC) $(ALL_CFLAGS) -O0 -fno-pie -no-pie -o $@ $^ -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/sanitizer.o \
                               $(BUILD)/obj/injector/suppress.o $(BUILD)/obj/injector/util.o
@@ -186,6 +185,11 @@ $(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/coverage/c
 	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_environment: tests/unit/test_environment.c $(FAILRUN_OBJECTS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS)) \
+	    -lcmocka $(FAILRUN_LIBS)
+
+$(BUILD)/tests/test_source: tests/unit/test_source.c $(FAILRUN_OBJECTS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS)) \
 	    -lcmocka $(FAILRUN_LIBS)
@@ -383,6 +387,13 @@ bench: all $(BENCH_BINARIES)
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
 realworld: all
 	@bash tests/realworld/run.sh
+
+# Real C libraries' own test suites (jansson, json-c, expat, libyaml from Debian source packages,
+# built with --coverage and cached in /var/cache/libfail-suites), each wrapped in a campaign and
+# failrun cov, findings against hand verdicts (tests/suites/). Not part of make check: slow.
+# SUITES="jansson json-c" picks libraries; SUITES_MAX_RUNS=N bounds each campaign.
+suites: all
+	@bash tests/suites/run.sh
 
 # Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
 # (tests/realworld/fork_agreement.sh; not part of make check, .ci/run runs it: 2-3 minutes).

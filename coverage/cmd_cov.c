@@ -13,6 +13,7 @@
 #include "kernelcov.h"
 #include "policy.h"
 #include "report.h"
+#include "source.h"
 #include "symbolise.h"
 #include "util.h"
 
@@ -43,12 +44,15 @@ const char cov_usage[] =
     "  --lcov PATH        write an lcov tracefile of every run's counts summed (genhtml\n"
     "                     renders it; the classes are in --json and --html)\n"
     "  --html PATH        write one self-contained HTML report\n"
+    "  --source GLOB      show only source files matching GLOB (path or base name; repeatable,\n"
+    "                     comma-separated); default: the campaign's own --source\n"
     "  --json             print the analysis as JSON\n"
     "\n"
     "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
 
 struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
+    char *source_globs; /* --source: ':'-separated (source.h); NULL: the campaign's */
     uint64_t nofail_below;
     bool json, help;
 };
@@ -59,7 +63,8 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         {"db", required_argument, NULL, 'd'},   {"nofail-below", required_argument, NULL, 'B'},
         {"nofail-db", required_argument, NULL, 'n'}, {"lcov", required_argument, NULL, 'l'},
         {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},       {"source", required_argument, NULL, 'g'},
+        {NULL, 0, NULL, 0},
     };
     options->database_path = DEFAULT_DATABASE;
     options->nofail_below = NOFAIL_BELOW_DEFAULT;
@@ -74,6 +79,12 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         case 'H': options->html_path = optarg; break;
         case 'j': options->json = true; break;
         case 'h': options->help = true; return;
+        case 'g': {
+            char *joined = source_globs_add(options->source_globs, optarg);
+            free(options->source_globs);
+            options->source_globs = joined;
+            break;
+        }
         case 'B':
             errno = 0;
             options->nofail_below = strtoull(optarg, &end, 10);
@@ -154,6 +165,19 @@ static json_t *site_entry(sqlite3_stmt *statement, bool eligible)
     return site;
 }
 
+
+/* The reads (interpose_io.def) whose failure a loop cannot tell from the end of the input. */
+static bool ends_like_eof(const char *function)
+{
+    static const char *const reads[] = {"read",   "__read_chk", "pread",       "pread64",
+                                        "__pread_chk", "__pread64_chk", "readv", "fread",
+                                        "__fread_chk", "fgets", "__fgets_chk", "getline",
+                                        "getdelim", "fgetc", "getc", "getchar"};
+    for (size_t i = 0; function && i < sizeof reads / sizeof reads[0]; i++)
+        if (!strcmp(function, reads[i]))
+            return true;
+    return false;
+}
 static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table)
 {
     struct symboliser *symboliser = symboliser_new();
@@ -180,6 +204,8 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
                                          nofail, kind, (uint64_t)sqlite3_column_int64(statement, 2),
                                          threshold),
                                      .never_fails = nofail, .io = !strcmp(kind, "io")};
+        site.ends_like_eof =
+            site.io && ends_like_eof((const char *)sqlite3_column_text(statement, 1));
         json_t *entry = site_entry(statement, site.eligible);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);
@@ -188,15 +214,10 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
         struct symbol_frame symbol[8];
         int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
                                                        true, symbol, 8) : 0;
-        if (n > 0) {
-            bool instrumentation = !strncmp(symbol[n - 1].function, "gcov_", 5) ||
-                                   !strncmp(symbol[n - 1].function, "__gcov_", 7);
-            site.never_fails |= instrumentation;
-            json_object_set_new(entry, "instrumentation", json_boolean(instrumentation));
+        if (n > 0)
             json_object_set_new(entry, "location",
                 json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
                           "file", symbol[0].file, "line", symbol[0].line));
-        }
         call_list calls = {0};
         site_calls(symboliser, &map, &frames, own, &files, &calls);
         site.calls = calls.items;
@@ -347,7 +368,7 @@ static json_t *file_entry(const struct coverage_result *result, const char *path
 
 /* Every file with its lines and branches, by path; the summaries per file and in total. */
 static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, const char *cwd,
-                            json_t *line_total, json_t *branch_total)
+                            const char *source_globs, json_t *line_total, json_t *branch_total)
 {
     json_t *files = json_array();
     const struct coverage_layout *layout = &result->layout;
@@ -363,8 +384,8 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
     sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         json_t *range = json_object_get(ranges, (const char *)sqlite3_column_text(statement, 0));
-        if (!range)
-            continue;
+        if (!range || !source_matches(source_globs, (const char *)sqlite3_column_text(statement, 1)))
+            continue; /* no lines; or --source: not a file of the code under test */
         json_array_append_new(files, file_entry(result, (const char *)sqlite3_column_text(statement, 1), cwd,
             (size_t)json_integer_value(json_array_get(range, 0)),
             (size_t)json_integer_value(json_array_get(range, 1)), line_total, branch_total));
@@ -375,7 +396,9 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
 }
 
 /* Data files the baseline wrote that a crashing run did not: the modules that did not dump
-   their coverage when the run died (stripped, with no exported __gcov_dump). */
+   their coverage when the run died (stripped, with no exported __gcov_dump). A run that started
+   one program of a suite alone (runs.owner) writes only that program's files: for it, only the
+   files another, not crashing, run of that program wrote count (none known: none counts). */
 static json_t *crash_missing(sqlite3 *db)
 {
     json_t *missing = json_array();
@@ -386,6 +409,9 @@ static json_t *crash_missing(sqlite3 *db)
             " JOIN cov_data d ON d.id = b.data"
             " WHERE r.outcome = 'crash' AND NOT EXISTS"
             "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
+            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM runs o JOIN cov_run_data y"
+            "  ON y.run = o.id WHERE o.owner = r.owner AND o.outcome <> 'crash'"
+            "  AND y.data = b.data))"
             " GROUP BY d.path ORDER BY d.path");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_array_append_new(missing, json_pack("{s:s,s:I}",
@@ -415,8 +441,10 @@ static json_t *run_counts(sqlite3 *db)
     return runs;
 }
 
-/* The whole analysis as JSON; NULL when the baseline left no coverage data. */
-static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path)
+/* The whole analysis as JSON, its files those of `source_globs` (NULL: the campaign's own
+   --source); NULL when the baseline left no coverage data. */
+static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path,
+                     const char *source_globs)
 {
     struct site_table sites = {0};
     load_sites(db, nofail_below, &sites);
@@ -435,8 +463,10 @@ static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_pa
     json_object_set_new(report, "nofail_below", json_integer((json_int_t)nofail_below));
     json_object_set_new(report, "sites", json_incref(sites.entries));
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
-    json_object_set_new(report, "files", file_entries(db, &result, settings.cwd, line_total,
-                                                      branch_total));
+    json_object_set_new(report, "files",
+                        file_entries(db, &result, settings.cwd,
+                                     source_globs ? source_globs : settings.source_globs,
+                                     line_total, branch_total));
     json_object_set_new(report, "lines", line_total);
     json_object_set_new(report, "branches", branch_total);
     json_object_set_new(report, "runs", run_counts(db));
@@ -456,7 +486,7 @@ static json_t *nofail_check(json_t *report, const char *other_path)
     struct campaign_settings settings = {0};
     campaign_load(other, &settings);
     json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
-    json_t *theirs = build(other, (uint64_t)threshold, other_path);
+    json_t *theirs = build(other, (uint64_t)threshold, other_path, NULL);
     sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
                                                       " WHERE kind = 'fault' AND state = 'done'");
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
@@ -717,7 +747,8 @@ int cmd_cov(int argc, char **argv)
     json_t *report = kernel_only ? json_pack("{s:s, s:{}, s:{}, s:[], s:[]}", "database",
                                              options.database_path, "lines", "runs", "files",
                                              "sites")
-                                 : build(db, options.nofail_below, options.database_path);
+                                 : build(db, options.nofail_below, options.database_path,
+                                         options.source_globs);
     if (report)
         json_object_set_new(report, "kernel_files", kernel_files);
     else
@@ -751,5 +782,6 @@ int cmd_cov(int argc, char **argv)
     int status = check && !json_is_true(json_object_get(check, "ok")) ? EXIT_BUGS : 0;
     json_decref(report);
     database_close(db);
+    free(options.source_globs);
     return status;
 }

@@ -316,6 +316,26 @@ static void walk_lines(struct leg_walk *w, long from, long function, uint64_t al
     }
 }
 
+/* The first line with branches after line `call`, in its function, that reads a name in
+   `reading` (any when 0) and at which the run reacted; -1 when none did. */
+static long later_reaction(struct coverage_analysis *a, const struct coverage_run *run, long call,
+                           uint64_t reading, int site, struct keep keep, uint64_t *allowance)
+{
+    const struct coverage_layout *layout = a->layout;
+    long function = a->line_function[call];
+    for (long next = call + 1; (size_t)next < layout->line_count &&
+                               a->line_function[next] == function;) {
+        long point = a->reaction_after[next];
+        if (point < 0 || a->line_function[point] != function)
+            return -1;
+        if ((!reading || (layout->line_names[point] & reading)) &&
+            reacted_at(a, run, point, site, keep, allowance))
+            return point;
+        next = point + 1;
+    }
+    return -1;
+}
+
 /* Attribution: the error legs of `site`'s failure in this run, walked from the failed call
    outwards through the callers (coverage.h says why each step is what it is). */
 static void add_legs(struct coverage_analysis *a, const struct coverage_run *run, int site,
@@ -338,6 +358,21 @@ static void add_legs(struct coverage_analysis *a, const struct coverage_run *run
         for (int i = 0; i < 2 && point < 0; i++)
             if (candidates[i] >= 0 && reacted_at(a, run, candidates[i], site, keep, &allowance))
                 point = candidates[i];
+        if (point < 0 && at_failed_call && a->sites[site].ends_like_eof) {
+            /* A read failing like the end of its input leaves its loop the way the last read
+               of the baseline did: the reaction is the first later decision in this function
+               that went otherwise (its ferror() check), or, when none did, its caller's. */
+            point = later_reaction(a, run, call, 0, site, keep, &allowance);
+            if (point < 0)
+                continue;
+        }
+        if (point < 0 && candidates[0] < 0 && a->layout->line_names && a->layout->line_assigns[call])
+            /* The result was kept for later (`rc = f(); if (rc == DONE) break; if (rc == ERR)`):
+               the first later decision of this function that reads it and went otherwise. A
+               call whose result is not kept (`use(p);`) gets no such search: what changes
+               after it is the failure's corrupted data, not a reaction. */
+            point = later_reaction(a, run, call, a->layout->line_assigns[call], site, keep,
+                                   &allowance);
         if (point < 0)
             return; /* absorbed here, or the program never came back: the leg ends */
         if (at_failed_call && !a->sites[site].never_fails)

@@ -14,6 +14,10 @@
  * this one (a thread) and the storing of the previous one run at once. The lines, branches and functions a data file
  * instruments are stored once, the first time it is read; after that a run stores only its
  * non-zero counts, per data file (a header's lines can come from several).
+ *
+ * Disk: once a run's counts are committed, its gcov folder is removed. The analysis (legs by
+ * the reaction branch, covanalysis.c) reads only the database; a schema migration that drops
+ * the coverage tables can no longer read them again (migrate_5_to_6 could: version 5 kept them).
  */
 #include "coverage.h"
 #include "campaign.h"
@@ -545,6 +549,11 @@ static int64_t same_copy(struct known_copies *known, int64_t hash, const char *b
         size_t other_length = 0;
         char *other = read_whole_file(json_string_value(json_array_get(copy, 1)), &other_length);
         same = other && other_length == length && !memcmp(other, bytes, length);
+        if (!other) { /* removed once stored (read_batch): this copy takes its place */
+            char *stale = copy_key(hash, build_path);
+            json_object_del(known->by_key, stale);
+            free(stale);
+        }
         free(other);
     }
     return same ? json_integer_value(json_array_get(copy, 0)) : 0;
@@ -754,6 +763,10 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
     store_close(&s);
     database_exec(db, "COMMIT");
     free(gcov_files.items);
+    /* Stored: the runs' gcov data (2 GB on jansson's suite) is needed no more. A later copy
+       that a removed one would have answered goes to gcov (same_copy). */
+    for (size_t i = 0; i < batch->runs.count; i++)
+        remove_tree(batch->runs.items[i].prefix);
 }
 
 static void batch_clear(struct batch *batch)

@@ -23,6 +23,14 @@
  *     run again because the program retried); then, recursively, the functions such a line
  *     calls by name, with the same two conditions (the baseline's runs of the calling line in
  *     place of the branches): an error-reporting or cleanup helper;
+ *   - two later reaction points: a call whose result is kept for later (`rc = f();` with no
+ *     branch on its line, and the next decision not changed: `if (rc == DONE) break;`) reacts
+ *     at the first later decision of its function that reads that name and went otherwise
+ *     (`if (rc < 0)`); decisions reading other names are skipped, as they may be testing data
+ *     the failure corrupted. A failed read whose failure returns what the end of the input
+ *     returns (fgets, fread, getc, read...: the loop ends as the baseline's last read ended it)
+ *     reacts at the first later decision of its function that went otherwise (the ferror()
+ *     check), or, when none did, in its caller;
  *   - then the caller, at the line of its call: a level with no branch after the call passes
  *     the failure up unexamined; a level whose branch after the call shows no change absorbed
  *     the failure (or the program never came back), and the walk stops there.
@@ -97,6 +105,12 @@ struct coverage_layout {
        callees[callee_start[l] .. callee_start[l + 1] - 1]. NULL: unknown (no source). */
     const size_t *callee_start;
     const long *callees;
+    /* Per line, from the same text (NULL without source): the names it reads, as a 64-bit set
+       (bit hash % 64 of each identifier not followed by `(`), and the name it assigns
+       (`rc = f()`, `p->next = f()`: the last identifier before a lone `=`) as its bit, 0 when
+       none. Enough to tell the decision that reads a call's kept result. */
+    const uint64_t *line_names;
+    const uint64_t *line_assigns;
 };
 
 /* A site's calling context as source lines: calls[0] is the failed call (the site's first own
@@ -110,6 +124,10 @@ struct coverage_site {
     bool eligible;    /* NOFAIL-eligible (policy.h) */
     bool never_fails; /* LF_NOFAIL or gcov's own runtime: no error reaction to look for */
     bool io;          /* an I/O call (--faults io) */
+    /* A read whose failure returns what the end of the input returns (fgets's NULL, getc's EOF,
+       read's -1 where loops test > 0): the branch after the call goes the way the baseline's
+       last call went, and the reaction is the later check (ferror). */
+    bool ends_like_eof;
     size_t call_count;
     const struct coverage_call *calls;
 };

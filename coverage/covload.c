@@ -75,10 +75,62 @@ static void line_callees(const struct coverage_layout *layout, json_t *by_name, 
     }
 }
 
-/* The callees of every line, from the source files (a file that cannot be read has none). */
+static uint64_t name_bit(const char *name, size_t length)
+{
+    uint64_t hash = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < length; i++)
+        hash = (hash ^ (unsigned char)name[i]) * 1099511628211u;
+    return (uint64_t)1 << (hash % 64);
+}
+
+/* The names a line reads and the one it assigns (coverage.h). Keywords and called names are
+   not names read; a name in a comment or string is (harmless: it only widens the set). */
+static void line_names(const char *text, size_t length, uint64_t *names, uint64_t *assigns)
+{
+    static const char *const keywords[] = {"if", "while", "for", "return", "else", "do",
+                                           "switch", "case", "break", "goto", "sizeof", "NULL"};
+    uint64_t last = 0;
+    *names = *assigns = 0;
+    for (size_t i = 0; i < length;) {
+        char c = text[i];
+        if (c == '=' && !*assigns && i + 1 < length && text[i + 1] != '=' &&
+            (i == 0 || !strchr("=!<>+-*/%&|^", text[i - 1])))
+            *assigns = last;
+        if (c == '"') { /* a string: skip it */
+            for (i++; i < length && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if (!is_name_char(c) || (c >= '0' && c <= '9')) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (i < length && is_name_char(text[i]))
+            i++;
+        size_t end = i, after = i;
+        while (after < length && (text[after] == ' ' || text[after] == '\t'))
+            after++;
+        bool keyword = false;
+        for (size_t k = 0; k < sizeof keywords / sizeof *keywords && !keyword; k++)
+            keyword = strlen(keywords[k]) == end - start &&
+                      !memcmp(keywords[k], text + start, end - start);
+        if (keyword || (after < length && text[after] == '('))
+            continue;
+        last = name_bit(text + start, end - start);
+        *names |= last;
+    }
+}
+
+/* The callees of every line, and the names it reads and assigns, from the source files (a file
+   that cannot be read has none). */
 static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by_name)
 {
     size_t *starts = xcalloc(layout->line_count + 1, sizeof *starts);
+    uint64_t *names = xcalloc(layout->line_count + 1, sizeof *names);
+    uint64_t *assigns = xcalloc(layout->line_count + 1, sizeof *assigns);
     long_list callees = {0};
     sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY id");
     size_t l = 0;
@@ -97,8 +149,10 @@ static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by
                 cursor = cursor ? cursor + 1 : NULL;
                 number++;
             }
-            if (cursor)
+            if (cursor) {
                 line_callees(layout, by_name, file, cursor, strcspn(cursor, "\n"), &callees);
+                line_names(cursor, strcspn(cursor, "\n"), &names[l], &assigns[l]);
+            }
         }
         free(text);
     }
@@ -107,6 +161,8 @@ static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by
         starts[++l] = callees.count;
     layout->callee_start = starts;
     layout->callees = callees.items;
+    layout->line_names = names;
+    layout->line_assigns = assigns;
 }
 
 static void load_layout(sqlite3 *db, struct coverage_layout *layout)
@@ -452,5 +508,7 @@ void coverage_result_free(struct coverage_result *result)
     free((void *)result->layout.functions);
     free((void *)result->layout.callee_start);
     free((void *)result->layout.callees);
+    free((void *)result->layout.line_names);
+    free((void *)result->layout.line_assigns);
     memset(result, 0, sizeof *result);
 }

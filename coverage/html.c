@@ -189,8 +189,7 @@ static void site_table(FILE *out, json_t *sites)
             fprintf(out, ":%lld", integer(location, "line"));
         }
         fprintf(out, "</td><td class=\"n\">%lld</td><td>%s</td></tr>", integer(site, "runs"),
-                json_is_true(json_object_get(site, "instrumentation")) ? "gcov runtime: never failed"
-                : json_is_true(json_object_get(site, "nofail"))   ? "LF_NOFAIL"
+                json_is_true(json_object_get(site, "nofail"))     ? "LF_NOFAIL"
                 : json_is_true(json_object_get(site, "eligible")) ? "eligible (size)"
                                                                   : "no");
     }

@@ -319,13 +319,17 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
-            " whole_command = ?");
+            " whole_command = ?, source = ?, wrappers = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
     sqlite3_bind_int(statement, 3, settings->kernel ? 1 + settings->kernel_wrappers : 0);
     sqlite3_bind_text(statement, 4, fault_kinds_text(settings->fault_kinds), -1, SQLITE_STATIC);
     sqlite3_bind_int(statement, 5, settings->whole_command);
+    sqlite3_bind_text(statement, 6, settings->source_globs ? settings->source_globs : "", -1,
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 7, settings->wrappers ? settings->wrappers : "", -1,
+                      SQLITE_TRANSIENT);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -362,7 +366,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
-                             " whole_command FROM campaign");
+                             " whole_command, source, wrappers FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -370,6 +374,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->kernel_wrappers = sqlite3_column_int(statement, 2) == 2;
         settings->fault_kinds = fault_kinds_parse((const char *)sqlite3_column_text(statement, 3));
         settings->whole_command = sqlite3_column_int(statement, 4);
+        settings->source_globs = column_text(statement, 5);
+        settings->wrappers = column_text(statement, 6);
     }
     database_finalize(statement);
     return found;
@@ -386,6 +392,9 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
                 a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
                 a->whole_command == b->whole_command &&
+                !strcmp(a->source_globs ? a->source_globs : "",
+                        b->source_globs ? b->source_globs : "") &&
+                !strcmp(a->wrappers ? a->wrappers : "", b->wrappers ? b->wrappers : "") &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
@@ -410,6 +419,8 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->module_globs);
     free(settings->scope);
     free(settings->probability);
+    free(settings->source_globs);
+    free(settings->wrappers);
     memset(settings, 0, sizeof *settings);
 }
 

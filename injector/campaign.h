@@ -40,6 +40,8 @@ struct campaign_settings {
     unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */
     bool whole_command;     /* --whole-command: every run re-runs the command, never the program
                                that owns the site alone (owner.c) */
+    char *source_globs;     /* --source globs, ':'-separated; NULL or "": every site (source.h) */
+    char *wrappers;         /* --wrapper functions, ':'-separated; NULL or "": none named */
 };
 
 /* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */

@@ -27,6 +27,8 @@ struct run_options {
     VECTOR(const char *) suppression_files; /* --suppressions, NULL-terminated after parsing */
     bool no_default_suppressions;
     bool replace; /* --replace: discard a stored campaign of another command or options */
+    uint64_t keep_runs_bytes; /* --keep-runs[=MB]: bound on the kept folders of runs without
+                                 bugs (default 1 GiB); the oldest go first */
 };
 
 struct campaign_context {
@@ -68,6 +70,15 @@ struct campaign_context {
     bool explored_loaded;
     /* Programs of the baseline loaded so far (owner.c, program_get), under the lock. */
     VECTOR(struct program *) programs;
+    /* Allocation wrappers (source.h, wrappers_find), found once from the baseline's sites. */
+    char *wrapper_names;
+    /* --keep-runs: kept folders of runs without bugs, oldest first, and their bytes
+       (bound_kept_runs); what the bound removed. */
+    VECTOR(int64_t) kept_runs;
+    uint64_t kept_bytes;
+    bool kept_loaded;
+    int64_t kept_removed;
+    uint64_t kept_removed_bytes;
 };
 
 struct live_count {
@@ -123,6 +134,9 @@ void open_scratch(struct campaign_context *context);
 void close_scratch(struct campaign_context *context);
 /* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
 char *kept_path(const struct campaign_context *context, const char *dir);
+/* --keep-runs: after run `run_id` (kept, no bug) settled, remove the oldest kept folders of
+   runs without bugs until they take at most --keep-runs MB. Under the campaign's lock. */
+void bound_kept_runs(struct campaign_context *context, int64_t run_id);
 /* After a run is judged: its coverage folder (DIR.gcov) moves to the kept folder, and so does the
    run's own folder when `keep`; what stays in the scratch folder is removed. */
 void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep);
@@ -169,8 +183,10 @@ void programs_free(struct campaign_context *context);
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
 enum outcome conclude_job(struct campaign_context *context, struct job *job); /* scheduler.c */
-/* judge.c: classify and store one run, inside conclude_job's transaction. */
-enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired);
+/* judge.c: classify and store one run, inside conclude_job's transaction. *worth_keeping: the
+   run is a bug or a finding's, its folder is kept; *fired: the planned fault fired. */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
+                       bool *fired);
 /* Commit the runs concluded so far (conclude_job batches them). */
 void conclusions_commit(struct campaign_context *context);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own

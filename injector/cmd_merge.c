@@ -23,7 +23,9 @@ const char merge_usage[] =
     "\n"
     "Join the databases of one campaign run in shards (failrun run --shard K/N) into one, then\n"
     "`failrun report --db OUTPUT.db` shows the whole campaign. The inputs must be campaigns of\n"
-    "the same command in the same folder; OUTPUT.db must not exist yet.\n";
+    "the same command in the same folder; OUTPUT.db must not exist yet.\n"
+    "Coverage each input has read (failrun cov --db INPUT.db) is joined too: `failrun cov\n"
+    "--db OUTPUT.db` then gives what the unsharded campaign gives.\n";
 
 static void bind_and_run(sqlite3 *db, const char *sql, int64_t offset)
 {
@@ -39,7 +41,8 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT (SELECT count(*) FROM src.campaign s JOIN main.campaign m"
             "  ON s.command = m.command AND s.cwd = m.cwd AND s.depth = m.depth"
-            "  AND s.scope IS m.scope AND s.shards = m.shards AND s.faults = m.faults),"
+            "  AND s.scope IS m.scope AND s.shards = m.shards AND s.faults = m.faults"
+            "  AND s.source = m.source AND s.wrappers = m.wrappers),"
             " (SELECT count(*) FROM src.campaign c JOIN main.campaign m ON c.shard = m.shard"
             "  AND m.shards > 1)");
     sqlite3_step(statement);
@@ -47,10 +50,97 @@ static void check_same_campaign(sqlite3 *db, const char *input)
     bool repeated = sqlite3_column_int(statement, 1) > 0;
     database_finalize(statement);
     if (!same)
-        fatal("%s is a campaign of another command, folder, depth, shard count or --faults; merge only "
-              "the shards of one campaign", input);
+        fatal("%s is a campaign of another command, folder, depth, shard count, --faults, "
+              "--source or --wrapper; merge only the shards of one campaign", input);
     if (repeated)
         warn("%s repeats a shard already merged; its runs are kept once", input);
+}
+
+/* Coverage (failrun cov's tables, coverage.c): files and data files by path, each copied run's
+   counts under its new id. A run whose counts the output has already (the baseline, from the
+   first input that read it) keeps them; each shard's gcov data may be gone (failrun cov removes
+   it), so everything comes from the tables.
+   A fault run stores a data file as its differences from its own campaign's baseline copy, or
+   names another run whose rows to use (cov_run_data.source). The output keeps the first input's
+   baseline: where this shard's baseline copy of a data file has other bytes than the output's
+   (`differs`), a copy that leaned on this shard's baseline is stored whole instead, the shard
+   baseline's rows under the run's own. */
+#define SHARD_BASELINE "(SELECT min(id) FROM src.runs WHERE kind = 'baseline')"
+#define OUTPUT_BASELINE "(SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
+
+static void merge_cov_hits(sqlite3 *db, const char *table, const char *columns)
+{
+    char *sql = sqlite3_mprintf(
+        /* the rows of the run (or the run not copied) the copy used */
+        "INSERT OR IGNORE INTO main.%s SELECT d.new, d.new_data, f.new, %s FROM temp.cov_copy d"
+        " JOIN src.%s h ON h.run = d.source AND h.data = d.data"
+        " JOIN temp.cov_file_map f ON f.old = h.file WHERE d.own;"
+        /* a difference from this shard's baseline, made whole: its rows where it has none */
+        "INSERT OR IGNORE INTO main.%s SELECT d.new, d.new_data, f.new, %s FROM temp.cov_copy d"
+        " JOIN src.%s h ON h.run = " SHARD_BASELINE " AND h.data = d.data"
+        " JOIN temp.cov_file_map f ON f.old = h.file WHERE d.own AND d.differs"
+        " AND d.source_delta;",
+        table, columns, table, table, columns, table);
+    database_exec(db, sql);
+    sqlite3_free(sql);
+}
+
+static void merge_coverage(sqlite3 *db)
+{
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_files(path) SELECT path FROM src.cov_files"
+                      " ORDER BY id");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_data(path) SELECT path FROM src.cov_data"
+                      " ORDER BY id");
+    database_exec(db, "CREATE TEMP TABLE cov_file_map(old INTEGER PRIMARY KEY, new INTEGER)");
+    database_exec(db, "INSERT INTO temp.cov_file_map SELECT s.id, m.id FROM src.cov_files s"
+                      " JOIN main.cov_files m ON m.path = s.path");
+    database_exec(db, "CREATE TEMP TABLE cov_data_map(old INTEGER PRIMARY KEY, new INTEGER)");
+    database_exec(db, "INSERT INTO temp.cov_data_map SELECT s.id, m.id FROM src.cov_data s"
+                      " JOIN main.cov_data m ON m.path = s.path");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_lines SELECT f.new, l.line"
+                      " FROM src.cov_lines l JOIN temp.cov_file_map f ON f.old = l.file");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_branches SELECT f.new, b.line, b.branch"
+                      " FROM src.cov_branches b JOIN temp.cov_file_map f ON f.old = b.file");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_functions"
+                      " SELECT f.new, x.start_line, x.end_line, x.name"
+                      " FROM src.cov_functions x JOIN temp.cov_file_map f ON f.old = x.file");
+    database_exec(db, "CREATE TEMP TABLE cov_copied AS SELECT c.old, c.new FROM temp.copied c"
+                      " JOIN src.cov_runs r ON r.run = c.old"
+                      " WHERE NOT EXISTS (SELECT 1 FROM main.cov_runs m WHERE m.run = c.new)");
+    /* This shard's baseline copies that the output's baseline does not have byte for byte
+       (none while this shard's baseline is the one copied). */
+    database_exec(db, "CREATE TEMP TABLE cov_differs(data INTEGER PRIMARY KEY)");
+    database_exec(db, "INSERT INTO temp.cov_differs SELECT b.data FROM src.cov_run_data b"
+                      " JOIN temp.cov_data_map m ON m.old = b.data"
+                      " WHERE b.run = " SHARD_BASELINE
+                      " AND NOT EXISTS (SELECT 1 FROM temp.cov_copied WHERE old = b.run)"
+                      " AND NOT EXISTS (SELECT 1 FROM main.cov_run_data o WHERE o.run = "
+                      OUTPUT_BASELINE " AND o.data = m.new AND o.hash = b.hash)");
+    /* Each copied run's data files: `own` rows (from `source`, made whole where `differs`),
+       or a reference to the new id of the run whose rows it uses. */
+    database_exec(db,
+        "CREATE TEMP TABLE cov_copy AS SELECT c.new AS new, x.data AS data, m.new AS new_data,"
+        " x.hash AS hash, x.source AS source, s.delta AS source_delta,"
+        " x.data IN (SELECT data FROM temp.cov_differs) AS differs,"
+        " iif(x.source = " SHARD_BASELINE " AND x.source <> x.run,"
+        "  iif(x.data IN (SELECT data FROM temp.cov_differs), NULL, " OUTPUT_BASELINE "),"
+        "  iif(x.source = x.run, NULL, (SELECT new FROM temp.copied WHERE old = x.source)))"
+        "  AS reference, 0 AS own"
+        " FROM src.cov_run_data x JOIN temp.cov_copied c ON c.old = x.run"
+        " JOIN temp.cov_data_map m ON m.old = x.data"
+        " JOIN src.cov_run_data s ON s.run = x.source AND s.data = x.data");
+    database_exec(db, "UPDATE temp.cov_copy SET own = (reference IS NULL)");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_run_data SELECT new, new_data,"
+                      " coalesce(reference, new), hash, own AND source_delta AND NOT differs"
+                      " FROM temp.cov_copy");
+    merge_cov_hits(db, "cov_line_hits", "h.line, h.count");
+    merge_cov_hits(db, "cov_branch_hits", "h.line, h.branch, h.count");
+    database_exec(db, "INSERT OR IGNORE INTO main.cov_runs"
+                      " SELECT c.new, r.data_files, r.gcov_files, r.read_ms"
+                      " FROM src.cov_runs r JOIN temp.cov_copied c ON c.old = r.run");
+    database_exec(db, "DROP TABLE temp.cov_copy; DROP TABLE temp.cov_differs;"
+                      " DROP TABLE temp.cov_copied; DROP TABLE temp.cov_data_map;"
+                      " DROP TABLE temp.cov_file_map");
 }
 
 static void merge_input(sqlite3 *db, const char *input, bool first)
@@ -103,10 +193,11 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name, unexplored, kind, owner)"
+                      " nofail, name, unexplored, kind, owner, source, outside_source)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
                       " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind,"
-                      " (SELECT new FROM temp.program_map WHERE old = s.owner) FROM src.sites s"
+                      " (SELECT new FROM temp.program_map WHERE old = s.owner), s.source,"
+                      " s.outside_source FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"
@@ -141,6 +232,7 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     database_exec(db, "UPDATE main.runs SET finding = (SELECT m.id FROM main.findings m"
                       "  JOIN src.findings s ON s.key = m.key WHERE s.id = main.runs.finding)"
                       " WHERE finding IS NOT NULL AND id IN (SELECT new FROM temp.copied)");
+    merge_coverage(db);
     if (!first)
         database_exec(db, "UPDATE main.campaign SET wall_ms = wall_ms +"
                           " coalesce((SELECT wall_ms FROM src.campaign), 0)");

@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "policy.h"
 #include "report.h"
+#include "source.h"
 #include "suppress.h"
 #include "symbolise.h"
 #include "util.h"
@@ -40,6 +41,16 @@ const char run_usage[] =
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    default: COMMAND and every non-system executable it starts\n"
     "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --source GLOB     fail and report only sites whose first own frame is in a source file\n"
+    "                    matching GLOB (its path as DWARF gives it, or a tail of it after\n"
+    "                    a '/': 'src/*', 'json_*.c'; repeatable, or comma-separated): tests and\n"
+    "                    library in one executable, fail only the library's allocations.\n"
+    "                    Other sites are recorded (coverage) but get no run\n"
+    "  --wrapper FUNC    FUNC only forwards to the allocator: its sites are named after its\n"
+    "                    caller (\"f at x.c:40 (through FUNC)\"), and leaks are told apart by\n"
+    "                    that caller (repeatable). Found without it: a function whose name\n"
+    "                    ends in alloc, strdup, strndup or memdup, first own frame of sites\n"
+    "                    reached from two or more callers\n"
     "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
     "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
     "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
@@ -74,7 +85,10 @@ const char run_usage[] =
     "                    process that reached it) is a program COMMAND started, and that does\n"
     "                    alone what it did there, is failed by starting that program alone\n"
     "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
-    "  --keep-runs       keep every run's folder (default: only runs that found bugs)\n"
+    "  --keep-runs[=SIZE]  keep the folders of runs without bugs too, at most SIZE of them\n"
+    "                    (megabytes, or with K, M or G; default 1G): past that the oldest\n"
+    "                    go first, and the report says how many. Runs that found bugs are\n"
+    "                    always kept\n"
     "  --replace         discard the campaign in --db even if it is of another command or\n"
     "                    other options (without it failrun refuses; the same campaign again\n"
     "                    resumes when unfinished and starts over when finished)\n"
@@ -102,13 +116,27 @@ static uint64_t parse_count(const char *text, const char *option)
     return value;
 }
 
+/* --keep-runs=SIZE: megabytes, or with a K, M or G suffix. */
+static uint64_t parse_keep_bound(const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    int shift = !*end ? 20 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20
+              : !strcmp(end, "G") ? 30 : -1;
+    if (shift < 0 || end == text || text[0] == '-' || errno || value == 0 ||
+        value > (1ull << 40))
+        fatal("--keep-runs=%s: give megabytes, or a size with K, M or G (e.g. 500, 2G)", text);
+    return (uint64_t)value << shift;
+}
+
 static void parse_options(int argc, char **argv, struct run_options *options)
 {
     static const struct option long_options[] = {
         {"db", required_argument, NULL, 'd'},      {"depth", required_argument, NULL, 'D'},
         {"timeout", required_argument, NULL, 't'}, {"exe", required_argument, NULL, 'e'},
         {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'O'},
-        {"keep-runs", no_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
+        {"keep-runs", optional_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
         {"jobs", required_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
         {"occurrence", required_argument, NULL, 'K'}, {"persistent", no_argument, NULL, 'P'},
         {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
@@ -121,6 +149,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"replace", no_argument, NULL, 'E'},
         {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
+        {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -137,6 +166,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     options->jobs = cores > 0 ? (int)cores : 1;
+    options->keep_runs_bytes = (uint64_t)1024 << 20;
     while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
         switch (c) {
         case 'K':
@@ -236,7 +266,21 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         case 'k':
             options->keep_runs = true;
+            if (optarg) /* --keep-runs=SIZE */
+                options->keep_runs_bytes = parse_keep_bound(optarg);
             break;
+        case 'g': {
+            char *joined = source_globs_add(settings->source_globs, optarg);
+            free(settings->source_globs);
+            settings->source_globs = joined;
+            break;
+        }
+        case 'w': {
+            char *joined = source_globs_add(settings->wrappers, optarg);
+            free(settings->wrappers);
+            settings->wrappers = joined;
+            break;
+        }
         case 'F':
             options->fork = true;
             break;
@@ -427,6 +471,14 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
     database_finalize(statement);
 
     json_t *report = report_build(context.db, options.database_path, rules);
+    if (options.keep_runs) { /* what the bound on kept folders removed (bound_kept_runs) */
+        json_t *campaign = json_object_get(report, "campaign");
+        json_object_set_new(campaign, "keep_runs_bytes",
+                            json_integer((json_int_t)options.keep_runs_bytes));
+        json_object_set_new(campaign, "kept_runs_removed", json_integer(context.kept_removed));
+        json_object_set_new(campaign, "kept_runs_removed_bytes",
+                            json_integer((json_int_t)context.kept_removed_bytes));
+    }
     suppressions_free(rules);
     free(options.suppression_files.items);
     report_write_files(report, options.junit, options.sarif);
@@ -440,6 +492,8 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
     symboliser_free(context.symbols);
     free(context.baseline_live.items);
     free(context.explored.items);
+    free(context.kept_runs.items);
+    free(context.wrapper_names);
     programs_free(&context);
     sanitizer_leaks_free(&context.baseline_leaks);
     database_close(context.db);

@@ -2,6 +2,7 @@
  * database.c — schema, opening with validation, and storage of what runs revealed.
  */
 #include "database.h"
+#include "policy.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -14,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 6;"
+    "PRAGMA user_version = 7;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -41,7 +42,9 @@ static const char schema[] =
     "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
     "  kernel INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel: system-call sites, fail-nth */
     "  faults TEXT NOT NULL DEFAULT 'alloc',"  /* --faults: alloc, io or alloc,io */
-    "  whole_command INTEGER NOT NULL DEFAULT 0);"  /* --whole-command: never a program alone */
+    "  whole_command INTEGER NOT NULL DEFAULT 0,"  /* --whole-command: never a program alone */
+    "  source TEXT NOT NULL DEFAULT '',"  /* --source globs, ':'-separated: the sites failed */
+    "  wrappers TEXT NOT NULL DEFAULT '');"  /* --wrapper functions, ':'-separated */
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -85,7 +88,9 @@ static const char schema[] =
     "  name TEXT,"                      /* a failpoint's name (LF_FAILPOINT) */
     "  unexplored TEXT,"                /* first seen on an error path and given no run: why */
     "  kind TEXT NOT NULL DEFAULT 'alloc'," /* alloc, io, failpoint or syscall */
-    "  owner INTEGER);"                 /* baseline sites: the program (programs.id) that owns it */
+    "  owner INTEGER,"                  /* baseline sites: the program (programs.id) that owns it */
+    "  source TEXT,"                    /* DWARF file of the first own frame, NULL: not looked up */
+    "  outside_source INTEGER NOT NULL DEFAULT 0);"  /* not matched by --source: never failed */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -198,6 +203,13 @@ static const char migrate_5_to_6[] =
     "DROP TABLE IF EXISTS cov_runs; DROP TABLE IF EXISTS cov_files;"
     "DROP TABLE IF EXISTS cov_lines; DROP TABLE IF EXISTS cov_branches;"
     "PRAGMA user_version = 6;";
+/* Version 7: --source and --wrapper, and each site's source file. */
+static const char migrate_6_to_7[] =
+    "ALTER TABLE campaign ADD COLUMN source TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE campaign ADD COLUMN wrappers TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE sites ADD COLUMN source TEXT;"
+    "ALTER TABLE sites ADD COLUMN outside_source INTEGER NOT NULL DEFAULT 0;"
+    "PRAGMA user_version = 7;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -228,7 +240,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 5))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 6))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -251,7 +263,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 3 || sqlite3_exec(db, migrate_2_to_3, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 5 || sqlite3_exec(db, migrate_4_to_5, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK);
+              (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -445,10 +458,17 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
             " owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
             "  nofail = max(nofail, excluded.nofail)");
+    sqlite3_stmt *known = database_prepare(db, "SELECT 1 FROM sites WHERE id = ?");
     for (size_t i = 0; i < records->sites.count; i++) {
         const struct ingest_site *s = &records->sites.items[i];
         char id[17];
         hex16(id, s->signature);
+        /* A new site is symbolised once, here: gcov's runtime is not the program (policy.h). */
+        sqlite3_bind_text(known, 1, id, -1, SQLITE_TRANSIENT);
+        bool stored = sqlite3_step(known) == SQLITE_ROW;
+        sqlite3_reset(known);
+        if (!stored && frames_are_instrumentation(db, &s->stack))
+            continue;
         char *frames = frames_to_json(&s->stack);
         sqlite3_bind_text(site, 1, id, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(site, 2, function_name(s->function), -1, SQLITE_STATIC);
@@ -463,6 +483,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         database_step_done(site);
         free(frames);
     }
+    database_finalize(known);
     database_finalize(site);
     sqlite3_stmt *name = database_prepare(db, "UPDATE sites SET name = ? WHERE id = ?");
     for (size_t i = 0; i < records->names.count; i++) {

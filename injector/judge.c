@@ -3,6 +3,7 @@
  * ended (exit status against the same process of the baseline, crash and sanitizer stacks, live
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "policy.h"
 #include "report.h"
@@ -113,10 +114,47 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
     return false;
 }
 
+/* The function a finding is keyed by. A function whose debug info names it and its source file
+   is the same function in every module that file was compiled into — the library and a test
+   program that #includes its .c, or a static library linked into several programs — so it is
+   keyed by name and source file (the symboliser normalises paths); otherwise by module and
+   start (function_of), which also tells stripped code's functions apart. */
+static struct function_id finding_function(struct campaign_context *context,
+                                           const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    struct symbol_frame symbol[8];
+    int n = path ? symboliser_lookup(context->symbols, path, frame->offset, true, symbol, 8) : 0;
+    if (n < 1 || !symbol[n - 1].file[0] || !strcmp(symbol[n - 1].function, "??"))
+        return function_of(context, frame);
+    const struct symbol_frame *function = &symbol[n - 1]; /* the out-of-line one */
+    return (struct function_id){hash_bytes(5, function->file, strlen(function->file)),
+                                hash_bytes(5, function->function, strlen(function->function))};
+}
+
+/* The frame after `own` when `own` is in an allocation wrapper (source.h) and a caller follows:
+   leaks of blocks that jsonp_malloc allocated for two functions are two findings. */
+static int past_wrapper(struct campaign_context *context, const struct frame_list *frames, int own)
+{
+    if (own + 1 >= frames->count)
+        return own;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    const char *path = module_map_path(&context->modules, frames->frames[own].module);
+    char name[256];
+    if (path && symboliser_function(context->symbols, path, frames->frames[own].offset, true,
+                                    NULL, name, sizeof name) &&
+        wrapper_named(name, context->wrapper_names))
+        return own + 1;
+    return own;
+}
+
 /* The deduplication key of a bug: the function where it went wrong (the first frame that is not
    failrun's or a sanitizer's runtime, which may lie in the C library) and the function of the
-   program's own code it was reached from; for an abort or a leak both are the program's frame
-   (glibc aborts for its caller; a leak is where the block was allocated). One faulty error leg
+   program's own code it was reached from; for an abort, a leak or wrong output both are the
+   program's frame (glibc aborts for its caller; a leak is where the block was allocated; wrong
+   output is where the failure was ignored). One faulty error leg
    reached from many sites is one finding seen in many runs; two functions are two findings. */
 static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
                          const struct frame_list *evidence)
@@ -126,15 +164,19 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     int own = first_own_frame(&context->modules, evidence);
     if (own < 0)
         own = 0;
+    own = past_wrapper(context, evidence, own);
     int fault = own;
-    if (signal != SIGABRT && outcome != OUTCOME_LEAK)
+    /* Wrong output of a test program started alone (owner.c) is the program's own function
+       ignoring the failure of what it called: whatever each test program then prints, one bug.
+       (The command's own wrong output is deduplicated by that output: record_finding.) */
+    if (signal != SIGABRT && outcome != OUTCOME_LEAK && outcome != OUTCOME_SILENT)
         for (int i = 0; i < evidence->count; i++)
             if (!module_is_tool(module_map_path(&context->modules, evidence->frames[i].module))) {
                 fault = i;
                 break;
             }
-    struct function_id where = function_of(context, &evidence->frames[fault]);
-    struct function_id from = function_of(context, &evidence->frames[own]);
+    struct function_id where = finding_function(context, &evidence->frames[fault]);
+    struct function_id from = finding_function(context, &evidence->frames[own]);
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
@@ -181,8 +223,9 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
                               enum outcome outcome, int signal, const struct frame_list *evidence,
                               const char *detail, uint64_t bytes, uint64_t symptom)
 {
-    /* Wrong output is deduplicated by what the user sees: every failure inside one regcomp
-       that ends in the same wrong output is one bug, not one per allocation it makes. */
+    /* A symptom deduplicates by what the user sees: every failure inside one regcomp (or one
+       statically linked regex, dozens of functions) that ends in the same wrong output of the
+       command is one bug; a kernel report by its text (kernel_report_symptom). */
     char *key = symptom ? xasprintf("%s:output:%016llx", outcome_name(outcome),
                                     (unsigned long long)symptom)
                         : finding_key(context, outcome, signal, evidence);
@@ -466,9 +509,11 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
 }
 
 /* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
-   the run and store it with all it revealed. *keep: its folder is worth keeping (a bug, a
-   finding, --keep-runs); *fired: its planned fault fired (its error leg may reveal sites). */
-enum outcome judge_run(struct campaign_context *context, struct job *job, bool *keep, bool *fired)
+   the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
+   finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
+   may reveal sites). */
+enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
+                       bool *fired)
 {
     const struct run_records *records = &job->records;
     const struct ingest_fault *target = target_fault(job);
@@ -482,6 +527,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_store_records(context->db, job->run_id, records);
+    sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
     store_kernel_alloc(context->db, job);
     kernelcov_store_run(context->db, job->run_id, job->dir);
@@ -545,9 +591,10 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations
-       at exit) tests the instrumentation, not the program: never a finding. Runs with a chain
-       never plan these (policy.h), so only the others need the check (it symbolises). */
-    if (target && !job->chain && job->site && site_is_instrumentation(context->db, job->site))
+       at exit) tests the instrumentation, not the program: never a finding. Such allocations are
+       never sites, so runs with a chain never plan them (policy.h); only the others need the
+       check (it symbolises). */
+    if (target && !job->chain && frames_are_instrumentation(context->db, &target->stack))
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;
@@ -562,7 +609,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
                                  observation.sanitizer ? report.kind : NULL, 0,
-                                 outcome == OUTCOME_SILENT ? stdout_hash | 1 : 0);
+                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0);
     if (reported)
         sanitizer_report_free(&report);
     uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)
@@ -577,7 +624,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     *fired = target != NULL;
-    *keep = outcome_is_bug(outcome) || finding || context->options->keep_runs;
+    *worth_keeping = outcome_is_bug(outcome) || finding;
     free(frames);
     free(stderr_text);
     free(out);

@@ -19,32 +19,26 @@ bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint
 
 char *failable_sites_condition(const struct campaign_settings *settings)
 {
+    /* Sites outside --source (source.c) are recorded but never failed. */
     if (!settings->policy_nofail)
-        return xstrdup("NOT nofail");
-    return xasprintf("NOT nofail AND (kind <> 'alloc' OR max_size > %llu)",
+        return xstrdup("NOT nofail AND NOT outside_source");
+    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
                      (unsigned long long)settings->nofail_below);
 }
 
-bool site_is_instrumentation(sqlite3 *db, const char *site)
+bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)
 {
     static struct symboliser *symboliser;
-    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
-    struct frame_list frames = {0};
-    if (sqlite3_step(statement) == SQLITE_ROW)
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-    database_finalize(statement);
     struct module_map map;
     module_map_load(db, &map);
-    int own = first_own_frame(&map, &frames);
-    const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
+    int own = first_own_frame(&map, frames);
+    const char *path = own >= 0 ? module_map_path(&map, frames->frames[own].module) : NULL;
     if (path && !symboliser)
         symboliser = symboliser_new();
-    /* The out-of-line function only (cached per module: this runs for every site planned). */
-    char function[256];
-    uint64_t start;
+    char function[256] = "";
+    /* The out-of-line function: libgcov's are never inlined into the program's code. */
     bool named = path && symboliser &&
-                 symboliser_function(symboliser, path, frames.frames[own].offset, true, &start,
+                 symboliser_function(symboliser, path, frames->frames[own].offset, true, NULL,
                                      function, sizeof function);
     module_map_free(&map);
     /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */

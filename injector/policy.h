@@ -29,10 +29,12 @@ bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint
    the NOFAIL ones (they cannot fail); under --policy nofail, not the eligible ones either. */
 char *failable_sites_condition(const struct campaign_settings *settings);
 
-/* Is this site (an id of the sites table) an allocation of gcov's own runtime (libgcov, linked
-   into a target built with --coverage, allocates while it writes the .gcda files at exit)?
-   Failing it tests the instrumentation, not the program, and loses the run's coverage: such
-   sites are never planned. Callers hold the campaign's lock (one symboliser, cached here). */
-bool site_is_instrumentation(sqlite3 *db, const char *site);
+/* Is this stack (its first frame outside libc and failrun) an allocation of gcov's own runtime
+   (libgcov, linked into a target built with --coverage, allocates while it writes the .gcda
+   files at exit)? Failing it tests the instrumentation, not the program, and loses the run's
+   coverage: such allocations are not the program's sites at all, never stored (database.c),
+   planned, counted or reported. The modules of the stack must be in the database. Callers hold
+   the campaign's lock (one symboliser, cached here). */
+bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames);
 
 #endif

@@ -6,6 +6,7 @@
 #include "kernelcov.h"
 #include "kmem.h"
 #include "campaign.h"
+#include "source.h"
 #include "suppress.h"
 #include "classify.h"
 #include "database.h"
@@ -193,13 +194,15 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     if (settings->stdin_path)
         json_object_set_new(campaign, "stdin", json_string(settings->stdin_path));
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM sites WHERE first_run IN"
+        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source AND first_run IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
-            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE first_run NOT IN"
+            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE NOT outside_source"
+            "   AND first_run NOT IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults"
+            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults,"
+            " (SELECT count(*) FROM sites WHERE outside_source), source"
             " FROM campaign");
     if (sqlite3_step(statement) == SQLITE_ROW) {
         json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
@@ -217,6 +220,11 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
         json_object_set_new(campaign, "io_sites", json_integer(sqlite3_column_int64(statement, 6)));
         json_object_set_new(campaign, "faults",
                             json_string((const char *)sqlite3_column_text(statement, 7)));
+        /* --source: sites recorded but left out of the campaign (source.c) */
+        json_object_set_new(campaign, "source",
+                            json_string((const char *)sqlite3_column_text(statement, 9)));
+        json_object_set_new(campaign, "outside_source_sites",
+                            json_integer(sqlite3_column_int64(statement, 8)));
     }
     database_finalize(statement);
     /* Error-path sites that got no run of their own, by reason (scheduler.c). */
@@ -542,6 +550,52 @@ static void set_io_errno(json_t *into, const char *function)
     json_object_set_new(into, "errno", json_string(name ? name : "?"));
 }
 
+/* Index of the first entry of a symbolised stack outside plumbing, or -1. */
+static int first_own_entry(json_t *stack)
+{
+    for (size_t i = 0; i < json_array_size(stack); i++)
+        if (!json_is_true(json_object_get(json_array_get(stack, i), "plumbing")))
+            return (int)i;
+    return -1;
+}
+
+/* The entry a site is named after: the first own one, or its caller's when the first own one
+   is in an allocation wrapper (source.h); *through names that wrapper (NULL when none). */
+static int named_entry(json_t *stack, const char *wrappers, const char **through)
+{
+    int own = first_own_entry(stack);
+    *through = NULL;
+    if (own < 0 || (size_t)own + 1 >= json_array_size(stack))
+        return own;
+    const char *function = json_string_value(json_object_get(json_array_get(stack, own), "function"));
+    if (!wrapper_named(function, wrappers))
+        return own;
+    *through = function;
+    return own + 1;
+}
+
+/* "json_object_new at json.c:40 (through jsonp_malloc)": where a site's allocation is made. */
+static json_t *site_title(json_t *stack, const char *wrappers)
+{
+    const char *through;
+    int index = named_entry(stack, wrappers, &through);
+    if (index < 0)
+        return json_string("?");
+    json_t *entry = json_array_get(stack, (size_t)index);
+    const char *file = json_string_value(json_object_get(entry, "file"));
+    const char *base = file ? strrchr(file, '/') : NULL;
+    char *title = file && *file
+                      ? xasprintf("%s at %s:%lld", json_string_value(json_object_get(entry, "function")),
+                                  base ? base + 1 : file,
+                                  (long long)json_integer_value(json_object_get(entry, "line")))
+                      : xstrdup(json_string_value(json_object_get(entry, "function")));
+    char *full = through ? xasprintf("%s (through %s)", title, through) : xstrdup(title);
+    json_t *result = json_string(full);
+    free(title);
+    free(full);
+    return result;
+}
+
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                         const char *database_path, const struct suppressions *rules,
                         json_t *suppressed, json_t *hints)
@@ -550,6 +604,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     struct module_map map;
     module_map_load(db, &map);
     json_t *list = json_array();
+    char *wrappers = wrappers_find(db, symboliser, settings->wrappers);
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
             " f.first_run, f.bytes, r.owner FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
@@ -570,6 +625,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
         json_object_set_new(finding, "function", function);
         json_object_set_new(finding, "size", max_size);
+        json_object_set_new(finding, "site_name", site_title(injection, wrappers));
         sqlite3_stmt *named = database_prepare(db, "SELECT name, kind FROM sites WHERE id = ?");
         sqlite3_bind_text(named, 1, site, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(named) == SQLITE_ROW) {
@@ -585,9 +641,16 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
-        /* A leak is located at the allocation that leaked; anything else where it ended. */
-        json_object_set_new(finding, "location", stack_location(evidence));
+        /* A leak is located at the allocation that leaked (in a wrapper's caller); anything
+           else where it ended. */
         bool leak = !strcmp(outcome, "leak");
+        const char *through = NULL;
+        int leaked_at = leak ? named_entry(evidence, wrappers, &through) : -1;
+        json_object_set_new(finding, "location",
+                            leaked_at >= 0 ? json_deep_copy(json_array_get(evidence, (size_t)leaked_at))
+                                           : stack_location(evidence));
+        if (through)
+            json_object_set_new(finding, "through", json_string(through));
         json_t *fault = leak ? json_deep_copy(json_object_get(finding, "location"))
                              : fault_frame(evidence);
         /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
@@ -658,6 +721,7 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
     database_finalize(statement);
     module_map_free(&map);
     symboliser_free(symboliser);
+    free(wrappers);
     return list;
 }
 
@@ -863,8 +927,10 @@ static void print_finding(FILE *out, json_t *finding)
     else
         fprintf(out, "  injected: %s(%lld)", string_of(finding, "function"),
                 (long long)json_integer_value(json_object_get(finding, "size")));
-    fprintf(out, " %s site %s, seen in %lld run(s)\n", armed_only ? "at" : "failing at",
-            string_of(finding, "site"), (long long)json_integer_value(json_object_get(finding, "runs")));
+    fprintf(out, " %s site %s", armed_only ? "at" : "failing at", string_of(finding, "site"));
+    if (json_is_string(json_object_get(finding, "site_name")))
+        fprintf(out, " (%s)", string_of(finding, "site_name"));
+    fprintf(out, ", seen in %lld run(s)\n", (long long)json_integer_value(json_object_get(finding, "runs")));
     print_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
     const char *kernel_log = json_string_value(json_object_get(finding, "kernel_log"));
     if (kernel_log) { /* the kernel's stack is in its own report */
@@ -1013,6 +1079,10 @@ void report_print_text(json_t *report, FILE *out)
     json_int_t extra = json_integer_value(json_object_get(campaign, "error_path_sites"));
     if (extra)
         fprintf(out, " (+%lld sites seen only on error paths)", (long long)extra);
+    json_int_t outside = json_integer_value(json_object_get(campaign, "outside_source_sites"));
+    if (outside)
+        fprintf(out, " (%lld sites left out by --source %s)", (long long)outside,
+                json_string_value(json_object_get(campaign, "source")));
     json_t *unexplored = json_object_get(campaign, "unexplored");
     if (json_object_size(unexplored)) {
         const char *reason;
@@ -1024,6 +1094,14 @@ void report_print_text(json_t *report, FILE *out)
         }
         fputc(')', out);
     }
+    json_int_t removed = json_integer_value(json_object_get(campaign, "kept_runs_removed"));
+    if (removed)
+        fprintf(out, " (--keep-runs: %lld older folders of runs without bugs removed, %.1f MB,"
+                     " to keep at most %.1f MB)", (long long)removed,
+                (double)json_integer_value(json_object_get(campaign, "kept_runs_removed_bytes")) /
+                    (1 << 20),
+                (double)json_integer_value(json_object_get(campaign, "keep_runs_bytes")) /
+                    (1 << 20));
     json_int_t pending = json_integer_value(json_object_get(campaign, "runs_pending"));
     if (pending)
         fprintf(out, " (%lld runs not done yet: `failrun run` again resumes)", (long long)pending);

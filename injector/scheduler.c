@@ -3,6 +3,7 @@
  * of fault runs (one per site, or nth/random; follow-ups for sites found on error legs), and
  * the -j workers that execute runs outside the database lock and conclude each under it.
  */
+#include "source.h"
 #include "campaign_run.h"
 #include "database.h"
 #include "internal.h"
@@ -146,6 +147,58 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
     free(kept);
 }
 
+/* The folder of a run as the database names it, or NULL. */
+static char *run_folder(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT dir FROM runs WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, run_id);
+    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
+    database_finalize(statement);
+    return dir;
+}
+
+void bound_kept_runs(struct campaign_context *context, int64_t run_id)
+{
+    if (!context->kept_loaded) { /* folders an earlier, interrupted failrun kept */
+        context->kept_loaded = true;
+        sqlite3_stmt *statement = database_prepare(
+            context->db, "SELECT id FROM runs WHERE kind = 'fault' AND state = 'done'"
+                         " AND finding IS NULL AND dir IS NOT NULL AND id <> ? ORDER BY id");
+        sqlite3_bind_int64(statement, 1, run_id);
+        while (sqlite3_step(statement) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(statement, 0);
+            char *dir = run_folder(context->db, id);
+            uint64_t bytes = dir ? tree_bytes(dir) : 0;
+            free(dir);
+            if (bytes) {
+                VECTOR_PUSH(context->kept_runs, id);
+                context->kept_bytes += bytes;
+            }
+        }
+        database_finalize(statement);
+    }
+    char *dir = run_folder(context->db, run_id);
+    context->kept_bytes += dir ? tree_bytes(dir) : 0;
+    free(dir);
+    VECTOR_PUSH(context->kept_runs, run_id);
+    size_t oldest = 0;
+    /* The newest run's folder always stays: the bound is never below one run. */
+    while (context->kept_bytes > context->options->keep_runs_bytes &&
+           oldest + 1 < context->kept_runs.count) {
+        char *old = run_folder(context->db, context->kept_runs.items[oldest++]);
+        uint64_t bytes = old ? tree_bytes(old) : 0;
+        if (old)
+            remove_tree(old); /* its gcov data beside it stays, for failrun cov */
+        free(old);
+        context->kept_bytes -= bytes < context->kept_bytes ? bytes : context->kept_bytes;
+        context->kept_removed++;
+        context->kept_removed_bytes += bytes;
+    }
+    memmove(context->kept_runs.items, context->kept_runs.items + oldest,
+            (context->kept_runs.count - oldest) * sizeof *context->kept_runs.items);
+    context->kept_runs.count -= oldest;
+}
+
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
                                 const char *plan, int64_t timeout_ms, const char *const *extra,
                                 const struct program *program)
@@ -243,8 +296,6 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
 {
     if (fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
-    if (site && site_is_instrumentation(context->db, site))
-        return false; /* gcov's runtime, in a target built with --coverage */
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
     insert_run(context->db, "fault", site, chain, plan, chain_owner(context, chain));
@@ -421,6 +472,7 @@ void run_baseline(struct campaign_context *context)
     store_scope(db, settings->scope);
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
+    sites_mark_source(db, settings->source_globs);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
@@ -590,7 +642,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
             continue;
         }
         char *chain = xasprintf("%s,%s:1", job->chain, site);
-        if (!plan_run(context, site, chain, 0, 0) && !site_is_instrumentation(context->db, site))
+        if (!plan_run(context, site, chain, 0, 0))
             leave_unexplored(context, job->run_id, site, "max-runs");
         free(chain);
     }
@@ -688,12 +740,14 @@ enum outcome conclude_job(struct campaign_context *context, struct job *job)
     char *kept = kept_path(context, job->dir);
     set_run_directory(context->db, job->run_id, kept);
     free(kept);
-    bool keep = false, fired = false;
-    enum outcome outcome = judge_run(context, job, &keep, &fired);
+    bool evidence = false, fired = false; /* evidence: a bug's or a finding's folder */
+    enum outcome outcome = judge_run(context, job, &evidence, &fired);
     if (fired)
         plan_follow_ups(context, job, outcome); /* sites this run stored first are new */
     /* Before the commit: killed in between, the run is made again and its folder replaced. */
-    settle_run_folder(context, job->dir, keep);
+    settle_run_folder(context, job->dir, evidence || context->options->keep_runs);
+    if (context->options->keep_runs && !evidence)
+        bound_kept_runs(context, job->run_id);
     batch_end(context, job->result.wall_ms);
     return outcome;
 }

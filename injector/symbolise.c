@@ -138,8 +138,46 @@ static void copy_text(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+/* Rewrites path in place without "." components, repeated slashes or "dir/.." pairs: a source
+ * file compiled through `#include "../lib/x.c"` from tests/ is named tests/../lib/x.c by DWARF,
+ * and must read (and deduplicate) as lib/x.c, the name the library's own build gives it.
+ * Lexical, as gcov and the compilers' own prefix maps are: the files may be gone. A relative
+ * path keeps the ".." it cannot resolve; "/.." is "/". */
+static void normalise_path(char *path)
+{
+    bool absolute = path[0] == '/';
+    char *out = path + absolute, *in = out;
+    size_t kept = 0; /* components written that a ".." may remove */
+    while (*in) {
+        char *end = strchr(in, '/');
+        size_t n = end ? (size_t)(end - in) : strlen(in);
+        if (n == 0 || (n == 1 && in[0] == '.')) {
+            /* nothing: an empty or "." component */
+        } else if (n == 2 && in[0] == '.' && in[1] == '.' && kept > 0) {
+            while (out > path + absolute && out[-1] != '/')
+                out--; /* back over the last component (never a ".." while kept > 0) */
+            if (out > path + absolute)
+                out--; /* and the '/' before it */
+            kept--;
+        } else if (n == 2 && in[0] == '.' && in[1] == '.' && absolute) {
+            /* "/.." is "/" */
+        } else {
+            if (out > path + absolute)
+                *out++ = '/';
+            memmove(out, in, n);
+            out += n;
+            if (!(n == 2 && in[0] == '.' && in[1] == '.'))
+                kept++;
+        }
+        in += n + (end != NULL);
+    }
+    if (out == path && !absolute)
+        *out++ = '.';
+    *out = '\0';
+}
+
 /* Stores `name` into dst[size], prefixed with comp_dir when name is relative and comp_dir is
- * absolute (a relative comp_dir, e.g. from -fdebug-prefix-map=...=., cannot help). */
+ * absolute (a relative comp_dir, e.g. from -fdebug-prefix-map=...=., cannot help), normalised. */
 static void set_file(char *dst, size_t size, const char *name, const char *comp_dir)
 {
     if (!name || !*name) {
@@ -148,6 +186,7 @@ static void set_file(char *dst, size_t size, const char *name, const char *comp_
     }
     if (name[0] == '/' || !comp_dir || comp_dir[0] != '/') {
         copy_text(dst, size, name);
+        normalise_path(dst);
         return;
     }
     size_t cap = size - 1;
@@ -158,6 +197,7 @@ static void set_file(char *dst, size_t size, const char *name, const char *comp_
     size_t nl = strnlen(name, cap - at);
     memcpy(dst + at, name, nl);
     dst[at + nl] = '\0';
+    normalise_path(dst);
 }
 
 static const char *comp_dir_of(Dwarf_Die *cu)

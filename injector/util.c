@@ -140,6 +140,27 @@ bool make_directories(const char *path)
     return ok;
 }
 
+uint64_t tree_bytes(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    uint64_t bytes = (uint64_t)st.st_blocks * 512; /* as du counts: blocks on disk */
+    DIR *dir = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (dir) {
+        struct dirent *entry;
+        while ((entry = readdir(dir))) {
+            if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+                continue;
+            char *child = xasprintf("%s/%s", path, entry->d_name);
+            bytes += tree_bytes(child);
+            free(child);
+        }
+        closedir(dir);
+    }
+    return bytes;
+}
+
 void remove_tree(const char *path)
 {
     DIR *dir = opendir(path);

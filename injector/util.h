@@ -53,6 +53,8 @@ bool write_whole_file(const char *path, const void *data, size_t length);
 bool make_directories(const char *path);
 /* rm -rf of a folder failrun made */
 void remove_tree(const char *path);
+/* Bytes on disk under path (files and folders, as du counts them); 0 when it does not exist. */
+uint64_t tree_bytes(const char *path);
 /* Move a file or folder to `to` (replacing it, making its parent folders), across file systems
    by copying: runs execute on a scratch file system and what is kept moves to the campaign's. */
 bool move_tree(const char *from, const char *to);

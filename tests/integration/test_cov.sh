@@ -37,6 +37,10 @@ classified() {
 
 "$FAILRUN" run -q --db all.db -- "$CLASSIC" the code absent <"$TEXT" >run.txt
 check_equal "classic: the campaign finds no bug (its legs are correct)" 0 $?
+# failrun cov removes the gcov data it stored; a copy, for the schema-5 database below, which
+# a schema-5 failrun left in place.
+gcov_folders=$(sql all.db "SELECT dir || '.gcov' FROM runs")
+tar -cPf gcov.tar $gcov_folders 2>/dev/null
 start=$(date +%s%N)
 "$FAILRUN" cov --db all.db --json --lcov all.info --html all.html >all.json
 check_equal "cov: exits 0" 0 $?
@@ -58,6 +62,11 @@ check_equal "the 64 KiB buffer is the one site too big to be eligible" \
                               | "\(.function) \(.size)"' all.json)"
 check_equal "gcov's own allocations at exit are never failed" 0 \
     "$(sql all.db "SELECT count(*) FROM runs r JOIN findings f ON f.id = r.finding")"
+check_equal "gcov's own allocations are not sites of the campaign" 0 \
+    "$(jq '[.sites[] | select(.location.function // "" | test("^_*gcov_"))] | length' all.json)"
+check "... nor counted: the report's sites are those of wordfreq's own code" \
+    grep -q "^  $(jq '[.sites[] | select(.location.file | test("examples/wordfreq/"))] | length' \
+                    all.json) sites, $runs runs" run.txt
 check "the summary line counts what the JSON counts" \
     grep -q "error-leg lines: $(jq '.lines.tested' all.json) tested (deletable $(jq '.lines.deletable' all.json), kept $(jq '.lines.kept' all.json)); $(jq '.lines.unreached' all.json) line(s) no run reached" \
     "$(
@@ -75,23 +84,31 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             ALTER TABLE campaign DROP COLUMN faults; ALTER TABLE sites DROP COLUMN kind;
             ALTER TABLE campaign DROP COLUMN whole_command; ALTER TABLE sites DROP COLUMN owner;
             ALTER TABLE runs DROP COLUMN owner; ALTER TABLE processes DROP COLUMN program;
+            ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
+            ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
             DROP TABLE programs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 6, coverage tables added, sites given their kind" "6|1|0" \
+check_equal "schema 1: migrated to 7, coverage tables added, sites given their kind" "7|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
                           (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"
+check_equal "failrun cov removed the gcov data it stored" "" \
+    "$(for folder in $gcov_folders; do [ -e "$folder" ] && echo "$folder"; done)"
 # Schema 6 keeps counts per data file: the coverage a schema-5 failrun read (cov_line_hits
-# without its data column) is dropped and read again from the runs' folders, to the same figures.
+# without its data column) is dropped and read again from the runs' folders (a schema-5
+# failrun kept them), to the same figures.
 cp all.db old5.db
 sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_data;
              CREATE TABLE cov_line_hits(run INTEGER NOT NULL, file INTEGER NOT NULL,
                                         line INTEGER NOT NULL, count INTEGER NOT NULL);
+             ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
+             ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
              PRAGMA user_version = 5;"
+tar -xPf gcov.tar
 "$FAILRUN" cov --db old5.db --json >old5.json
-check_equal "schema 5: migrated to 6, its coverage read again with the same figures" \
-    "6 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
+check_equal "schema 5: migrated to 7, its coverage read again with the same figures" \
+    "7 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
 
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
@@ -133,7 +150,8 @@ check_equal "lcov: one DA line per instrumented line" "$(jq '.lines.total' all.j
 # given to gcov; its counts are that run's. Each such file is byte for byte the copy it names,
 # some exist (the runs whose failure was absorbed), and the counts summed over every run, read
 # again here with gcov on every file of every run, are what the lcov tracefile says, line by
-# line.
+# line. (The runs' gcov data as the campaign left it: failrun cov removed it.)
+tar -xPf gcov.tar
 same_rows=$(sql all.db "SELECT r.dir || '.gcov' || d.path, s.dir || '.gcov' || d.path
                         FROM cov_run_data x JOIN runs r ON r.id = x.run
                         JOIN runs s ON s.id = x.source JOIN cov_data d ON d.id = x.data

@@ -42,3 +42,12 @@ check_equal "stripped library: the JSON lists it, with the number of crashing ru
 check_equal "stripped library: its error leg was never seen" "unreached" \
     "$(jq -r --argjson n "$leg_line" '.files[] | select(.path | endswith("libcovlib.c"))
            | .lines[] | select(.line == $n) | .class' stripped.json)"
+
+# Inside a suite a fault run starts the program that owns the site alone: a crashing run of
+# covcrash never runs kvtest, so kvtest's data files are not missing from it.
+"$FAILRUN" run -q --db suite.db -- sh -c "'$PROGRAMS/covcrash'; '$EXAMPLES/cov/kvtest'" >/dev/null
+check "suite: covcrash's fault runs crash, started alone" \
+    test "$(sql suite.db "SELECT count(*) FROM runs WHERE outcome = 'crash' AND owner IS NOT NULL")" -ge 2
+"$FAILRUN" cov --db suite.db --json >suite.json 2>suite.err
+check_equal "suite: no data file named missing from the crashing runs of one program alone" \
+    "0 " "$(jq '.runs.crash_missing | length' suite.json) $(grep -c 'did not write' suite.err | sed 's/^0$//')"

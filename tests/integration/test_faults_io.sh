@@ -117,6 +117,15 @@ check_equal "--policy nofail never exempts an I/O site: each has its run, no sma
                                      (SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
                                       WHERE s.kind = 'alloc')")"
 
+# ---- one character at a time: getchar, fgetc, getc, putchar, putc, fputc ----
+# iochars.c ends with a status of its own for each call whose failure ferror() reports.
+printf 'ab' >chars.txt
+"$FAILRUN" run -q --json --db chars.db --faults io -- "$PROGRAMS/iochars" chars.txt <chars.txt >chars.json
+check_equal "character I/O: each call is a site, failed with its errno and the stream's error indicator" \
+    "fgetc EIO handled 22,fputc ENOSPC handled 26,getc EIO handled 23,getchar EIO handled 21,putc ENOSPC handled 25,putchar ENOSPC handled 24" \
+    "$(jq -r '[.runs[] | select(.function | test("^(f?getc|getchar|f?putc|putchar)$"))
+               | "\(.function) \(.errno) \(.outcome) \(.exit_code)"] | sort | join(",")' chars.json)"
+
 # ---- bad options ----
 "$FAILRUN" run -q --db bad.db --faults disk -- "$program" numbers.txt >/dev/null 2>bad.err
 check_equal "--faults disk: a usage error naming the choices" "2 1" \

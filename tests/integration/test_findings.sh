@@ -14,6 +14,17 @@ check_equal "a warning then wrong output with status 0: one silent finding at th
     "silent findings.c" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.file | sub(".*/"; ""))"' warn.json)"
 
+# Wrong output of a test program a suite runs (started alone for its fault runs) is
+# deduplicated by the function that ignored the failure, whatever each run prints; the
+# command's own wrong output by that output (one regex, dozens of allocations, one symptom).
+"$FAILRUN" run -q --json --db pair.db -- sh -c "'$P' pair; '$P' pair >/dev/null" >pair.json
+check_equal "a suite's program ignoring two failures in one function, two wrong outputs: one finding" \
+    "silent 2 pair | silent 2 2" \
+    "$(jq -r '[.findings[] | "\(.outcome) \(.runs) \(.location.function)"] | join(",")' pair.json) | $(sql pair.db "SELECT outcome || ' ' || count(DISTINCT stdout_hash) || ' ' || count(owner) FROM runs WHERE outcome = 'silent' GROUP BY outcome")"
+"$FAILRUN" run -q --json --db pair1.db -- "$P" pair >pair1.json
+check_equal "the command's own two wrong outputs: two findings, one per output" "silent 1,silent 1" \
+    "$(jq -r '[.findings[] | "\(.outcome) \(.runs)"] | join(",")' pair1.json)"
+
 "$FAILRUN" run -q --json --db panic.db -- "$P" panic >panic.json
 check_equal "panic helper one frame above the wrapper: oom-abort, no finding" "0 1" \
     "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"])"' panic.json)"
@@ -71,3 +82,34 @@ check_equal "replay --print-env: the printed environment arms the fault" "" "$(c
 check "replay --print-env: the run's records are in the folder it names" \
     sh -c "ls \"$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)\"/*.rec >/dev/null"
 rm -rf "$(sed -n 's/^LIBFAIL_DIR=//p' env.txt)"
+
+# One function compiled into two modules: the library, and a test program that #includes its
+# .c from tests/ (DWARF names that copy tests/../lib/copy.c, as cJSON's tests do). Its bug is
+# one finding, reported under the normalised path.
+mkdir -p dup/lib dup/tests
+cat >dup/lib/copy.c <<'SOURCE'
+#include <stdlib.h>
+char *copy_first(const char *text)
+{
+    char *copy = malloc(16);
+    copy[0] = text[0]; /* unchecked */
+    copy[1] = '\0';
+    return copy;
+}
+SOURCE
+printf '#include "../lib/copy.c"\nint main(void) { free(copy_first("a")); return 0; }\n' \
+    >dup/tests/direct.c
+printf '#include <stdlib.h>\nchar *copy_first(const char *);\nint main(void) { free(copy_first("a")); return 0; }\n' \
+    >dup/tests/linked.c
+(cd dup && cc -g -O0 -fPIC -shared -o libcopy.so lib/copy.c) &&
+    (cd dup/tests && cc -g -O0 -o direct direct.c && cc -g -O0 -o linked linked.c -L.. -lcopy \
+        -Wl,-rpath,"$work/dup")
+check_equal "the test programs build" 0 $?
+(cd dup/tests && "$FAILRUN" run -q --json --db "$work/dup.db" -- sh -c './direct; ./linked') >dup.json
+check_equal "a bug in a function compiled into two modules: one finding, seen in both" \
+    "1 crash copy_first 2" \
+    "$(jq -r '"\(.findings | length) \(.findings[0].outcome) \(.findings[0].location.function) \(.findings[0].runs)"' dup.json)"
+check_equal "... reported at lib/copy.c, never at tests/../lib/copy.c" \
+    "$work/dup/lib/copy.c" \
+    "$(jq -r '[.findings[].location.file, .findings[].injection_stack[].file] | unique
+              | map(select(test("copy")))[]' dup.json)"

@@ -42,3 +42,55 @@ check "merge: ... and one line saying why" grep -q "another command" "$work/err.
 "$FAILRUN" merge "$work/shard1.db" -o "$work/all.db" 2>/dev/null
 check_equal "merge: an existing output is never overwritten" 2 $?
 check "merge: a refused merge leaves no output behind" test ! -e "$work/bad.db"
+
+# Coverage across shards: a --coverage example as 4 shards driven by GNU parallel (as the README
+# shows), failrun cov on each shard, merged: the same findings, outcomes and coverage as one
+# unsharded campaign.
+cd "$work" || exit 1
+program="$EXAMPLES/cov/kvtest"
+"$FAILRUN" run -q --json --db cov-whole.db -- "$program" >cov-whole-run.json
+"$FAILRUN" cov --json --db cov-whole.db >cov-whole.json
+parallel --will-cite -j 2 \
+    "'$FAILRUN' run -q --shard {}/4 --db cov-shard{}.db -- '$program' >/dev/null; '$FAILRUN' cov --db cov-shard{}.db >/dev/null" \
+    ::: 1 2 3 4
+check_equal "parallel: 4 shards ran, each read its coverage" "4" \
+    "$(for k in 1 2 3 4; do sql cov-shard$k.db "SELECT count(*) > 0 FROM cov_runs"; done | grep -c 1)"
+"$FAILRUN" merge cov-shard1.db cov-shard2.db cov-shard3.db cov-shard4.db -o cov-all.db
+check_equal "merge of coverage shards: exit status 0" 0 $?
+"$FAILRUN" report --json --db cov-all.db >cov-all-run.json
+"$FAILRUN" cov --json --db cov-all.db >cov-all.json
+check_equal "merged coverage shards: the same findings" \
+    "$(jq -c "$findings" cov-whole-run.json)" "$(jq -c "$findings" cov-all-run.json)"
+check_equal "merged coverage shards: the same outcomes" \
+    "$(jq -c .outcomes cov-whole.json)" "$(jq -c .outcomes cov-all.json)"
+# (Not gcov_files: how many data files gcov had to read, each shard its own first copies.)
+check_equal "merged coverage shards: the same coverage summary (lines, branches, runs)" \
+    "$(jq -c '[.lines, .branches, (.runs | del(.gcov_files))]' cov-whole.json)" \
+    "$(jq -c '[.lines, .branches, (.runs | del(.gcov_files))]' cov-all.json)"
+check_equal "merged coverage shards: the same classes line by line" \
+    "$(jq -c .files cov-whole.json | md5sum)" "$(jq -c .files cov-all.json | md5sum)"
+check_equal "merged coverage shards: the same sites credited (by id, runs, location)" \
+    "$(jq -c '[.sites[] | [.id, .runs, .location]] | sort' cov-whole.json)" \
+    "$(jq -c '[.sites[] | [.id, .runs, .location]] | sort' cov-all.json)"
+check_equal "merged coverage shards: no gcov data left to read (failrun cov removed it)" 0 \
+    "$(ls -d "$work"/cov-shard*.files/runs/*.gcov 2>/dev/null | wc -l)"
+
+# A shard whose baseline wrote other bytes than the first shard's (counts that vary from run to
+# run): its runs' data files that leaned on its own baseline (stored as differences from it, or
+# as its copy) are stored whole in the merged database. Here shard 2's baseline copies are
+# made to look different (their hashes changed): stored whole, the counts must come out the
+# same, to the line.
+cp cov-shard2.db cov-shard2x.db
+sql cov-shard2x.db "UPDATE cov_run_data SET hash = hash + 1
+                    WHERE run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
+"$FAILRUN" merge cov-shard1.db cov-shard2x.db cov-shard3.db cov-shard4.db -o cov-allx.db
+"$FAILRUN" cov --json --db cov-allx.db --lcov cov-allx.info >cov-allx.json
+"$FAILRUN" cov --json --db cov-all.db --lcov cov-all.info >/dev/null
+check "a shard with another baseline: its runs' data files are stored whole" \
+    test "$(sql cov-allx.db "SELECT count(*) FROM cov_line_hits")" -gt \
+         "$(sql cov-all.db "SELECT count(*) FROM cov_line_hits")"
+check_equal "... with the same coverage, line by line, as the unsharded campaign" \
+    "$(jq -c '[.lines, .branches, .files]' cov-whole.json | md5sum)" \
+    "$(jq -c '[.lines, .branches, .files]' cov-allx.json | md5sum)"
+check_equal "... and the same counts summed over every run (lcov)" \
+    "$(grep -v '^TN:' cov-all.info | md5sum)" "$(grep -v '^TN:' cov-allx.info | md5sum)"

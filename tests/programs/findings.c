@@ -1,5 +1,7 @@
 /* findings.c — one program per way a maintainer reads a failed allocation, chosen by argv[1]:
  *   warn       prints a warning, then a wrong result with exit status 0: a bug (silent)
+ *   pair       one function ignores both of its allocations' failures, each giving another wrong
+ *              output: one bug (one silent finding seen in two runs)
  *   panic      an allocation wrapper returns NULL and its caller calls the program's own panic
  *              helper, which exits 3: a deliberate out-of-memory exit (oom-abort), not a bug
  *   abort      the same with abort(): oom-abort too
@@ -40,6 +42,15 @@ static int warn(void)
     strcpy(line, "result 42");
     puts(line);
     free(line);
+    return 0;
+}
+
+static int pair(void)
+{
+    char *name = malloc(16), *value = malloc(16);
+    printf("%s=%s\n", name ? strcpy(name, "key") : "", value ? strcpy(value, "42") : "");
+    free(name);
+    free(value);
     return 0;
 }
 
@@ -87,6 +98,8 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "warn"))
         return warn();
+    if (!strcmp(mode, "pair"))
+        return pair();
     if (!strcmp(mode, "panic") || !strcmp(mode, "abort"))
         return panics(!strcmp(mode, "abort"));
     if (!strcmp(mode, "reachable") || !strcmp(mode, "lost"))

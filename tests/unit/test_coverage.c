@@ -61,7 +61,28 @@ static const char source[] =
     "    if (!p)\n"                           /* 34: the reaction */
     "        return -1;\n"                    /* 35 */
     "    return 0;\n"                         /* 36 */
-    "}\n";                                    /* 37 */
+    "}\n"                                     /* 37 */
+    "int lines(FILE *f)\n"                    /* 38 */
+    "{\n"                                     /* 39 */
+    "    int c, n = 0;\n"                     /* 40 */
+    "    while ((c = getc(f)) != EOF)\n"      /* 41: the read; EOF ends the loop either way */
+    "        if (c == '\\n')\n"               /* 42 */
+    "            n++;\n"                      /* 43 */
+    "    if (ferror(f))\n"                    /* 44: the reaction to a failed read */
+    "        return -1;\n"                    /* 45 */
+    "    return n;\n"                         /* 46 */
+    "}\n"                                     /* 47 */
+    "int step(void)\n"                        /* 48 */
+    "{\n"                                     /* 49 */
+    "    int rc = next();\n"                  /* 50: the result kept for later */
+    "    if (rc == 0)\n"                      /* 51: not the failure's value */
+    "        return 0;\n"                     /* 52 */
+    "    if (total > 3)\n"                    /* 53: reads no rc */
+    "        total = 0;\n"                    /* 54 */
+    "    if (rc < 0)\n"                       /* 55: the reaction */
+    "        return -1;\n"                    /* 56 */
+    "    return 2;\n"                         /* 57 */
+    "}\n";                                    /* 58 */
 
 static char source_path[64];
 
@@ -122,7 +143,9 @@ static char *gcov_document(const char *counts)
         "{\"name\": \"report\", \"start_line\": 11, \"end_line\": 14},"
         "{\"name\": \"main\", \"start_line\": 15, \"end_line\": 24},"
         "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30},"
-        "{\"name\": \"grow\", \"start_line\": 31, \"end_line\": 37}],"
+        "{\"name\": \"grow\", \"start_line\": 31, \"end_line\": 37},"
+        "{\"name\": \"lines\", \"start_line\": 38, \"end_line\": 47},"
+        "{\"name\": \"step\", \"start_line\": 48, \"end_line\": 58}],"
         " \"lines\": [%s]}]}\n",
         source_path, lines);
 }
@@ -469,6 +492,47 @@ static void test_io_keeps(void **state)
     finish(&c, &r);
 }
 
+/* A read failing like the end of its input (getc's EOF): the loop's branch goes the way the
+   baseline's last read went, and the reaction is the later ferror() check. Only for a read
+   marked so: the same counts after an allocation are no leg. */
+static void test_read_failing_like_end_of_input(void **state)
+{
+    (void)state;
+    const char *baseline = "38:1 40:1 41:5/1,4 42:4/1,3 43:1 44:1/0,1 45:0 46:1 47:1";
+    const char *failed = "38:1 40:1 41:1/1,0 42:0/0,0 43:0 44:1/1,0 45:1 46:0 47:1";
+    for (int read = 0; read <= 1; read++) {
+        struct campaign c = new_campaign(baseline);
+        add_run(&c, 2, site_ids[0], NULL, failed);
+        struct coverage_call calls[] = {{c.file, 41}};
+        struct coverage_site sites[] = {{.io = true, .ends_like_eof = read, .call_count = 1,
+                                         .calls = calls}};
+        struct coverage_result r = analyse(&c, sites, 1);
+        assert_int_equal(line_class(&r, c.file, 45), read ? LINE_KEPT : LINE_ORDINARY);
+        assert_int_equal(line_item(&r, c.file, 45)->by_io, read);
+        assert_int_equal(branch_class(&r, c.file, 44, 0), read ? LINE_KEPT : LINE_ORDINARY);
+        assert_int_equal(line_class(&r, c.file, 41), LINE_ORDINARY);
+        finish(&c, &r);
+    }
+}
+
+/* A caller keeps the result (`rc = next()`) and tests it after other decisions: its reaction is
+   the first later decision that reads rc and went otherwise (55), not line 53, which changed
+   too but reads something else (data the failure may have corrupted). */
+static void test_result_kept_for_later(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign("48:1 50:1 51:1/0,1 52:0 53:1/0,1 54:0 55:1/0,1 56:0 57:1 58:1");
+    add_run(&c, 2, site_ids[0], NULL, "48:1 50:1 51:1/0,1 52:0 53:1/1,0 54:1 55:1/1,0 56:1 57:0 58:1");
+    struct coverage_call calls[] = {{-1, 0}, {c.file, 50}}; /* failed inside next(), uncovered */
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    assert_int_equal(line_class(&r, c.file, 56), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 55, 0), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 54), LINE_ORDINARY);
+    assert_int_equal(branch_class(&r, c.file, 53, 0), LINE_ORDINARY);
+    finish(&c, &r);
+}
+
 static void test_eligibility(void **state)
 {
     (void)state;
@@ -539,6 +603,8 @@ int main(void)
         cmocka_unit_test(test_data_file_shared_with_another_run),
         cmocka_unit_test(test_branches_before_the_call),
         cmocka_unit_test(test_io_keeps),
+        cmocka_unit_test(test_read_failing_like_end_of_input),
+        cmocka_unit_test(test_result_kept_for_later),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };

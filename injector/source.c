@@ -1,0 +1,190 @@
+/*
+ * source.c — source scope (see source.h). Runs in failrun, never in the target.
+ */
+#include "source.h"
+#include "campaign.h"
+#include "database.h"
+#include "symbolise.h"
+#include "util.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool source_matches(const char *globs, const char *file)
+{
+    if (!globs || !*globs)
+        return true;
+    if (!file || !*file)
+        return false;
+    char *copy = xstrdup(globs), *saved = NULL;
+    bool matched = false;
+    for (char *glob = strtok_r(copy, ":", &saved); glob && !matched;
+         glob = strtok_r(NULL, ":", &saved)) {
+        /* The whole path, then each tail after a '/': "src/[*]" matches /home/me/proj/src/a.c. */
+        for (const char *tail = file; tail && !matched;) {
+            matched = fnmatch(glob, tail, 0) == 0;
+            tail = strchr(tail, '/');
+            tail = tail ? tail + 1 : NULL;
+        }
+    }
+    free(copy);
+    return matched;
+}
+
+char *source_globs_add(const char *existing, const char *argument)
+{
+    char *result = xstrdup(existing ? existing : "");
+    char *copy = xstrdup(argument), *saved = NULL;
+    for (char *glob = strtok_r(copy, ",", &saved); glob; glob = strtok_r(NULL, ",", &saved)) {
+        char *joined = *result ? xasprintf("%s:%s", result, glob) : xstrdup(glob);
+        free(result);
+        result = joined;
+    }
+    free(copy);
+    return result;
+}
+
+/* The DWARF file of a site's first own frame (the innermost, inlined or not), or "". */
+static void first_own_file(struct symboliser *symboliser, const struct module_map *map,
+                           const char *frames_json, char *file, size_t size)
+{
+    struct frame_list frames = {0};
+    frames_from_json(frames_json, &frames);
+    int own = first_own_frame(map, &frames);
+    const char *path = own >= 0 ? module_map_path(map, frames.frames[own].module) : NULL;
+    struct symbol_frame symbol[1];
+    file[0] = '\0';
+    if (path && symboliser &&
+        symboliser_lookup(symboliser, path, frames.frames[own].offset, true, symbol, 1) >= 1)
+        snprintf(file, size, "%s", symbol[0].file);
+}
+
+void sites_mark_source(sqlite3 *db, const char *globs)
+{
+    if (!globs || !*globs)
+        return;
+    static struct symboliser *symboliser; /* cached for the campaign: modules stay loaded */
+    if (!symboliser)
+        symboliser = symboliser_new();
+    struct module_map map;
+    module_map_load(db, &map);
+    sqlite3_stmt *select =
+        database_prepare(db, "SELECT id, frames FROM sites WHERE source IS NULL");
+    sqlite3_stmt *update =
+        database_prepare(db, "UPDATE sites SET source = ?, outside_source = ? WHERE id = ?");
+    while (sqlite3_step(select) == SQLITE_ROW) {
+        char file[512];
+        first_own_file(symboliser, &map, (const char *)sqlite3_column_text(select, 1), file,
+                       sizeof file);
+        sqlite3_bind_text(update, 1, file, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(update, 2, !source_matches(globs, file));
+        sqlite3_bind_text(update, 3, (const char *)sqlite3_column_text(select, 0), -1,
+                          SQLITE_TRANSIENT);
+        database_step_done(update);
+    }
+    database_finalize(update);
+    database_finalize(select);
+    module_map_free(&map);
+}
+
+/* ---- allocation wrappers ---- */
+
+bool wrapper_name_pattern(const char *function)
+{
+    static const char *const endings[] = {"alloc", "strdup", "strndup", "memdup"};
+    size_t length = function ? strlen(function) : 0;
+    for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+        size_t ending = strlen(endings[i]);
+        if (length >= ending && !strcasecmp(function + length - ending, endings[i]))
+            return true;
+    }
+    return false;
+}
+
+bool wrapper_named(const char *function, const char *wrappers)
+{
+    if (!function || !wrappers)
+        return false;
+    size_t length = strlen(function);
+    for (const char *item = wrappers; *item;) {
+        const char *end = strchr(item, ':');
+        size_t item_length = end ? (size_t)(end - item) : strlen(item);
+        if (item_length == length && !strncmp(item, function, length))
+            return true;
+        if (!end)
+            break;
+        item = end + 1;
+    }
+    return false;
+}
+
+/* One candidate: a function first own frame of sites, and the first caller seen. */
+struct candidate {
+    char name[256];
+    uint64_t caller_module, caller_start;
+    bool several_callers;
+};
+
+static void note_candidate(struct candidate **list, size_t *count, const char *name,
+                           uint64_t module, uint64_t start)
+{
+    for (size_t i = 0; i < *count; i++) {
+        struct candidate *known = &(*list)[i];
+        if (strcmp(known->name, name))
+            continue;
+        if (known->caller_module != module || known->caller_start != start)
+            known->several_callers = true;
+        return;
+    }
+    *list = xrealloc(*list, (*count + 1) * sizeof **list);
+    struct candidate *added = &(*list)[(*count)++];
+    snprintf(added->name, sizeof added->name, "%s", name);
+    added->caller_module = module;
+    added->caller_start = start;
+    added->several_callers = false;
+}
+
+char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named)
+{
+    struct module_map map;
+    module_map_load(db, &map);
+    struct candidate *candidates = NULL;
+    size_t count = 0;
+    sqlite3_stmt *sites = database_prepare(db, "SELECT frames FROM sites");
+    while (sqlite3_step(sites) == SQLITE_ROW) {
+        struct frame_list frames = {0};
+        frames_from_json((const char *)sqlite3_column_text(sites, 0), &frames);
+        int own = first_own_frame(&map, &frames);
+        if (own < 0 || own + 1 >= frames.count)
+            continue;
+        const char *path = module_map_path(&map, frames.frames[own].module);
+        const char *caller_path = module_map_path(&map, frames.frames[own + 1].module);
+        char name[256];
+        uint64_t start = 0, caller_start = 0;
+        if (!path || !symboliser_function(symboliser, path, frames.frames[own].offset, true,
+                                          &start, name, sizeof name) ||
+            !wrapper_name_pattern(name))
+            continue;
+        if (!caller_path || !symboliser_function(symboliser, caller_path,
+                                                 frames.frames[own + 1].offset, true,
+                                                 &caller_start, NULL, 0))
+            caller_start = frames.frames[own + 1].offset;
+        note_candidate(&candidates, &count, name, frames.frames[own + 1].module, caller_start);
+    }
+    database_finalize(sites);
+    char *result = xstrdup(named ? named : "");
+    for (size_t i = 0; i < count; i++) {
+        if (!candidates[i].several_callers || wrapper_named(candidates[i].name, result))
+            continue;
+        char *joined = *result ? xasprintf("%s:%s", result, candidates[i].name)
+                               : xstrdup(candidates[i].name);
+        free(result);
+        result = joined;
+    }
+    free(candidates);
+    module_map_free(&map);
+    return result;
+}

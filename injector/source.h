@@ -1,0 +1,46 @@
+/*
+ * source.h — source scope (`failrun run --source GLOB`): which sites a campaign fails, by the
+ * DWARF source file of each site's first own frame. Tests and library linked into one
+ * executable: `--source 'src/[*].c'` fails only the library's allocations, not the tests' own.
+ */
+#ifndef FAILRUN_SOURCE_H
+#define FAILRUN_SOURCE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+/* Does `file` (a source path as the symboliser reports it) match one of `globs` (':'-separated
+   fnmatch patterns)? Each glob is tried against the whole path and each of its
+   tails after a '/' (src/a.c and a.c of /home/me/src/a.c).
+   Empty or NULL globs match everything; an unknown file ("" or NULL) matches no glob. */
+bool source_matches(const char *globs, const char *file);
+
+/* "a.c,lib" (one --source argument, comma-separated) appended to `existing` as
+   ':'-separated globs; newly allocated. */
+char *source_globs_add(const char *existing, const char *argument);
+
+/* Look up the source file of every site not looked up yet and mark those outside `globs`
+   (sites.outside_source): they are recorded, never planned, not counted as sites. No-op when
+   globs is empty. */
+void sites_mark_source(sqlite3 *db, const char *globs);
+
+
+/* ---- allocation wrappers (`--wrapper FUNC`) ----
+   A site whose first own frame is in a function that only forwards to the allocator
+   (jsonp_malloc, xmalloc) is named after that function's caller, and its leaks are told apart
+   by the caller. The rule: a function named by --wrapper, or one whose name ends like an
+   allocator's (wrapper_name_pattern) and that is the first own frame of sites reached from at
+   least two distinct callers (a function with one caller is that caller's own code). */
+struct symboliser;
+struct module_map;
+
+/* Does the name end like an allocator's: ...alloc, ...strdup, ...strndup, ...memdup (any case,
+   any prefix: xmalloc, jsonp_malloc, cJSON_calloc, kv_xstrdup)? */
+bool wrapper_name_pattern(const char *function);
+/* Is `function` one of the ':'-separated names in `wrappers`? */
+bool wrapper_named(const char *function, const char *wrappers);
+/* The campaign's wrappers by the rule above, over every stored site: ':'-separated function
+   names, `named` (the --wrapper list, may be NULL) first; newly allocated. */
+char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named);
+
+#endif
