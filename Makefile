@@ -24,7 +24,8 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    libfail/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c injector/owner.c injector/source.c
+                   injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
+                   injector/kernelcov.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \
@@ -38,7 +39,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage test_findings test_live \
-                test_environment test_source)
+                test_environment test_source test_kmem test_kernelcov)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
@@ -154,6 +155,16 @@ $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
 $(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kmem.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+# Without PIE: the test program stands in for vmlinux, its addresses those of its ELF file.
+$(BUILD)/tests/test_kernelcov: tests/unit/test_kernelcov.c \
+                               $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O0 -fno-pie -no-pie -o $@ $^ -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/sanitizer.o \
                               $(BUILD)/obj/injector/suppress.o $(BUILD)/obj/injector/util.o

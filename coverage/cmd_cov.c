@@ -10,6 +10,7 @@
 #include "coverage.h"
 #include "database.h"
 #include "html.h"
+#include "kernelcov.h"
 #include "policy.h"
 #include "report.h"
 #include "source.h"
@@ -650,6 +651,28 @@ static void print_text(json_t *report, FILE *out)
     }
 }
 
+/* failrun kernel --kcov: the kernel's error legs by file. */
+static void print_kernel(json_t *report, FILE *out)
+{
+    json_t *files = json_object_get(report, "kernel_files");
+    if (!json_array_size(files))
+        return;
+    long long legs = 0, small = 0;
+    size_t index;
+    json_t *file;
+    json_array_foreach(files, index, file) {
+        legs += number(file, "legs");
+        small += number(file, "only_too_small");
+    }
+    fprintf(out, "kernel error-leg lines (KCOV, lines reached only with the fault): %lld in %zu "
+                 "file(s), %lld of them only through failures too small to fail\n",
+            legs, json_array_size(files), small);
+    json_array_foreach(files, index, file)
+        fprintf(out, "  %s: %lld (%lld only too small to fail)\n",
+                json_string_value(json_object_get(file, "path")), number(file, "legs"),
+                number(file, "only_too_small"));
+}
+
 /* lcov's tracefile format (geninfo(1)): every run's counts summed, per file. The error-leg
    classes have no place in it: they are in --json and --html. */
 static void write_lcov(json_t *report, const char *path)
@@ -681,6 +704,18 @@ static void write_lcov(json_t *report, const char *path)
         }
         fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, hit);
     }
+    /* failrun kernel --kcov: the kernel's error-leg lines, each with the number of fault runs
+       that reached it (the lines every run reached are not in the database: not listed). */
+    json_array_foreach(json_object_get(report, "kernel_files"), index, file) {
+        fprintf(out, "SF:%s\n", json_string_value(json_object_get(file, "path")));
+        size_t at, found = 0;
+        json_t *item;
+        json_array_foreach(json_object_get(file, "lines"), at, item) {
+            fprintf(out, "DA:%lld,%lld\n", number(item, "line"), number(item, "runs"));
+            found++;
+        }
+        fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, found);
+    }
     if (fclose(out) != 0)
         fatal("cannot write %s: %s; is the disk full?", path, strerror(errno));
 }
@@ -695,16 +730,29 @@ int cmd_cov(int argc, char **argv)
     }
     int64_t started = now_ms();
     sqlite3 *db = database_open(options.database_path, false);
-    struct coverage_read_stats stats;
-    if (!coverage_read(db, &stats))
-        fatal("no coverage data in the runs of %s: build the target with --coverage (see "
-              "`failrun help cov`) and run the campaign again", options.database_path);
+    struct coverage_read_stats stats = {0};
+    kernelcov_prepare_report(db);
+    json_t *kernel_files = kernelcov_files(db);
+    bool kernel_only = false;
+    if (!coverage_read(db, &stats)) {
+        if (!json_array_size(kernel_files))
+            fatal("no coverage data in the runs of %s: build the target with --coverage (see "
+                  "`failrun help cov`) and run the campaign again", options.database_path);
+        kernel_only = true; /* failrun kernel --kcov of programs built without --coverage */
+    }
     if (stats.missing)
         warn("%d .gcda file(s) had no .gcno (rebuilt since?); their runs count without them",
              stats.missing);
     /* Without the baseline's data every line a fault run reached would look like an error leg. */
-    json_t *report = build(db, options.nofail_below, options.database_path,
-                           options.source_globs);
+    json_t *report = kernel_only ? json_pack("{s:s, s:{}, s:{}, s:[], s:[]}", "database",
+                                             options.database_path, "lines", "runs", "files",
+                                             "sites")
+                                 : build(db, options.nofail_below, options.database_path,
+                                         options.source_globs);
+    if (report)
+        json_object_set_new(report, "kernel_files", kernel_files);
+    else
+        json_decref(kernel_files);
     if (!report)
         fatal("the baseline run of %s left no coverage data (its .gcov folder is missing or "
               "unreadable): error legs cannot be told from ordinary lines; run the campaign again",
@@ -724,8 +772,12 @@ int cmd_cov(int argc, char **argv)
         html_write_report(report, options.html_path);
     if (options.json)
         json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
-    else
+    else if (kernel_only)
+        print_kernel(report, stdout);
+    else {
         print_text(report, stdout);
+        print_kernel(report, stdout);
+    }
     json_t *check = json_object_get(report, "nofail_check");
     int status = check && !json_is_true(json_object_get(check, "ok")) ? EXIT_BUGS : 0;
     json_decref(report);

@@ -47,7 +47,8 @@ static const char style[] =
     "table.source{font:12px/1.35 monospace;width:100%}"
     "table.source td{padding:0 6px;white-space:pre;vertical-align:top}"
     "table.source td.no,table.source td.count{color:#777;text-align:right}"
-    "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}tr.unreached{background:#eeeeee}"
+    "tr.deletable{background:#fde2c8}tr.kept{background:#d4ecd4}span.deletable{background:#fde2c8}"
+    "span.kept{background:#d4ecd4}tr.unreached{background:#eeeeee}"
     "tr.untaken{background:#f6cfcf}"
     "span.key{display:inline-block;width:1em;height:1em;vertical-align:middle;margin-right:4px}"
     ".deletable-key{background:#f0a060}.kept-key{background:#60b060}.unreached-key{background:#cccccc}"
@@ -284,6 +285,44 @@ static void nofail_section(FILE *out, json_t *check)
     fputs("</p>", out);
 }
 
+/* failrun kernel --kcov: the kernel's error-leg lines by file, each line with its function and
+   the number of fault runs that reached it; marked deletable when every one of them failed an
+   allocation too small to fail. */
+static void kernel_section(FILE *out, json_t *files)
+{
+    if (!json_array_size(files))
+        return;
+    fputs("<h2 id=\"kernel\">Kernel error legs</h2><p>Kernel lines an armed system call ran only"
+          " with its injected failure (KCOV, against the same call unfailed), symbolised against"
+          " vmlinux. <span class=\"key deletable-key\"></span>reached only through failures too"
+          " small to fail (direct reclaim, no NORETRY or RETRY_MAYFAIL, at most 32 KiB).</p>"
+          "<table class=\"kernel\"><tr><th>file</th><th>error-leg lines</th><th>only too small"
+          " to fail</th><th>lines (function, runs)</th></tr>", out);
+    size_t index;
+    json_t *file;
+    json_array_foreach(files, index, file) {
+        fputs("<tr><td>", out);
+        html_escape(out, string(file, "path"));
+        fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", integer(file, "legs"),
+                integer(file, "only_too_small"));
+        size_t at;
+        json_t *line;
+        json_array_foreach(json_object_get(file, "lines"), at, line) {
+            bool small = json_is_true(json_object_get(line, "only_too_small"));
+            fprintf(out, "%s<span class=\"%s\">%lld", at ? ", " : "", small ? "deletable" : "kept",
+                    integer(line, "line"));
+            if (json_is_string(json_object_get(line, "function"))) {
+                fputs(" (", out);
+                html_escape(out, string(line, "function"));
+                fprintf(out, ", %lld)", integer(line, "runs"));
+            }
+            fputs("</span>", out);
+        }
+        fputs("</td></tr>", out);
+    }
+    fputs("</table>", out);
+}
+
 void html_write_report(json_t *report, const char *path)
 {
     FILE *out = fopen(path, "w");
@@ -320,6 +359,7 @@ void html_write_report(json_t *report, const char *path)
     json_t *file;
     json_array_foreach(json_object_get(report, "files"), index, file)
         annotated_source(out, file, sites, index);
+    kernel_section(out, json_object_get(report, "kernel_files"));
     fputs("</body></html>\n", out);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s; is the disk full?", path, strerror(errno));

@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 #include <unistd.h>
 
 const char kernel_usage[] =
-    "usage: failrun kernel [--setup-debugfs] [--wrappers] [run options] -- COMMAND [ARGS...]\n"
+    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
+    "                     [run options] -- COMMAND [ARGS...]\n"
     "\n"
     "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
     "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
@@ -37,7 +39,17 @@ const char kernel_usage[] =
     "\n"
     "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
     "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
-    "                    verbose=0 for both\n"
+    "                    verbose=0 for both; with --kmem-trace also mount tracefs and\n"
+    "                    define the kprobe events libfail/page_entry, page_ret, slab_entry\n"
+    "                    and slab_ret\n"
+    "  --kmem-trace      name each failed kernel allocation: call site, size, GFP flags, too\n"
+    "                    small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
+    "  --kcov            record the kernel code each armed call ran (KCOV_TRACE_PC; needs\n"
+    "                    CONFIG_KCOV): the kernel error legs, lines reached only with the\n"
+    "                    fault, go to the report's table and failrun cov\n"
+    "  --vmlinux PATH    the running kernel's vmlinux with DWARF line information, to\n"
+    "                    symbolise the KCOV PCs (kept in the database for later reports;\n"
+    "                    LIBFAIL_VMLINUX overrides it)\n"
     "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
     "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
     "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
@@ -84,6 +96,72 @@ static bool write_attribute(const char *name, const char *value)
     return done;
 }
 
+/* One write(2) of text to a tracefs file: stdio's append mode seeks to the end first, which
+   kprobe_events refuses (EINVAL). */
+static bool write_tracefs(const char *path, const char *text, bool append)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+    size_t length = strlen(text);
+    bool done = fd >= 0 && write(fd, text, length) == (ssize_t)length;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
+    return done;
+}
+
+/* Which allocation failed (kmem.c): tracefs mounted, and the kprobe events on
+   should_fail_alloc_page that libfail-kernel.so enables in its instance (kernel.c). Optional:
+   without them the runs only lack the allocation's name. */
+static void setup_kmem_trace(void)
+{
+    const char *tracefs = "/sys/kernel/tracing";
+    char *instances = xasprintf("%s/instances", tracefs);
+    if (access(instances, F_OK) != 0 && mount("tracefs", tracefs, "tracefs", 0, NULL) != 0)
+        warn("cannot mount tracefs on %s (%s): failed kernel allocations are not named; the "
+             "kernel needs CONFIG_FTRACE and CONFIG_KPROBE_EVENTS", tracefs, strerror(errno));
+    free(instances);
+    /* should_failslab's first argument is the kmem_cache: its object_size sits in
+       6.1's SLUB at byte 28 (after cpu_slab, flags, min_partial and size). */
+    static const char *const probes[][2] = {
+        {"page_entry", "p:libfail/page_entry should_fail_alloc_page gfp=%di:x32 order=%si:u32\n"},
+        {"page_ret", "r:libfail/page_ret should_fail_alloc_page ret=$retval:u8\n"},
+        {"slab_entry", "p:libfail/slab_entry should_failslab size=+28(%di):u32 gfp=%si:x32\n"},
+        {"slab_ret", "r:libfail/slab_ret should_failslab ret=$retval:s32\n"}};
+    char *path = xasprintf("%s/kprobe_events", tracefs);
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        char *existing = xasprintf("%s/events/libfail/%s", tracefs, probes[i][0]);
+        bool defined = access(existing, F_OK) == 0;
+        free(existing);
+        if (defined)
+            continue;
+        if (!write_tracefs(path, probes[i][1], true)) {
+            warn("cannot define the kprobe event libfail/%s in %s (%s): failed allocations it "
+                 "would name are not named", probes[i][0], path, strerror(errno));
+            break;
+        }
+    }
+    free(path);
+    /* Keep the six events enabled at the top level, filtered to record nothing there: enabling
+       and disabling them patches kernel text (static keys, kprobes), which costs each armed run
+       a second or more under qemu's emulation; enabled once, an instance only links to them. */
+    static const char *const events[][2] = {{"kmem/kmalloc", "call_site == 0"},
+                                            {"kmem/kmem_cache_alloc", "call_site == 0"},
+                                            {"libfail/page_entry", "order == 4096"},
+                                            {"libfail/page_ret", "ret == 7"},
+                                            {"libfail/slab_entry", "size == 0"},
+                                            {"libfail/slab_ret", "ret == 7"}};
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        const char *settings[][2] = {{"filter", events[i][1]}, {"enable", "1"}};
+        for (size_t k = 0; k < 2; k++) {
+            char *file = xasprintf("%s/events/%s/%s", tracefs, events[i][0], settings[k][0]);
+            if (!write_tracefs(file, settings[k][1], false))
+                warn("cannot write %s: %s", file, strerror(errno));
+            free(file);
+        }
+    }
+}
+
 static void check_kernel(bool setup)
 {
     if (access(failnth_path(), F_OK) != 0)
@@ -104,6 +182,8 @@ static void check_kernel(bool setup)
                     write_attribute("fail_page_alloc/verbose", "0");
         if (!done)
             fatal("--setup-debugfs could not set the fault attributes; run it as root");
+        if (!getenv("LIBFAIL_TEST_DEBUGFS") && getenv("LIBFAIL_KMEM_TRACE"))
+            setup_kmem_trace();
     }
     char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
     char *page_wait = read_attribute("fail_page_alloc/ignore-gfp-wait");
@@ -146,6 +226,12 @@ int cmd_kernel(int argc, char **argv)
             setup = true;
         else if (!command && !strcmp(argv[i], "--wrappers"))
             wrappers = true;
+        else if (!command && !strcmp(argv[i], "--kmem-trace"))
+            setenv("LIBFAIL_KMEM_TRACE", "1", 1); /* the targets inherit it (kernel.c) */
+        else if (!command && !strcmp(argv[i], "--kcov"))
+            setenv("LIBFAIL_KCOV", "1", 1);
+        else if (!command && !strcmp(argv[i], "--vmlinux") && i + 1 < argc)
+            setenv("LIBFAIL_VMLINUX", argv[++i], 1); /* the report's symboliser reads it */
         else
             rest[count++] = argv[i];
     }

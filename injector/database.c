@@ -51,6 +51,30 @@ static const char schema[] =
     "  fired INTEGER NOT NULL,"         /* read back 0: the N-th fault point was reached */
     "  call_failed INTEGER NOT NULL,"   /* the system call returned an error ... */
     "  errno INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS kernel_allocs("  /* failrun kernel: the allocation that failed */
+    "  run INTEGER PRIMARY KEY,"
+    "  kind TEXT NOT NULL,"             /* kmalloc, kmem_cache_alloc or page */
+    "  call_site TEXT NOT NULL,"        /* the kernel caller, function+0xOFFSET/0xSIZE */
+    "  frames TEXT,"                    /* page: the kernel stack above the page allocator */
+    "  bytes_req INTEGER NOT NULL, bytes_alloc INTEGER NOT NULL,"
+    "  gfp INTEGER NOT NULL,"           /* GFP flags, Linux 6.1's values */
+    "  via_page INTEGER NOT NULL,"      /* a slab allocation failed by its page allocation */
+    "  too_small INTEGER NOT NULL,"     /* the page allocator never fails it today */
+    "  can_fail TEXT);"                 /* else why it can: no direct reclaim, NORETRY, ... */
+    "CREATE TABLE IF NOT EXISTS kernel_cov("  /* failrun kernel --kcov: the armed call's KCOV */
+    "  run INTEGER PRIMARY KEY,"
+    "  pcs BLOB NOT NULL,"              /* its kernel PCs, sorted, distinct, native uint64 */
+    "  count INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS kernel_legs("  /* kernel lines a fired run reached and its */
+    "  file TEXT NOT NULL, line INTEGER NOT NULL,"  /* site's unfailed runs did not */
+    "  run INTEGER NOT NULL,"
+    "  function TEXT,"                  /* the kernel function of the first PC found there */
+    "  PRIMARY KEY(file, line, run)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS kernel_legs_run ON kernel_legs(run);"
+    "CREATE TABLE IF NOT EXISTS kernel_cov_done("  /* fired runs kernelcov.c compared */
+    "  run INTEGER PRIMARY KEY,"
+    "  leg_pcs INTEGER NOT NULL);"      /* PCs of its legs; -1: no unfailed run to compare */
+    "CREATE TABLE IF NOT EXISTS kernel_meta(key TEXT PRIMARY KEY, value TEXT);"  /* vmlinux */
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("

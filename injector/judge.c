@@ -9,6 +9,8 @@
 #include "report.h"
 #include "database.h"
 #include "internal.h"
+#include "kernelcov.h"
+#include "kmem.h"
 #include "sanitizer.h"
 #include "symbolise.h"
 #include "util.h"
@@ -327,6 +329,51 @@ static void store_kernel_fault(sqlite3 *db, const struct job *job)
     }
 }
 
+/* failrun kernel: the allocation the injected failure hit, from the kmem trace libfail-kernel.so
+   left in the run folder (kmem-PID.trace), with whether 6.1's page allocator could fail it. */
+static void store_kernel_alloc(sqlite3 *db, const struct job *job)
+{
+    DIR *folder = opendir(job->dir);
+    if (!folder)
+        return;
+    struct dirent *entry;
+    bool stored = false;
+    while (!stored && (entry = readdir(folder))) {
+        size_t length = strlen(entry->d_name);
+        if (strncmp(entry->d_name, "kmem-", 5) || length < 6 ||
+            strcmp(entry->d_name + length - 6, ".trace"))
+            continue;
+        char *path = xasprintf("%s/%s", job->dir, entry->d_name);
+        char *trace = read_whole_file(path, NULL);
+        struct kmem_alloc alloc;
+        if (trace && kmem_parse_trace(trace, &alloc)) {
+            const char *reason = kmem_can_fail(alloc.gfp, alloc.bytes_alloc);
+            sqlite3_stmt *statement = database_prepare(
+                db, "INSERT OR REPLACE INTO kernel_allocs(run, kind, call_site, frames, bytes_req,"
+                    " bytes_alloc, gfp, via_page, too_small, can_fail) VALUES (?,?,?,?,?,?,?,?,?,?)");
+            sqlite3_bind_int64(statement, 1, job->run_id);
+            sqlite3_bind_text(statement, 2, alloc.kind, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(statement, 3, alloc.call_site, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(statement, 4, alloc.frames, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(statement, 5, (sqlite3_int64)alloc.bytes_req);
+            sqlite3_bind_int64(statement, 6, (sqlite3_int64)alloc.bytes_alloc);
+            sqlite3_bind_int64(statement, 7, alloc.gfp);
+            sqlite3_bind_int(statement, 8, alloc.via_page);
+            sqlite3_bind_int(statement, 9, reason == NULL);
+            if (reason)
+                sqlite3_bind_text(statement, 10, reason, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(statement, 10);
+            database_step_done(statement);
+            database_finalize(statement);
+            stored = true;
+        }
+        free(trace);
+        free(path);
+    }
+    closedir(folder);
+}
+
 /* A sanitizer report the program makes without any fault (a leak it always has) is not a
    finding of the fault runs: remember its key. */
 void load_baseline_sanitizer(struct campaign_context *context)
@@ -492,6 +539,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     database_store_records(context->db, job->run_id, records);
     sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
+    store_kernel_alloc(context->db, job);
+    kernelcov_store_run(context->db, job->run_id, job->dir);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
 

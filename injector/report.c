@@ -3,6 +3,8 @@
  * command of each, and counts per outcome. Symbolisation happens here, once per frame shown.
  */
 #include "report.h"
+#include "kernelcov.h"
+#include "kmem.h"
 #include "campaign.h"
 #include "source.h"
 #include "suppress.h"
@@ -323,6 +325,105 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
     return symbolise_stack(symboliser, map, &frames);
 }
 
+/* failrun kernel: the kernel allocation the injected failure of `run` hit (kmem.c), into `into`
+   as "allocation"; nothing when the run's trace named none. */
+static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT kind, call_site, frames, bytes_req, bytes_alloc, gfp, via_page, too_small,"
+            " can_fail FROM kernel_allocs WHERE run = ?");
+    sqlite3_bind_int64(statement, 1, run);
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        json_t *allocation = json_object();
+        uint32_t gfp = (uint32_t)sqlite3_column_int64(statement, 5);
+        char flags[256];
+        kmem_gfp_format(gfp, flags, sizeof flags);
+        const char *frames = (const char *)sqlite3_column_text(statement, 2);
+        const char *reason = (const char *)sqlite3_column_text(statement, 8);
+        json_object_set_new(allocation, "kind", json_string((const char *)sqlite3_column_text(statement, 0)));
+        json_object_set_new(allocation, "call_site", json_string((const char *)sqlite3_column_text(statement, 1)));
+        json_object_set_new(allocation, "stack", frames && *frames ? json_string(frames) : json_null());
+        json_object_set_new(allocation, "bytes_req", json_integer(sqlite3_column_int64(statement, 3)));
+        json_object_set_new(allocation, "bytes_alloc", json_integer(sqlite3_column_int64(statement, 4)));
+        json_object_set_new(allocation, "gfp", json_integer(gfp));
+        json_object_set_new(allocation, "gfp_flags", json_string(flags));
+        json_object_set_new(allocation, "via_page", json_boolean(sqlite3_column_int(statement, 6)));
+        json_object_set_new(allocation, "too_small_to_fail", json_boolean(sqlite3_column_int(statement, 7)));
+        json_object_set_new(allocation, "can_fail", reason ? json_string(reason) : json_null());
+        json_object_set_new(into, "allocation", allocation);
+    }
+    database_finalize(statement);
+}
+
+/* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
+   of them only failures too small to fail reached: no run anywhere in the campaign whose
+   failure can really happen (or whose allocation was not named) reached that line. Into
+   `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
+static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
+    bool present = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    if (!present)
+        return false;
+    statement = database_prepare(
+        db, "SELECT s.function, COUNT(DISTINCT l.file || ':' || l.line),"
+            " COUNT(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM kernel_legs o"
+            "   LEFT JOIN kernel_allocs oa ON oa.run = o.run"
+            "   WHERE o.file = l.file AND o.line = l.line AND COALESCE(oa.too_small, 0) = 0)"
+            "  THEN l.file || ':' || l.line END)"
+            " FROM kernel_legs l JOIN runs r ON r.id = l.run JOIN sites s ON s.id = r.site"
+            " GROUP BY s.function");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(statement, 0);
+        json_object_set_new(legs, name, json_integer(sqlite3_column_int64(statement, 1)));
+        json_object_set_new(small, name, json_integer(sqlite3_column_int64(statement, 2)));
+    }
+    database_finalize(statement);
+    return true;
+}
+
+/* failrun kernel: one row per system call: its sites, the fault points that failed (injected
+   failures), how many of them the trace named and how many were too small to fail, the kernel
+   error-leg lines (with --kcov; null without) and of them those only too-small-to-fail
+   failures reached, and the findings of its sites, the program's and the kernel's. */
+static json_t *kernel_table(sqlite3 *db)
+{
+    json_t *rows = json_array();
+    json_t *legs = json_object(), *small = json_object();
+    bool covered = kernel_leg_counts(db, legs, small);
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT s.function, COUNT(DISTINCT r.site), COALESCE(SUM(k.fired), 0),"
+            " COALESCE(SUM(k.fired AND a.run IS NOT NULL), 0), COALESCE(SUM(k.fired AND a.too_small), 0),"
+            " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"
+            "   WHERE fs.function = s.function AND f.outcome != 'kernel'),"
+            " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"
+            "   WHERE fs.function = s.function AND f.outcome = 'kernel')"
+            " FROM runs r JOIN kernel_faults k ON k.run = r.id JOIN sites s ON s.id = r.site"
+            " LEFT JOIN kernel_allocs a ON a.run = r.id GROUP BY s.function ORDER BY s.function");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        json_t *row = json_object();
+        const char *name = (const char *)sqlite3_column_text(statement, 0);
+        json_object_set_new(row, "system_call", json_string(name));
+        json_object_set_new(row, "sites", json_integer(sqlite3_column_int64(statement, 1)));
+        json_object_set_new(row, "fault_points", json_integer(sqlite3_column_int64(statement, 2)));
+        json_object_set_new(row, "allocations_named", json_integer(sqlite3_column_int64(statement, 3)));
+        json_object_set_new(row, "too_small_to_fail", json_integer(sqlite3_column_int64(statement, 4)));
+        json_t *leg_count = json_object_get(legs, name), *small_count = json_object_get(small, name);
+        json_object_set_new(row, "kernel_error_leg_lines",
+                            !covered ? json_null() : leg_count ? json_incref(leg_count) : json_integer(0));
+        json_object_set_new(row, "error_leg_lines_only_too_small",
+                            !covered ? json_null() : small_count ? json_incref(small_count) : json_integer(0));
+        json_object_set_new(row, "userspace_findings", json_integer(sqlite3_column_int64(statement, 5)));
+        json_object_set_new(row, "kernel_findings", json_integer(sqlite3_column_int64(statement, 6)));
+        json_array_append_new(rows, row);
+    }
+    database_finalize(statement);
+    json_decref(legs);
+    json_decref(small);
+    return rows;
+}
+
 /* failrun kernel: what the armed system call of `run` did, into `into`. */
 static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
 {
@@ -338,6 +439,7 @@ static void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
         json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
     }
     database_finalize(statement);
+    kernel_allocation(db, run, into);
 }
 
 /* The first line of a kernel log that starts a report of the kernel's own ("WARNING: CPU: 0
@@ -708,8 +810,11 @@ json_t *report_build(sqlite3 *db, const char *database_path,
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "leaks", report_leaks(db));
     json_object_set_new(report, "runs", run_list(db));
-    if (settings.kernel)
+    if (settings.kernel) {
+        kernelcov_prepare_report(db);
         json_object_set_new(report, "kernel", kernel_sweeps(db));
+        json_object_set_new(report, "kernel_table", kernel_table(db));
+    }
     campaign_settings_free(&settings);
     return report;
 }
@@ -843,6 +948,8 @@ static void print_finding(FILE *out, json_t *finding)
     fprintf(out, "  replay: %s\n", string_of(finding, "replay"));
 }
 
+static void print_kernel_allocation(FILE *out, json_t *call);
+
 /* One line per system-call site: N -> errno (or "ok": the kernel absorbed it), outcome. */
 static void print_kernel_sweeps(FILE *out, json_t *sweeps)
 {
@@ -874,6 +981,62 @@ static void print_kernel_sweeps(FILE *out, json_t *sweeps)
                         string_of(call, "outcome"));
         }
         fputc('\n', out);
+        json_array_foreach(json_object_get(sweep, "calls"), n, call)
+            print_kernel_allocation(out, call);
+    }
+}
+
+/* "    N=1: kmalloc at alloc_pipe_info+0x4d/0x150, 640 bytes (1024), GFP_KERNEL_ACCOUNT|__GFP_ZERO:
+   too small to fail -> ENFILE" under its site's sweep. */
+static void print_kernel_allocation(FILE *out, json_t *call)
+{
+    json_t *allocation = json_object_get(call, "allocation");
+    if (!allocation)
+        return;
+    fprintf(out, "    N=%lld: %s at %s, %lld bytes (%lld), %s", 
+            (long long)json_integer_value(json_object_get(call, "kernel_nth")),
+            string_of(allocation, "kind"), string_of(allocation, "call_site"),
+            (long long)json_integer_value(json_object_get(allocation, "bytes_req")),
+            (long long)json_integer_value(json_object_get(allocation, "bytes_alloc")),
+            string_of(allocation, "gfp_flags"));
+    if (json_is_true(json_object_get(allocation, "via_page")))
+        fputs(", its slab's pages failed", out);
+    if (json_is_true(json_object_get(allocation, "too_small_to_fail")))
+        fputs(": too small to fail", out);
+    else
+        fprintf(out, ": can fail (%s)", string_of(allocation, "can_fail"));
+    fprintf(out, " -> %s\n", json_is_string(json_object_get(call, "errno")) ? string_of(call, "errno")
+                                                                          : "ok");
+}
+
+/* The table of issue 14, one row per system call. */
+static void print_kernel_table(FILE *out, json_t *rows)
+{
+    if (!json_array_size(rows))
+        return;
+    fprintf(out, "\nkernel fail-nth, per system call (too small to fail: Linux 6.1's page allocator "
+                 "never returns that failure):\n"
+                 "  system call | sites | fault points | named | too small to fail | kernel error-leg "
+                 "lines | of them only via too-small-to-fail | userspace findings | kernel findings\n");
+    size_t index;
+    json_t *row;
+    json_array_foreach(rows, index, row) {
+        json_t *legs = json_object_get(row, "kernel_error_leg_lines");
+        json_t *small = json_object_get(row, "error_leg_lines_only_too_small");
+        char leg_text[32] = "needs KCOV", small_text[32] = "needs KCOV";
+        if (json_is_integer(legs))
+            snprintf(leg_text, sizeof leg_text, "%lld", (long long)json_integer_value(legs));
+        if (json_is_integer(small))
+            snprintf(small_text, sizeof small_text, "%lld", (long long)json_integer_value(small));
+        fprintf(out, "  %s | %lld | %lld | %lld | %lld | %s | %s | %lld | %lld\n",
+                string_of(row, "system_call"),
+                (long long)json_integer_value(json_object_get(row, "sites")),
+                (long long)json_integer_value(json_object_get(row, "fault_points")),
+                (long long)json_integer_value(json_object_get(row, "allocations_named")),
+                (long long)json_integer_value(json_object_get(row, "too_small_to_fail")),
+                leg_text, small_text,
+                (long long)json_integer_value(json_object_get(row, "userspace_findings")),
+                (long long)json_integer_value(json_object_get(row, "kernel_findings")));
     }
 }
 
@@ -951,6 +1114,7 @@ void report_print_text(json_t *report, FILE *out)
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
+    print_kernel_table(out, json_object_get(report, "kernel_table"));
     json_t *hint;
     json_array_foreach(json_object_get(report, "debug_info"), index, hint)
         fprintf(out, "%sdebug info: %s\n", index ? "" : "\n", string_of(hint, "hint"));

@@ -240,6 +240,11 @@ void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t n
 /* failrun kernel: the kernel's log while a call was armed, with a report of a kernel bug in it
    (injector/preload/kernel.c): appended to kernel-PID.log in the run folder. */
 void runtime_kernel_log(const char *text, size_t length) LF_HIDDEN;
+/* The kmem trace of the armed call (injector/kernel.c): kmem-PID.trace in the run folder. */
+void runtime_kernel_trace(const char *text, size_t length) LF_HIDDEN;
+/* The armed call's KCOV area (the count, then the kernel PCs it ran: injector/preload/kernel.c),
+   appended to kcov-PID.pcs in the run folder as native 64-bit words. */
+void runtime_kernel_kcov(const uint64_t *words, size_t count) LF_HIDDEN;
 /* True when this process runs a kernel plan (set before any wrapper can see it on). */
 bool runtime_kernel_mode(void) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */

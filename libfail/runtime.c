@@ -1319,17 +1319,20 @@ void LF_TEXT runtime_kernel_after(const struct call *call, uint32_t function, ui
                 call->frame_count);
 }
 
-void LF_TEXT runtime_kernel_log(const char *text, size_t length)
+/* Appends text to PREFIX-PID.SUFFIX in the run folder. */
+static void LF_TEXT runtime_kernel_file(const char *prefix, const char *suffix, const char *text,
+                                        size_t length)
 {
     char path[PATH_MAX];
     size_t used = strlen(state.dir);
     if (!state.active || used > PATH_MAX - 64)
         return;
     memcpy(path, state.dir, used);
-    memcpy(path + used, "/kernel-", 8);
-    used += 8;
+    path[used++] = '/';
+    memcpy(path + used, prefix, strlen(prefix));
+    used += strlen(prefix);
     used += format_decimal(path + used, (uint64_t)state.pid);
-    memcpy(path + used, ".log", 5);
+    memcpy(path + used, suffix, strlen(suffix) + 1);
     char selector = own_syscalls_begin();
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
@@ -1342,6 +1345,21 @@ void LF_TEXT runtime_kernel_log(const char *text, size_t length)
         close(fd);
     }
     own_syscalls_end(selector);
+}
+
+void LF_TEXT runtime_kernel_log(const char *text, size_t length)
+{
+    runtime_kernel_file("kernel-", ".log", text, length);
+}
+
+void LF_TEXT runtime_kernel_trace(const char *text, size_t length)
+{
+    runtime_kernel_file("kmem-", ".trace", text, length);
+}
+
+void LF_TEXT runtime_kernel_kcov(const uint64_t *words, size_t count)
+{
+    runtime_kernel_file("kcov-", ".pcs", (const char *)words, count * sizeof *words);
 }
 
 bool LF_TEXT runtime_failpoint(const char *name, uintptr_t caller)

@@ -8,7 +8,8 @@
 # as =y really is =y (olddefconfig drops options whose dependencies are missing, silently), and
 # `make bzImage`.
 #
-# Cache: ${LIBFAIL_KERNEL_CACHE:-/var/cache/libfail-kernel}/KEY/{bzImage,config,build.log},
+# Cache: ${LIBFAIL_KERNEL_CACHE:-/var/cache/libfail-kernel}/KEY/{bzImage,config,build.log}, and
+# vmlinux when the config has debug information (failrun kernel --kcov symbolises with it),
 # KEY = hash of the linux-source-6.1 package version and kernel.config. A cached bzImage is
 # reused without touching the source. The extracted source and objects are removed after a
 # successful build (set LIBFAIL_KERNEL_KEEP=1 to keep them under KEY/). Concurrent callers wait
@@ -97,6 +98,9 @@ cp "$obj/.config" "$dir/config"
 
 echo "build-kernel: make -j$jobs bzImage" >&2
 kmake -j"$jobs" bzImage
+if grep -qx 'CONFIG_DEBUG_INFO=y' "$obj/.config"; then
+    cp "$obj/vmlinux" "$dir/vmlinux"
+fi
 cp "$obj/arch/x86/boot/bzImage" "$dir/bzImage.tmp"
 mv "$dir/bzImage.tmp" "$dir/bzImage"
 [ "${LIBFAIL_KERNEL_KEEP:-0}" = 1 ] || rm -rf "$src" "$obj"

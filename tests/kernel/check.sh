@@ -20,10 +20,15 @@ check "the guest ran its checks" grep -q '^ok - ' "$log"
 
 # Second boot: failrun kernel on examples/relay, the workload and provoke, with everything at
 # its host path.
+# The kernel's vmlinux (DWARF) goes along at its host path: failrun kernel --kcov symbolises
+# the KCOV PCs with it in the guest.
+kernel=$(sh "$ROOT/tests/kernel/build-kernel.sh" 2>/dev/null | tail -n 1)
+vmlinux="$(dirname "$kernel")/vmlinux"
+check "the cached test kernel has its vmlinux ($vmlinux)" test -s "$vmlinux"
 guest_script="$ROOT/build/tests/kernel/guest-kernel.sh"
 guest_root=/libfail
 sed -e "s|@ROOT@|$guest_root|" -e "s|@SOURCE@|$ROOT/examples/relay/relay.c|" \
-    -e "s|@WORKLOAD@|$ROOT/tests/kernel/workload.c|" \
+    -e "s|@WORKLOAD@|$ROOT/tests/kernel/workload.c|" -e "s|@VMLINUX@|$vmlinux|" \
     "$ROOT/tests/kernel/guest-kernel.sh" >"$guest_script"
 kernel_log="$ROOT/build/tests/kernel/console-failrun.log"
 sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun=$guest_root/build/failrun" \
@@ -32,7 +37,8 @@ sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun=$guest_root/build/f
     --add "$ROOT/examples/relay/relay.c=$guest_root/examples/relay/relay.c" \
     --add "$ROOT/build/tests/kernel/workload=$guest_root/build/tests/kernel/workload" \
     --add "$ROOT/build/tests/kernel/provoke=$guest_root/build/tests/kernel/provoke" \
-    --script "$guest_script" --log "$kernel_log" --timeout 900
+    --add "$vmlinux" \
+    --script "$guest_script" --log "$kernel_log" --timeout 1500
 status=$?
 check_equal "the VM ran failrun kernel and reported its exit status" 0 "$status"
 grep '^ok - ' "$kernel_log" | sed 's/.*/pass/' >>"$RESULTS"

@@ -5,8 +5,10 @@
 # warning during an armed call). check.sh fills in @ROOT@, where failrun, libfail-kernel.so and
 # the programs sit in the guest (not under /tmp, which the guest mounts afresh), and @SOURCE@ and
 # @WORKLOAD@, relay.c's and workload.c's paths on the host as their debug information (and so
-# the report) names them. Prints "ok - " / "not ok - " lines, and "# " lines for the record:
-# the table of system calls the workload's sweep saw and failed.
+# the report) names them, and @VMLINUX@, the kernel's vmlinux (same path in the guest). Relay's
+# and the workload's campaigns run with --kmem-trace (each failure names its allocation) and
+# --kcov (the kernel lines each failure alone reached). Prints "ok - " / "not ok - " lines, and
+# "# " lines for the record: the tables of system calls the workload's sweep saw and failed.
 root=@ROOT@
 failrun="$root/build/failrun"
 relay="$root/build/examples/relay"
@@ -15,6 +17,7 @@ provoke="$root/build/tests/kernel/provoke"
 source_file="$root/examples/relay/relay.c"
 reported=@SOURCE@
 workload_source=@WORKLOAD@
+vmlinux=@VMLINUX@
 ok() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
 # The sweep of one site: "  NAME() [via F()] at FILE:LINE [SITE]: 1 ENFILE crash, ..., 7 beyond ..."
 sweep() { grep -E "^  $1\(\)( via [a-z0-9_]+\(\))? at $2:$3 " "$4" | sed 's/^[^]]*]://'; }
@@ -24,7 +27,7 @@ pipe_line=$(grep -n 'if (pipe(ends)' "$source_file" | cut -d: -f1)
 pair_line=$(grep -n 'if (socketpair(' "$source_file" | cut -d: -f1)
 
 start=$(date +%s)
-"$failrun" kernel --setup-debugfs -q -j 1 --db /tmp/relay.db -- "$relay" >/tmp/report.txt 2>/tmp/err.txt
+"$failrun" kernel --setup-debugfs --kmem-trace --kcov --vmlinux "$vmlinux" -q -j 1 --db /tmp/relay.db -- "$relay" >/tmp/report.txt 2>/tmp/err.txt
 status=$?
 end=$(date +%s)
 cat /tmp/report.txt
@@ -59,13 +62,13 @@ ok "$([ $? = 139 ]; echo $?)" "the finding's replay command crashes relay again"
 # The workload: every system call a site, over TCP and UDP on the loopback device too.
 ip link set lo up
 start=$(date +%s)
-"$failrun" kernel -q -j 1 --db /tmp/workload.db -- "$workload" /tmp/workload \
+"$failrun" kernel --kmem-trace --kcov --vmlinux "$vmlinux" -q -j 1 --db /tmp/workload.db -- "$workload" /tmp/workload \
     >/tmp/workload.txt 2>/tmp/workload.err
 status=$?
 echo "# failrun kernel on the workload took $(($(date +%s) - start)) s, status $status:"
 sed -n '1,2p' /tmp/workload.txt | sed 's/^/# /'
 grep '^BUG [0-9]*:' /tmp/workload.txt | sed 's/^/# /'
-sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep '^  ' >/tmp/sweeps.txt
+sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep -E '^  [a-z0-9_]+\(\)' >/tmp/sweeps.txt
 grep '^outcomes:' /tmp/workload.txt | sed 's/^/# /'
 ok "$([ $status -le 1 ] && [ -s /tmp/sweeps.txt ]; echo $?)" \
     "failrun kernel swept the workload (status $status: 1 when it found bugs)"
@@ -108,6 +111,72 @@ ok "$(grep -q -E '^  clone3\(\) via pthread_create\(\) .*: 1 E[A-Z]+ ' /tmp/swee
     "so is pthread_create's clone3, failed at N=1"
 ok "$(grep -q -E "^  vfork\(\) at $workload_source:[0-9]+ .*: 1 E[A-Z]+ " /tmp/sweeps.txt; echo $?)" \
     "and vfork, failed at N=1"
+
+# Which kernel allocation each injected failure hit (the kmem trace): its call site, size and
+# GFP flags, on an "    N=K: KIND at FUNCTION+0xOFF/0xSIZE, BYTES bytes (ALLOC), FLAGS: ..." line
+# under its site's sweep; and the table per system call, with how many were too small to fail.
+# KIND is the slab tracepoint's (kmalloc, kmem_cache_alloc), kmem_cache_alloc_bulk (failslab's
+# kprobe: the maple tree's nodes), or page (fail_page_alloc's kprobe).
+alloc_line='^    N=[0-9]+: (kmalloc|kmem_cache_alloc|kmem_cache_alloc_bulk|slab|page) at [A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+, [0-9]+ bytes \([0-9]+\), [A-Za-z0-9_|]+: (too small to fail|can fail \([A-Za-z_ ]+\)) -> [A-Z0-9ok]+$'
+pipe_allocs=$(awk -v at=" at $reported:$pipe_line " 'index($0, "  pipe2()") == 1 && index($0, at) { on = 1; next }
+    on && /^    N=/ { print; next } { on = 0 }' /tmp/report.txt | grep -E "$alloc_line")
+echo "$pipe_allocs" | sed 's/^/# relay pipe2:/'
+ok "$([ "$(echo "$pipe_allocs" | grep -c .)" -ge 3 ]; echo $?)" \
+    "relay's pipe() failures each name a kernel allocation: call site, size and GFP flags"
+ok "$(echo "$pipe_allocs" | grep -q -E '^    N=1: kmem_cache_alloc at alloc_inode\+.*GFP_KERNEL.*: too small to fail -> ENFILE$'; echo $?)" \
+    "N=1 of pipe(): the pipe inode's kmem_cache_alloc in alloc_inode, GFP_KERNEL, too small to fail -> ENFILE"
+grep -E "$alloc_line" /tmp/workload.txt >/tmp/allocs.txt
+fired=$(awk '{ list = $0; sub(/^[^]]*\]: /, "", list); n = split(list, calls, ", ")
+    for (i = 1; i <= n; i++) { split(calls[i], word, " "); if (word[2] != "beyond") fired++ } }
+    END { print fired + 0 }' /tmp/sweeps.txt)
+named=$(wc -l </tmp/allocs.txt)
+small=$(grep -c ': too small to fail -> ' /tmp/allocs.txt)
+echo "# workload: $fired injected failures, $named with their allocation named, $small of them too small to fail"
+grep -o -E 'can fail \([A-Za-z_ ]+\)' /tmp/allocs.txt | sort | uniq -c | sed 's/^/# /'
+sed -E 's/^    N=[0-9]+: ([a-z_]+) at .*/\1/' /tmp/allocs.txt | sort | uniq -c | sed 's/^/# kind: /'
+ok "$([ "$fired" -gt 0 ] && [ "$named" = "$fired" ]; echo $?)" \
+    "every injected failure of the workload names its allocation ($named of $fired)"
+grep -E ': (kmem_cache_alloc_bulk|page) at ' /tmp/allocs.txt | sed 's/^ */# /' | sort | uniq | head -12
+ok "$(grep -q -E ': kmem_cache_alloc_bulk at ' /tmp/allocs.txt && grep -q -E ': page at ' /tmp/allocs.txt; echo $?)" \
+    "among them bulk slab allocations and page allocations (named through the kprobes)"
+# The stack a kretprobe's stacktrace trigger prints starts with the tracer's own frames (the
+# trigger, the kretprobe, its return trampoline): none of them is ever named as the caller.
+traced=$(cat /tmp/allocs.txt /tmp/report.txt | grep -c -E '^    N=[0-9]+: [a-z_]+ at [a-z_]*(trace|kprobe|rethook|trigger)[a-z_]*\+')
+ok "$([ "$traced" = 0 ]; echo $?)" "no allocation is named by a frame of the tracer ($traced)"
+ok "$([ "$small" -gt 0 ]; echo $?)" "some of them were too small to fail ($small)"
+sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/workload.txt | grep '^  ' >/tmp/kernel-table.txt
+sed 's/^/# /' /tmp/kernel-table.txt
+rows=$(grep -c -E '^  [a-z0-9_]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+ [|] [0-9]+$' /tmp/kernel-table.txt)
+ok "$([ "$rows" -ge 30 ]; echo $?)" "failrun report prints the per-system-call table, a row per system call ($rows)"
+
+# The kernel's error legs (--kcov): per system call, the kernel lines its armed calls reached
+# only with the fault (against the same call unfailed), and of them those only failures too
+# small to fail reached.
+awk -F' [|] ' '$2 ~ /^[0-9]+$/ { legs += $6; small += $7; if ($6 > 0) calls++; if ($7 + 0 > $6 + 0) bad++ }
+    END { printf "%d %d %d %d\n", legs, small, calls, bad }' /tmp/kernel-table.txt >/tmp/legs.txt
+read -r legs small leg_calls bad </tmp/legs.txt
+echo "# kernel error-leg lines: $legs over $leg_calls system calls, $small of them only via too-small-to-fail"
+ok "$([ "$leg_calls" -ge 15 ]; echo $?)" "at least 15 system calls reached kernel error-leg lines ($leg_calls)"
+ok "$([ "$small" -gt 0 ] && [ "$small" -lt "$legs" ] && [ "$bad" = 0 ]; echo $?)" \
+    "some of those lines only too-small-to-fail failures reached, not all ($small of $legs)"
+relay_pipe=$(sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/report.txt | grep '^  pipe2 ' | awk -F' [|] ' '{ print $6 }')
+ok "$([ "${relay_pipe:-0}" -gt 0 ]; echo $?)" "relay's pipe2 failures reached kernel error-leg lines ($relay_pipe)"
+"$failrun" cov --db /tmp/relay.db --json >/tmp/relay-cov.json 2>/tmp/relay-cov.err
+ok $? "failrun cov reads a kernel campaign of programs built without --coverage"
+# For the record: relay's kernel error-leg lines in fs/ (pipe2, socketpair, write...).
+tr -d ' \n' </tmp/relay-cov.json | grep -o '"path":"[^"]*/fs/[^"]*"' | head -8 | sed 's/^/# relay leg file: /'
+"$failrun" cov --db /tmp/workload.db --lcov /tmp/kernel.info --html /tmp/kernel.html >/tmp/cov.txt 2>&1
+status=$?
+sed -n '1,25p' /tmp/cov.txt | sed 's/^/# /'
+ok "$([ $status = 0 ] && grep -q '^kernel error-leg lines' /tmp/cov.txt; echo $?)" \
+    "failrun cov prints the kernel error legs of the workload's campaign"
+ok "$(grep -q '^SF:.*/mm/' /tmp/kernel.info && grep -c '^DA:' /tmp/kernel.info | grep -q -v '^0$'; echo $?)" \
+    "its lcov tracefile has the kernel files, mm/ among them, with their lines"
+ok "$(grep -q 'id="kernel"' /tmp/kernel.html; echo $?)" "its HTML has the kernel section"
+"$failrun" report --db /tmp/workload.db --json >/tmp/workload.json 2>/dev/null
+ok "$(grep -q '"kernel_table"' /tmp/workload.json && grep -q '"too_small_to_fail": true' /tmp/workload.json \
+      && grep -q '"gfp_flags"' /tmp/workload.json; echo $?)" \
+    "the JSON report has the table and each allocation's GFP flags and class"
 
 # A kernel warning while a call is armed is a finding of its own, with the kernel's log.
 "$failrun" kernel -q -j 1 --db /tmp/provoke.db -- "$provoke" >/tmp/provoke.txt 2>&1

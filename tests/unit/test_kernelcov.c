@@ -1,0 +1,156 @@
+/*
+ * test_kernelcov.c — the kernel error legs of kernelcov.c on a small stand-in for vmlinux: this
+ * test program itself (built without PIE, with -g, so its addresses are its ELF's). A fired run
+ * reaches a line its site's unfailed run did not: that line is its leg, the shared one is not;
+ * a site without an unfailed run gets none; the leg is "only too small to fail" while the run's
+ * allocation was, and stops being so once a
+ * run whose allocation can fail reaches it too.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "database.h"
+#include "kernelcov.h"
+
+/* Two functions on lines of their own: the "kernel" code the runs reach. */
+__attribute__((noinline)) int shared_path(int x)
+{
+    return x * 3 + 1;
+}
+
+__attribute__((noinline)) int error_path(int x)
+{
+    return x - 7;
+}
+
+/* The line of the function's opening brace, where GCC's line table puts its first
+   instruction. */
+static int line_of(const char *function_name)
+{
+    FILE *file = fopen(__FILE__, "r");
+    char text[256], wanted[128];
+    snprintf(wanted, sizeof wanted, "__attribute__((noinline)) int %s(", function_name);
+    int line = 0, found = 0;
+    while (file && fgets(text, sizeof text, file)) {
+        line++;
+        if (!strncmp(text, wanted, strlen(wanted)))
+            found = line + 1;
+    }
+    if (file)
+        fclose(file);
+    return found;
+}
+
+static void add_run(sqlite3 *db, int run, const char *site, int fired, const uint64_t *pcs,
+                    size_t count, int too_small)
+{
+    char *sql = sqlite3_mprintf(
+        "INSERT INTO runs(id, kind, site, state) VALUES (%d, 'fault', %Q, 'done');"
+        "INSERT INTO kernel_faults(run, nth, fired, call_failed, errno) VALUES (%d, %d, %d, %d, 12);",
+        run, site, run, run, fired, fired);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_free(sql);
+    if (fired && too_small >= 0) {
+        sql = sqlite3_mprintf("INSERT INTO kernel_allocs(run, kind, call_site, bytes_req,"
+                              " bytes_alloc, gfp, via_page, too_small) VALUES"
+                              " (%d, 'kmalloc', 'x+0x1/0x2', 64, 64, 3264, 0, %d)",
+                              run, too_small);
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_free(sql);
+    }
+    sqlite3_stmt *statement;
+    sqlite3_prepare_v2(db, "INSERT INTO kernel_cov(run, pcs, count) VALUES (?, ?, ?)", -1,
+                       &statement, NULL);
+    sqlite3_bind_int(statement, 1, run);
+    sqlite3_bind_blob(statement, 2, pcs, (int)(count * sizeof *pcs), SQLITE_STATIC);
+    sqlite3_bind_int(statement, 3, (int)count);
+    assert_int_equal(sqlite3_step(statement), SQLITE_DONE);
+    sqlite3_finalize(statement);
+}
+
+static int count_legs(sqlite3 *db, int run, int line)
+{
+    char *sql = sqlite3_mprintf("SELECT COUNT(*) FROM kernel_legs WHERE run = %d AND line = %d"
+                                " AND file LIKE '%%test_kernelcov.c'", run, line);
+    sqlite3_stmt *statement;
+    sqlite3_prepare_v2(db, sql, -1, &statement, NULL);
+    sqlite3_free(sql);
+    int count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int(statement, 0) : -1;
+    sqlite3_finalize(statement);
+    return count;
+}
+
+static void test_legs(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_kernelcov-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sqlite3 *db = database_open(path, true);
+    /* A KCOV PC is a return address: the instruction after the call, looked up minus one. The
+       first instruction of each function stands for its opening brace's line. */
+    uint64_t shared = (uint64_t)(uintptr_t)&shared_path + 1, error = (uint64_t)(uintptr_t)&error_path + 1;
+    uint64_t base[] = {shared}, fault[] = {shared, error};
+    if (error < shared) {
+        fault[0] = error;
+        fault[1] = shared;
+    }
+    add_run(db, 1, "site-a", 1, fault, 2, 1); /* fired, too small to fail */
+    add_run(db, 2, "site-a", 0, base, 1, -1); /* the same call unfailed */
+    add_run(db, 3, "site-b", 1, fault, 2, 0); /* another site, no unfailed run: no legs */
+    assert_true(kernelcov_present(db));
+    char self[4096];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(length > 0);
+    self[length] = '\0';
+    assert_int_equal(kernelcov_analyse(db, self), 2); /* site-b's run done, without legs */
+    int error_line = line_of("error_path"), shared_line = line_of("shared_path");
+    assert_true(error_line > 0 && shared_line > 0);
+    assert_int_equal(count_legs(db, 1, error_line), 1);
+    assert_int_equal(count_legs(db, 1, shared_line), 0);
+    assert_int_equal(count_legs(db, 3, error_line), 0);
+    json_t *files = kernelcov_files(db);
+    assert_int_equal(json_array_size(files), 1);
+    json_t *file = json_array_get(files, 0);
+    assert_int_equal(json_integer_value(json_object_get(file, "legs")), 1);
+    assert_int_equal(json_integer_value(json_object_get(file, "only_too_small")), 1);
+    json_t *leg = json_array_get(json_object_get(file, "lines"), 0);
+    assert_string_equal(json_string_value(json_object_get(leg, "function")), "error_path");
+    json_decref(files);
+    /* Analysed runs are not analysed again (site-b's too: it had no unfailed run). */
+    assert_int_equal(kernelcov_analyse(db, self), 0);
+    /* A site with an unfailed run: its fired run's allocation can fail, so the line is no
+       longer reached only through too small ones. */
+    add_run(db, 4, "site-c", 0, base, 1, -1);
+    add_run(db, 6, "site-c", 1, fault, 2, 0);
+    assert_int_equal(kernelcov_analyse(db, self), 1);
+    assert_int_equal(count_legs(db, 6, error_line), 1);
+    files = kernelcov_files(db);
+    file = json_array_get(files, 0);
+    assert_int_equal(json_integer_value(json_object_get(file, "legs")), 1);
+    assert_int_equal(json_integer_value(json_object_get(file, "only_too_small")), 0);
+    json_decref(files);
+    /* Not an ELF file: -1, nothing analysed. */
+    add_run(db, 5, "site-c", 1, fault, 2, 1);
+    assert_int_equal(kernelcov_analyse(db, "/dev/null"), -1);
+    database_close(db);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_legs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
