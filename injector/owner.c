@@ -16,7 +16,9 @@
  * with other output is `silent`, as for a command). A program that fails the check (standard
  * input a pipe, a descriptor or a file its driver made, a status of its own) keeps the whole
  * command for its runs, and the report says why. Verdicts are stored, so a resumed campaign
- * checks nothing twice.
+ * checks nothing twice. The first of the two runs of a program that passes keeps its gcov data
+ * (programs.alone_dir): failrun cov compares that program's fault runs with it, not with the
+ * whole command's baseline (coverage.h).
  */
 #include "campaign_run.h"
 #include "database.h"
