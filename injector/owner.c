@@ -502,15 +502,15 @@ void owners_check(struct campaign_context *context)
     size_t alone = 0;
     for (size_t i = 0; i < checks.count; i++) {
         alone += !checks.items[i].reason;
-        free(checks.items[i].sites.items);
-        free(checks.items[i].reason);
-        free(checks.items[i].live);
         if (checks.items[i].reason && checks.items[i].alone_dir) {
             char *coverage = coverage_directory(checks.items[i].alone_dir);
             remove_tree(coverage); /* its runs use the whole command's baseline */
             free(coverage);
         }
         free(checks.items[i].alone_dir);
+        free(checks.items[i].sites.items);
+        free(checks.items[i].reason);
+        free(checks.items[i].live);
     }
     if (!context->options->quiet && alone < checks.count)
         fprintf(stderr, "failrun: %zu of %zu program(s) re-run within the whole command (the "
