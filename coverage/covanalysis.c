@@ -251,18 +251,33 @@ static void reaction_candidates(const struct coverage_analysis *a, long call, bo
         candidates[1] = a->reaction_after[next];
 }
 
-/* The branches of `point` this run took more often than the baseline: reached; the baseline's
-   count of them in *baseline_taken. False when there is none. */
+/* The counts a run is compared with: its own reference (the program it started alone, run
+   alone without a fault), else the campaign's baseline. */
+static const uint64_t *reference_branches(const struct coverage_analysis *a,
+                                          const struct coverage_run *run)
+{
+    return run->reference_branches ? run->reference_branches : a->baseline_branches;
+}
+
+static const uint64_t *reference_lines(const struct coverage_analysis *a,
+                                       const struct coverage_run *run)
+{
+    return run->reference_lines ? run->reference_lines : a->baseline_lines;
+}
+
+/* The branches of `point` this run took more often than its reference: reached; the
+   reference's count of them in *baseline_taken. False when there is none. */
 static bool reacted_at(struct coverage_analysis *a, const struct coverage_run *run, long point,
                        int site, struct keep keep, uint64_t *baseline_taken)
 {
     const struct coverage_line *reaction = &a->layout->lines[point];
+    const uint64_t *reference = reference_branches(a, run);
     bool reacted = false;
     *baseline_taken = 0;
     for (size_t b = reaction->first_branch; b < reaction->first_branch + reaction->branch_count; b++)
-        if (run->branch_counts[b] > a->baseline_branches[b]) {
+        if (run->branch_counts[b] > reference[b]) {
             reached(&a->branch_reach[b], &a->branch_items[b], site, keep);
-            *baseline_taken += a->baseline_branches[b];
+            *baseline_taken += reference[b];
             reacted = true;
         }
     return reacted;
@@ -271,6 +286,7 @@ static bool reacted_at(struct coverage_analysis *a, const struct coverage_run *r
 struct leg_walk {
     struct coverage_analysis *analysis;
     const struct coverage_run *run;
+    const uint64_t *reference; /* the run's reference line counts */
     int site;
     struct keep keep;
     uint32_t *visited; /* per function: the walk that last entered it */
@@ -294,12 +310,12 @@ static void walk_callees(struct leg_walk *w, long l, int depth)
         w->visited[callee] = w->walk;
         const struct coverage_function *function = &layout->functions[callee];
         walk_lines(w, first_line_at(layout, function->file, function->start), callee,
-                   w->analysis->baseline_lines[l], depth + 1);
+                   w->reference[l], depth + 1);
     }
 }
 
-/* The leg lines of `function` from line index `from` on: run more often than in the baseline,
-   and by the baseline no more often than `allowance` (its own failures' share). */
+/* The leg lines of `function` from line index `from` on: run more often than in the run's
+   reference, and by the reference no more often than `allowance` (its own failures' share). */
 static void walk_lines(struct leg_walk *w, long from, long function, uint64_t allowance, int depth)
 {
     struct coverage_analysis *a = w->analysis;
@@ -308,8 +324,8 @@ static void walk_lines(struct leg_walk *w, long from, long function, uint64_t al
     for (long l = from; (size_t)l < layout->line_count && layout->lines[l].file == span->file &&
                         layout->lines[l].line <= span->end;
          l++) {
-        if (a->line_function[l] != function || w->run->line_counts[l] <= a->baseline_lines[l] ||
-            a->baseline_lines[l] > allowance)
+        if (a->line_function[l] != function || w->run->line_counts[l] <= w->reference[l] ||
+            w->reference[l] > allowance)
             continue;
         reached(&a->line_reach[l], &a->line_items[l], w->site, w->keep);
         walk_callees(w, l, depth);
@@ -341,7 +357,7 @@ static long later_reaction(struct coverage_analysis *a, const struct coverage_ru
 static void add_legs(struct coverage_analysis *a, const struct coverage_run *run, int site,
                      struct keep keep)
 {
-    struct leg_walk w = {a, run, site, keep, a->visited, ++a->walks};
+    struct leg_walk w = {a, run, reference_lines(a, run), site, keep, a->visited, ++a->walks};
     bool failed_call = true;
     for (size_t c = a->call_start[site]; c < a->call_start[site + 1]; c++) {
         long call = a->call_lines[c];

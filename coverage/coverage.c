@@ -502,8 +502,10 @@ static void load_known_copies(sqlite3 *db, struct known_copies *known)
     memset(known, 0, sizeof *known);
     known->by_key = json_object();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT x.hash, d.path, x.run, r.dir FROM cov_run_data x JOIN cov_data d ON d.id = x.data"
-            " JOIN runs r ON r.id = x.run WHERE x.source = x.run AND r.dir IS NOT NULL");
+        db, "SELECT x.hash, d.path, x.run, coalesce(r.dir, p.alone_dir) FROM cov_run_data x"
+            " JOIN cov_data d ON d.id = x.data LEFT JOIN runs r ON r.id = x.run"
+            " LEFT JOIN programs p ON p.id = -x.run"
+            " WHERE x.source = x.run AND coalesce(r.dir, p.alone_dir) IS NOT NULL");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         const char *build_path = (const char *)sqlite3_column_text(statement, 1);
         char *prefix = coverage_directory((const char *)sqlite3_column_text(statement, 3));
@@ -818,10 +820,13 @@ static void *fill_batch(void *argument)
 bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    /* The baseline first: the other runs' files that equal its own reuse its counts. */
+    /* The baseline first: the other runs' files that equal its own reuse its counts. Then each
+       program's run alone (as run -id, the reference of the runs it owns), then the others. */
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, dir, kind = 'baseline' FROM runs WHERE state = 'done' AND dir IS NOT NULL"
-            " AND id NOT IN (SELECT run FROM cov_runs) ORDER BY kind != 'baseline', id");
+        db, "SELECT id, dir, baseline FROM (SELECT id, dir, kind = 'baseline' AS baseline"
+            "  FROM runs WHERE state = 'done' AND dir IS NOT NULL"
+            "  UNION ALL SELECT -id, alone_dir, 0 FROM programs WHERE alone_dir IS NOT NULL)"
+            " WHERE id NOT IN (SELECT run FROM cov_runs) ORDER BY baseline DESC, id");
     struct pending_runs pending = {.stats = stats};
     while (sqlite3_step(statement) == SQLITE_ROW) {
         VECTOR_PUSH(pending.ids, sqlite3_column_int64(statement, 0));

@@ -8,7 +8,11 @@
  *
  * Analysis (covanalysis.c, pure; covload.c feeds it from the database): an error leg is the
  * program's reaction to a failure, found from the counts of the fault run against the
- * baseline's, level by level up the failed site's calling context (its stored frames):
+ * baseline's, level by level up the failed site's calling context (its stored frames). "The
+ * baseline" is the run's own reference: for a run that started one program of a suite alone
+ * (runs.owner), that program's check run alone without a fault (owner.c keeps its gcov data,
+ * read as run -program); for a run of the whole command, or when the program's run alone left
+ * no data, the campaign's baseline:
  *   - the reaction point of a call is the branch after it: the branches on the call's own
  *     line (`if (!(p = malloc(n)))`), else those of the next line with branches in the same
  *     function (`p = malloc(n); if (!p)`); for the failed call itself the next line's are
@@ -140,6 +144,12 @@ struct coverage_run {
     const int *chain;
     const uint64_t *line_counts;
     const uint64_t *branch_counts;
+    /* The counts this run is compared with, indexed the same way: a run that started one
+       program of a suite alone (runs.owner) compares with that program run alone without a
+       fault, since the whole command's baseline ran shared code many more times. NULL: the
+       baseline given to coverage_analysis_new. */
+    const uint64_t *reference_lines;
+    const uint64_t *reference_branches;
 };
 
 struct coverage_item {
@@ -150,7 +160,8 @@ struct coverage_item {
 };
 
 /* The analysis takes the runs one at a time (their counts need not outlive the call). The
-   layout, sites and baseline counts must outlive the analysis. */
+   layout, sites and baseline counts must outlive the analysis; a run's own reference counts
+   need only outlive the call. */
 struct coverage_analysis;
 struct coverage_analysis *coverage_analysis_new(const struct coverage_layout *layout,
                                                 const struct coverage_site *sites,

@@ -2,7 +2,8 @@
  * covload.c — a campaign's stored coverage through the analysis (see coverage.h): the layout
  * from cov_lines, cov_branches and cov_functions; each run's counts rebuilt from its own rows
  * and, for the data files it shares byte for byte with the baseline, the baseline's rows; the
- * runs fed to covanalysis.c one at a time, so memory holds two runs' counts, not all of them.
+ * runs fed to covanalysis.c one at a time, so memory holds two runs' counts, not all of them
+ * (and, per program started alone, its reference counts: its run alone, as run -program).
  */
 #include "coverage.h"
 #include "database.h"
@@ -360,6 +361,39 @@ static void load_run_counts(struct row_reader *reader, const struct coverage_lay
     sqlite3_reset(reader->files);
 }
 
+/* The reference counts of the runs that started a program alone: that program's run alone
+   without a fault (stored as run -program), loaded once per program. */
+struct owner_reference {
+    int64_t owner;
+    bool present; /* the program's run alone left coverage data */
+    struct run_counts counts;
+};
+typedef VECTOR(struct owner_reference) reference_list;
+
+static const struct owner_reference *owner_reference(sqlite3 *db, struct row_reader *reader,
+                                                     const struct coverage_layout *layout,
+                                                     const struct baseline_parts *parts,
+                                                     int64_t baseline, int64_t owner,
+                                                     reference_list *known)
+{
+    for (size_t i = 0; i < known->count; i++)
+        if (known->items[i].owner == owner)
+            return &known->items[i];
+    struct owner_reference reference = {.owner = owner};
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT data_files > 0 FROM cov_runs WHERE run = ?");
+    sqlite3_bind_int64(statement, 1, -owner);
+    reference.present = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0);
+    database_finalize(statement);
+    if (reference.present) {
+        reference.counts.lines = xcalloc(layout->line_count + 1, sizeof(uint64_t));
+        reference.counts.branches = xcalloc(layout->branch_count + 1, sizeof(uint64_t));
+        load_run_counts(reader, layout, parts, baseline, -owner, &reference.counts);
+    }
+    VECTOR_PUSH(*known, reference);
+    return &known->items[known->count - 1];
+}
+
 /* Site ids by the 16 hex digits of their signature (a chain names sites as SIGNATURE:K). */
 static json_t *site_map(char *const *site_ids, size_t site_count)
 {
@@ -453,9 +487,10 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
     struct coverage_analysis *analysis =
         coverage_analysis_new(layout, sites, site_count, reference.lines, reference.branches);
     json_t *map = site_map(site_ids, site_count);
+    reference_list references = {0};
     sqlite3_stmt *runs = database_prepare(
-        db, "SELECT r.id, r.kind = 'baseline', r.site, r.chain, r.outcome IS 'not-reached'"
-            " FROM runs r JOIN cov_runs c ON c.run = r.id"
+        db, "SELECT r.id, r.kind = 'baseline', r.site, r.chain, r.outcome IS 'not-reached',"
+            " r.owner FROM runs r JOIN cov_runs c ON c.run = r.id"
             " WHERE r.state = 'done' AND c.data_files > 0 ORDER BY r.id");
     while (sqlite3_step(runs) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(runs, 0);
@@ -471,6 +506,15 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
         load_run_counts(&reader, layout, &parts, baseline, id, &counts);
         run.line_counts = counts.lines;
         run.branch_counts = counts.branches;
+        if (!run.baseline && sqlite3_column_type(runs, 5) != SQLITE_NULL) {
+            const struct owner_reference *own =
+                owner_reference(db, &reader, layout, &parts, baseline,
+                                sqlite3_column_int64(runs, 5), &references);
+            if (own->present) {
+                run.reference_lines = own->counts.lines;
+                run.reference_branches = own->counts.branches;
+            }
+        }
         coverage_analysis_add_run(analysis, &run);
         for (size_t l = 0; l < layout->line_count; l++)
             out->line_totals[l] += counts.lines[l];
@@ -487,6 +531,11 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
     out->branches = xcalloc(branches, sizeof *out->branches);
     coverage_analysis_finish(analysis, out->lines, out->branches);
     json_decref(map);
+    for (size_t i = 0; i < references.count; i++) {
+        free(references.items[i].counts.lines);
+        free(references.items[i].counts.branches);
+    }
+    free(references.items);
     free(reference.lines);
     free(reference.branches);
     free(counts.lines);

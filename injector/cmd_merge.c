@@ -168,9 +168,9 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     " AND m.stdin IS s.stdin"
     database_exec(db, "INSERT INTO main.programs(exe, cwd, argv, environment, stdin_kind, stdin,"
                       " top, exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
-                      " alone_live) SELECT exe, cwd, argv, environment, stdin_kind, stdin, top,"
-                      " exit_code, signal, alone, alone_stdout, alone_stderr, alone_wall_ms,"
-                      " alone_live FROM src.programs s WHERE NOT EXISTS"
+                      " alone_live, alone_dir) SELECT exe, cwd, argv, environment, stdin_kind,"
+                      " stdin, top, exit_code, signal, alone, alone_stdout, alone_stderr,"
+                      " alone_wall_ms, alone_live, alone_dir FROM src.programs s WHERE NOT EXISTS"
                       " (SELECT 1 FROM main.programs m WHERE" SAME_PROGRAM ") ORDER BY id");
     database_exec(db, "CREATE TEMP TABLE program_map(old INTEGER PRIMARY KEY, new INTEGER)");
     database_exec(db, "INSERT INTO temp.program_map SELECT s.id, (SELECT min(m.id) FROM"
@@ -183,6 +183,11 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                  " WHERE r.kind = 'baseline' OR NOT EXISTS"
                  "  (SELECT 1 FROM main.runs m WHERE m.kind = 'fault' AND m.plan IS r.plan)",
                  offset);
+    /* A program's run alone, read by failrun cov as run -program (the reference of the runs
+       it owns): copied as -(its new id) when the output has none for it yet. */
+    database_exec(db, "INSERT INTO temp.copied SELECT -m.old, -m.new FROM temp.program_map m"
+                      " WHERE EXISTS (SELECT 1 FROM src.cov_runs WHERE run = -m.old)"
+                      " AND NOT EXISTS (SELECT 1 FROM main.cov_runs WHERE run = -m.new)");
     database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
                       " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding, leak_bytes,"
                       " stdout_hash, owner)"

@@ -15,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 7;"
+    "PRAGMA user_version = 8;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -126,7 +126,10 @@ static const char schema[] =
                                            reproduce its baseline alone */
     "  alone_stdout INTEGER, alone_stderr INTEGER,"  /* content hashes, NULL when unstable */
     "  alone_wall_ms INTEGER,"
-    "  alone_live TEXT);"               /* JSON [[site, blocks], ...]: live at exit, alone */
+    "  alone_live TEXT,"                /* JSON [[site, blocks], ...]: live at exit, alone */
+    "  alone_dir TEXT);"                /* the check's first run alone, its gcov data beside it
+                                           (coverage_directory): failrun cov reads it as run
+                                           -id, the reference counts of the runs it owns */
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -146,7 +149,8 @@ static const char schema[] =
        per data file (.gcda) of a run: the baseline's non-zero ones; another run's where they
        differ from the baseline's copy of that data file (cov_run_data.delta), zeros included;
        a data file whose bytes equal another run's copy has no rows of its own:
-       cov_run_data.source names the run whose rows to use. */
+       cov_run_data.source names the run whose rows to use. A run -N is program N's run alone
+       (programs.alone_dir), stored like a fault run. */
     "CREATE TABLE IF NOT EXISTS cov_files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS cov_data(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS cov_lines(file INTEGER NOT NULL, line INTEGER NOT NULL,"
@@ -210,6 +214,10 @@ static const char migrate_6_to_7[] =
     "ALTER TABLE sites ADD COLUMN source TEXT;"
     "ALTER TABLE sites ADD COLUMN outside_source INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 7;";
+/* Version 8: the gcov data of each program's run alone, to compare its own runs with. */
+static const char migrate_7_to_8[] =
+    "ALTER TABLE programs ADD COLUMN alone_dir TEXT;"
+    "PRAGMA user_version = 8;";
 
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
@@ -240,7 +248,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 6))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 7))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -264,7 +272,9 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 4 || sqlite3_exec(db, migrate_3_to_4, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 5 || sqlite3_exec(db, migrate_4_to_5, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK);
+              (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 8 || version < 5 || /* before 5, the schema makes programs whole */
+               sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }

@@ -16,7 +16,9 @@
  * with other output is `silent`, as for a command). A program that fails the check (standard
  * input a pipe, a descriptor or a file its driver made, a status of its own) keeps the whole
  * command for its runs, and the report says why. Verdicts are stored, so a resumed campaign
- * checks nothing twice.
+ * checks nothing twice. The first of the two runs of a program that passes keeps its gcov data
+ * (programs.alone_dir): failrun cov compares that program's fault runs with it, not with the
+ * whole command's baseline (coverage.h).
  */
 #include "campaign_run.h"
 #include "database.h"
@@ -278,6 +280,7 @@ struct check {
     uint64_t stdout_hash, stderr_hash;
     int64_t wall_ms;
     char *live;             /* JSON of its live blocks at exit */
+    char *alone_dir;        /* its first run alone, when that left gcov data */
 };
 
 static char *live_json(const struct run_records *records)
@@ -355,10 +358,23 @@ static void check_round(struct campaign_context *context, struct check *check, i
             check->stderr_hash = 0;
     }
     run_records_free(&records);
-    char *coverage = coverage_directory(dir);
-    remove_tree(coverage);
-    remove_tree(dir);
-    free(coverage);
+    if (round == 0 && !check->reason) {
+        /* Its gcov data (a --coverage build) is what its fault runs compare with: a run of
+           one program alone runs shared code far fewer times than the whole command did. */
+        settle_run_folder(context, dir, false);
+        char *kept = kept_path(context, dir);
+        char *coverage = coverage_directory(kept);
+        if (access(coverage, F_OK) == 0)
+            check->alone_dir = kept;
+        else
+            free(kept);
+        free(coverage);
+    } else {
+        char *coverage = coverage_directory(dir);
+        remove_tree(coverage);
+        remove_tree(dir);
+        free(coverage);
+    }
     free(out);
     free(err);
     free(plan);
@@ -382,7 +398,7 @@ static void store_verdict(struct campaign_context *context, struct check *check)
     database_exec(db, "BEGIN IMMEDIATE");
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE programs SET alone = ?, alone_stdout = ?, alone_stderr = ?, alone_wall_ms = ?,"
-            " alone_live = ? WHERE id = ?");
+            " alone_live = ?, alone_dir = ? WHERE id = ?");
     sqlite3_bind_text(statement, 1, check->reason ? check->reason : "yes", -1, SQLITE_TRANSIENT);
     if (!check->reason && check->stdout_hash)
         sqlite3_bind_int64(statement, 2, (sqlite3_int64)check->stdout_hash);
@@ -390,7 +406,8 @@ static void store_verdict(struct campaign_context *context, struct check *check)
         sqlite3_bind_int64(statement, 3, (sqlite3_int64)check->stderr_hash);
     sqlite3_bind_int64(statement, 4, check->wall_ms);
     bind_text_or_null(statement, 5, check->live);
-    sqlite3_bind_int64(statement, 6, program->id);
+    bind_text_or_null(statement, 6, check->reason ? NULL : check->alone_dir);
+    sqlite3_bind_int64(statement, 7, program->id);
     database_step_done(statement);
     database_finalize(statement);
     if (check->reason) {
@@ -485,6 +502,12 @@ void owners_check(struct campaign_context *context)
     size_t alone = 0;
     for (size_t i = 0; i < checks.count; i++) {
         alone += !checks.items[i].reason;
+        if (checks.items[i].reason && checks.items[i].alone_dir) {
+            char *coverage = coverage_directory(checks.items[i].alone_dir);
+            remove_tree(coverage); /* its runs use the whole command's baseline */
+            free(coverage);
+        }
+        free(checks.items[i].alone_dir);
         free(checks.items[i].sites.items);
         free(checks.items[i].reason);
         free(checks.items[i].live);

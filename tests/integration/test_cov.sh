@@ -89,7 +89,7 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             DROP TABLE programs; PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 7, coverage tables added, sites given their kind" "7|1|0" \
+check_equal "schema 1: migrated to 8, coverage tables added, sites given their kind" "8|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
                           (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"
@@ -104,11 +104,11 @@ sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_d
                                         line INTEGER NOT NULL, count INTEGER NOT NULL);
              ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
              ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
-             PRAGMA user_version = 5;"
+             ALTER TABLE programs DROP COLUMN alone_dir; PRAGMA user_version = 5;"
 tar -xPf gcov.tar
 "$FAILRUN" cov --db old5.db --json >old5.json
-check_equal "schema 5: migrated to 7, its coverage read again with the same figures" \
-    "7 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
+check_equal "schema 5: migrated to 8, its coverage read again with the same figures" \
+    "8 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
 
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
@@ -266,6 +266,41 @@ check_equal "--fork: exactly the marked lines are deletable, kept and unreached,
 "$FAILRUN" run -q --nth-sweep --json --db nth.db -- "$CLASSIC" the code absent <"$TEXT" >nth.json
 check_equal "--nth-sweep: no finding in gcov's runtime" 0 \
     "$(jq '[.findings[] | select(.location.function | test("gcov"))] | length' nth.json)"
+# A suite: a shell runs wordfreq on the text, then on a folder it cannot read (its read fails,
+# main's "cannot read the text" leg runs in the baseline). Each fault run starts the first
+# wordfreq alone; compared with the whole suite's counts, main's reaction to wf_load's failure
+# ran no more often than in the suite (once each), so its leg would go unseen. Compared with
+# that program run alone without a fault (the owner check's run, its gcov data kept), it is
+# found: the same error legs as a campaign of that program by itself (its ferror() leg, which
+# the folder run ran, is ordinary here).
+printf '%s\n' "\"$CLASSIC\" the code absent <\"$TEXT\"" "\"$CLASSIC\" the <\"$work\"" true >suite.sh
+"$FAILRUN" run -q --db suite.db -- sh suite.sh >/dev/null
+check_equal "suite: the first wordfreq runs alone (its gcov data kept), the other owns no site" \
+    "yes|1|1 |0|0" \
+    "$(sql suite.db "SELECT p.alone, p.alone_dir IS NOT NULL, count(r.id) > 0 FROM programs p
+                     LEFT JOIN runs r ON r.owner = p.id GROUP BY p.id ORDER BY p.id" |
+       tr '\n' ' ' | sed 's/ $//')"
+suite_alone=$(sql suite.db "SELECT alone_dir FROM programs WHERE alone = 'yes'")
+check "suite: the program's run alone left gcov data" test -d "$suite_alone.gcov"
+"$FAILRUN" cov --db suite.db --json >suite.json
+check_equal "suite: its run alone was read as the reference (run -1)" 1 \
+    "$(sql suite.db "SELECT data_files > 0 FROM cov_runs WHERE run = -1")"
+check "suite: ... and its gcov data removed once stored" test ! -e "$suite_alone.gcov"
+check_equal "suite: exactly the marked error legs are deletable and kept, as alone" \
+    "$(markers classic/wordfreq.c classic/main.c | grep -v unreached)" \
+    "$(classified suite.json | grep -v unreached)"
+# The same runs compared with the whole suite's baseline (the reference taken away): main's
+# leg after wf_load, which the folder run also took, is lost.
+cp suite.db suite-baseline.db
+sql suite-baseline.db "DELETE FROM cov_runs WHERE run < 0; UPDATE programs SET alone_dir = NULL"
+"$FAILRUN" cov --db suite-baseline.db --json >suite-baseline.json
+check_equal "suite, against the whole suite's baseline: main's leg after wf_load is not found" \
+    "ordinary ordinary ordinary" \
+    "$(for line in 15 16 17; do
+           jq -r --argjson l $line '.files[] | select(.path | test("classic/main.c"))
+               | .lines[] | select(.line == $l) | .class' suite-baseline.json
+       done | tr '\n' ' ' | sed 's/ $//')"
+
 # Without the baseline's data every reached line would look like an error leg: refused.
 cp all.db nobase.db
 rm -rf "$(sql nobase.db "SELECT dir FROM runs WHERE kind = 'baseline'").gcov"

@@ -143,7 +143,7 @@ check_equal "--fork: the runs of words and list were answered by their fork runs
     "$(sql fork.db "SELECT count(DISTINCT p.exe) - 1, count(DISTINCT r.id) FROM runs r JOIN processes p ON p.run = r.id
         WHERE r.owner IS NOT NULL")"
 
-# A database of schema 4 (before programs were recorded) is migrated, through 5 and 6, to 7: its
+# A database of schema 4 (before programs were recorded) is migrated, through 5, 6 and 7, to 8: its
 # campaign resumes, every run within the whole command as it was planned.
 "$FAILRUN" run -q --db old.db -- $suite >/dev/null
 sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; UPDATE runs SET owner = NULL;
@@ -155,7 +155,7 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
     ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
     ALTER TABLE campaign DROP COLUMN whole_command; PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json
-check_equal "schema 4: the database is migrated to 7" 7 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the database is migrated to 8" 8 "$(sql old.db "PRAGMA user_version")"
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"

@@ -94,3 +94,31 @@ check_equal "... with the same coverage, line by line, as the unsharded campaign
     "$(jq -c '[.lines, .branches, .files]' cov-allx.json | md5sum)"
 check_equal "... and the same counts summed over every run (lcov)" \
     "$(grep -v '^TN:' cov-all.info | md5sum)" "$(grep -v '^TN:' cov-allx.info | md5sum)"
+
+# A suite in shards (a shell running wordfreq twice, the second time on a folder it cannot
+# read): each shard checks the first wordfreq alone and keeps that run's coverage, the reference
+# of the runs that start it alone (failrun cov reads it as run -program). The merged database
+# carries one shard's reference under the program's new id, so its error legs are those of the
+# unsharded campaign, main's leg after wf_load included (found only against that reference).
+classic="$EXAMPLES/cov/wordfreq-classic"
+printf '%s\n' "\"$classic\" the code absent <\"$ROOT/examples/wordfreq/sample.txt\"" \
+    "\"$classic\" the <\"$work\"" true >suite.sh
+"$FAILRUN" run -q --db wf-whole.db -- sh suite.sh >/dev/null
+"$FAILRUN" cov --json --db wf-whole.db >wf-whole.json
+for k in 1 2; do
+    "$FAILRUN" run -q --shard $k/2 --db wf-shard$k.db -- sh suite.sh >/dev/null
+    "$FAILRUN" cov --db wf-shard$k.db >/dev/null
+done
+"$FAILRUN" merge wf-shard1.db wf-shard2.db -o wf-all.db
+"$FAILRUN" cov --json --db wf-all.db >wf-all.json
+check_equal "suite shards: the merged database holds the program's run alone as its reference" \
+    "$(sql wf-all.db "SELECT -id FROM programs WHERE alone = 'yes'")" \
+    "$(sql wf-all.db "SELECT run FROM cov_runs WHERE run < 0 AND data_files > 0")"
+check_equal "suite shards: the same error-leg lines as the unsharded suite" \
+    "$(jq -c '.lines | [.tested, .deletable, .kept]' wf-whole.json)" \
+    "$(jq -c '.lines | [.tested, .deletable, .kept]' wf-all.json)"
+check_equal "suite shards: main's leg after wf_load is found" "kept kept kept" \
+    "$(for line in 15 16 17; do
+           jq -r --argjson l $line '.files[] | select(.path | test("classic/main.c"))
+               | .lines[] | select(.line == $l) | .class' wf-all.json
+       done | tr '\n' ' ' | sed 's/ $//')"
