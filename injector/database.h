@@ -54,8 +54,14 @@ void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spaw
                 const char *outcome, const char *crash_frames, int problems, int64_t finding);
 
 /* In an upsert of findings (ON CONFLICT(key)): whether the new row represents the finding
-   instead of the stored one: its site id is smaller, or the same site's run came earlier. */
+   instead of the stored one: its site was stored first (sites are planned in that order, so
+   this is the run a campaign makes first), or the same site's run came earlier. Unlike run
+   ids, the site order is the same in a whole campaign and in shards merged (each shard's
+   baseline stores the same sites in the same order). */
+#define FINDING_SITE_ORDER(site) "coalesce((SELECT rowid FROM sites WHERE id = " site "), 0)"
 #define FINDING_REPLACES                                                                           \
-    "(excluded.site < site OR (excluded.site = site AND excluded.first_run < first_run))"
+    "(" FINDING_SITE_ORDER("excluded.site") " < " FINDING_SITE_ORDER("site") " OR ("              \
+    FINDING_SITE_ORDER("excluded.site") " = " FINDING_SITE_ORDER("site")                          \
+    " AND excluded.first_run < first_run))"
 
 #endif
