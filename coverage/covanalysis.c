@@ -389,6 +389,9 @@ static void add_legs(struct coverage_analysis *a, const struct coverage_run *run
                after it is the failure's corrupted data, not a reaction. */
             point = later_reaction(a, run, call, a->layout->line_assigns[call], site, keep,
                                    &allowance);
+        if (point < 0 && at_failed_call && candidates[1] < 0)
+            continue; /* its own line decides before the call (`return malloc(n ? n : 1);`)
+                         and nothing after it: the value goes back to the caller */
         if (point < 0)
             return; /* absorbed here, or the program never came back: the leg ends */
         if (at_failed_call && !a->sites[site].never_fails)

@@ -36,7 +36,8 @@
  *     reacts at the first later decision of its function that went otherwise (the ferror()
  *     check), or, when none did, in its caller;
  *   - then the caller, at the line of its call: a level with no branch after the call passes
- *     the failure up unexamined; a level whose branch after the call shows no change absorbed
+ *     the failure up unexamined (so does the failed call's own function when its line's
+ *     branches come before the call and no decision follows: `return malloc(n ? n : 1);`); a level whose branch after the call shows no change absorbed
  *     the failure (or the program never came back), and the walk stops there.
  * Lines a failure reached by other ways (ordinary validation of data the failure corrupted, an
  * argument check in shared cleanup, later work of a program that carried on) are not on the

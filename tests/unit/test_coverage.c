@@ -82,7 +82,11 @@ static const char source[] =
     "    if (rc < 0)\n"                       /* 55: the reaction */
     "        return -1;\n"                    /* 56 */
     "    return 2;\n"                         /* 57 */
-    "}\n";                                    /* 58 */
+    "}\n"                                     /* 58 */
+    "void *wrap(int n)\n"                     /* 59 */
+    "{\n"                                     /* 60 */
+    "    return malloc(n ? n : 1);\n"         /* 61: decides before the call, never after */
+    "}\n";                                    /* 62 */
 
 static char source_path[64];
 
@@ -145,7 +149,8 @@ static char *gcov_document(const char *counts)
         "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30},"
         "{\"name\": \"grow\", \"start_line\": 31, \"end_line\": 37},"
         "{\"name\": \"lines\", \"start_line\": 38, \"end_line\": 47},"
-        "{\"name\": \"step\", \"start_line\": 48, \"end_line\": 58}],"
+        "{\"name\": \"step\", \"start_line\": 48, \"end_line\": 58},"
+        "{\"name\": \"wrap\", \"start_line\": 59, \"end_line\": 62}],"
         " \"lines\": [%s]}]}\n",
         source_path, lines);
 }
@@ -588,6 +593,24 @@ static void test_run_alone_compares_with_its_program_alone(void **state)
     finish(&c, &r);
 }
 
+/* An allocation wrapper whose line decides before the call (`n ? n : 1`) and nothing after:
+   the failure goes back to its caller, whose reaction (main's line 17) starts the leg. */
+static void test_wrapper_passes_the_failure_up(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(
+        "59:1 61:1/0,1 62:1 15:1 17:1/0,1 18:0 19:0 21:1/0,1 22:0 23:1 24:1");
+    add_run(&c, 2, site_ids[0], NULL, "59:1 61:1/0,1 62:1 15:1 17:1/1,0 18:1 19:1 21:0/0,0 22:0 23:0 24:1");
+    struct coverage_call calls[] = {{c.file, 61}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    assert_int_equal(line_class(&r, c.file, 18), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 19), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 17, 0), LINE_DELETABLE);
+    assert_int_equal(line_class(&r, c.file, 62), LINE_ORDINARY);
+    finish(&c, &r);
+}
+
 static void test_eligibility(void **state)
 {
     (void)state;
@@ -661,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_read_failing_like_end_of_input),
         cmocka_unit_test(test_result_kept_for_later),
         cmocka_unit_test(test_run_alone_compares_with_its_program_alone),
+        cmocka_unit_test(test_wrapper_passes_the_failure_up),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),
     };
