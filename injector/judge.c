@@ -336,14 +336,9 @@ static void store_kernel_alloc(sqlite3 *db, const struct job *job)
     DIR *folder = opendir(job->dir);
     if (!folder)
         return;
-    struct dirent *entry;
     bool stored = false;
-    while (!stored && (entry = readdir(folder))) {
-        size_t length = strlen(entry->d_name);
-        if (strncmp(entry->d_name, "kmem-", 5) || length < 6 ||
-            strcmp(entry->d_name + length - 6, ".trace"))
-            continue;
-        char *path = xasprintf("%s/%s", job->dir, entry->d_name);
+    char *path;
+    while (!stored && (path = next_file_named(folder, job->dir, "kmem-", ".trace"))) {
         char *trace = read_whole_file(path, NULL);
         struct kmem_alloc alloc;
         if (trace && kmem_parse_trace(trace, &alloc)) {
@@ -453,13 +448,8 @@ static void record_kernel_reports(struct campaign_context *context, const struct
         return;
     char site[17];
     hex16(site, armed->signature);
-    struct dirent *entry;
-    while ((entry = readdir(folder))) {
-        size_t length = strlen(entry->d_name);
-        if (strncmp(entry->d_name, "kernel-", 7) || length < 4 ||
-            strcmp(entry->d_name + length - 4, ".log"))
-            continue;
-        char *path = xasprintf("%s/%s", job->dir, entry->d_name);
+    char *path;
+    while ((path = next_file_named(folder, job->dir, "kernel-", ".log"))) {
         char *log = read_whole_file(path, NULL);
         char *headline = log ? kernel_report_headline(log) : NULL;
         if (headline) {

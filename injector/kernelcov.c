@@ -51,13 +51,8 @@ bool kernelcov_store_run(sqlite3 *db, int64_t run, const char *dir)
     if (!folder)
         return false;
     pc_list pcs = {0};
-    struct dirent *entry;
-    while ((entry = readdir(folder))) {
-        size_t length = strlen(entry->d_name);
-        if (strncmp(entry->d_name, "kcov-", 5) || length < 9 ||
-            strcmp(entry->d_name + length - 4, ".pcs"))
-            continue;
-        char *path = xasprintf("%s/%s", dir, entry->d_name);
+    char *path;
+    while ((path = next_file_named(folder, dir, "kcov-", ".pcs"))) {
         size_t size = 0;
         char *data = read_whole_file(path, &size);
         free(path);

@@ -84,6 +84,20 @@ char *xasprintf(const char *format, ...)
     return result;
 }
 
+char *next_file_named(DIR *folder, const char *directory, const char *prefix, const char *suffix)
+{
+    size_t prefix_length = strlen(prefix), suffix_length = strlen(suffix);
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        size_t length = strlen(entry->d_name);
+        if (length >= prefix_length + suffix_length &&
+            !strncmp(entry->d_name, prefix, prefix_length) &&
+            !strcmp(entry->d_name + length - suffix_length, suffix))
+            return xasprintf("%s/%s", directory, entry->d_name);
+    }
+    return NULL;
+}
+
 char *read_whole_file(const char *path, size_t *length)
 {
     FILE *file = fopen(path, "rb");

@@ -6,6 +6,7 @@
 #ifndef FAILRUN_UTIL_H
 #define FAILRUN_UTIL_H
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -49,6 +50,10 @@ __attribute__((format(printf, 1, 2))) char *xasprintf(const char *format, ...);
 /* Whole file into a NUL-terminated buffer; NULL (errno set) on failure. *length may be NULL. */
 char *read_whole_file(const char *path, size_t *length);
 bool write_whole_file(const char *path, const void *data, size_t length);
+/* The next file of `folder` (opened on `directory`) named PREFIX...SUFFIX, as a path to free;
+   NULL when none is left. The preload leaves such files in a run folder, one per process
+   (kmem-PID.trace, kernel-PID.log, kcov-PID.pcs). */
+char *next_file_named(DIR *folder, const char *directory, const char *prefix, const char *suffix);
 /* mkdir -p */
 bool make_directories(const char *path);
 /* rm -rf of a folder failrun made */
