@@ -385,7 +385,7 @@ bench: all $(BENCH_BINARIES)
 	@BENCH_CALLS=$$(($(BENCH_SITES) * $(BENCH_ROUNDS))) sh tests/bench/run.sh
 
 # Real Debian programs on small inputs, findings against hand verdicts (tests/realworld/).
-realworld: all
+realworld: all $(BUILD)/tests/realworld/fixed_clock.so
 	@bash tests/realworld/run.sh
 
 # Real C libraries' own test suites (jansson, json-c, expat, libyaml from Debian source packages,
@@ -397,8 +397,13 @@ suites: all
 
 # Fork mode against re-run mode on the same corpus, site by site; repeated campaigns agree
 # (tests/realworld/fork_agreement.sh; not part of make check, .ci/run runs it: 2-3 minutes).
-realworld-fork: all
+realworld-fork: all $(BUILD)/tests/realworld/fixed_clock.so
 	@bash tests/realworld/fork_agreement.sh
+
+# time() fixed for the realworld campaigns (programs that seed hashes from the clock).
+$(BUILD)/tests/realworld/fixed_clock.so: tests/realworld/fixed_clock.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 
 demo:
 	@sh tools/deps.sh

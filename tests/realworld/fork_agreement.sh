@@ -5,9 +5,11 @@
 # and one `--fork` campaign, each in a fresh copy of inputs/; agreement.py joins their runs by
 # site, chain and plan and asserts the same outcome and the same finding (outcome and the
 # report's `.identity`) for each, and the same findings in both reports. Then three identical
-# re-run campaigns of lua5.4 and gawk (whose run counts used to vary from campaign to campaign)
-# must give the same runs and outcomes. Where the modes disagree, a second re-run campaign tells
-# the program's own variation (libxml2 seeds its hash tables from the clock) from the mode's;
+# re-run campaigns of lua5.4, gawk and xmllint (whose run counts used to vary from campaign to campaign)
+# must give the same runs and outcomes. Every campaign runs with time() fixed (fixed_clock.so
+# preloaded behind failrun's own preload): libxml2 seeds its hash tables from the clock, and a
+# campaign that straddled a second reached other sites. Where the modes still disagree, a second
+# re-run campaign tells the program's own variation from the mode's;
 # fork_exceptions.tsv lists the failing calls whose outcome no mode can get right (undefined
 # behaviour that reads stack residue), each with its reason. Disagreements are printed; the last line is
 # "fork-agreement: N passed, N failed".
@@ -21,13 +23,14 @@ failrun=$root/build/failrun
 out=$root/build/realworld-fork
 programs=$here/programs.tsv
 jobs=${FORK_AGREEMENT_JOBS:-2}
-repeated=${FORK_AGREEMENT_REPEATED:-"lua5.4 gawk"}
+repeated=${FORK_AGREEMENT_REPEATED:-"lua5.4 gawk xmllint"}
 
 # shellcheck disable=SC2046
 sh "$root/tools/install-packages.sh" realworld python3 jq \
     $(grep -v '^#' "$programs" | cut -f2 | sort -u) || exit 2
-[ -x "$failrun" ] && [ -x "$root/build/examples/kvtest" ] ||
-    { echo "fork-agreement: build failrun and the examples first (make all)" >&2; exit 2; }
+fixed_clock=$root/build/tests/realworld/fixed_clock.so
+[ -x "$failrun" ] && [ -x "$root/build/examples/kvtest" ] && [ -f "$fixed_clock" ] ||
+    { echo "fork-agreement: build failrun and the examples first (make realworld-fork)" >&2; exit 2; }
 export LC_ALL=C
 mkdir -p "$out"
 passed=0 failed=0
@@ -44,7 +47,7 @@ campaign() {
     mkdir -p "$work"
     cp -R "$here/inputs/." "$work/"
     # shellcheck disable=SC2086
-    (cd "$work" && eval "exec \"\$failrun\" run -q --json -j$jobs $options \
+    (cd "$work" && export LD_PRELOAD="$fixed_clock" && eval "exec \"\$failrun\" run -q --json -j$jobs $options \
         --db \"\$out/\$name/\$label.db\" -- $command") \
         </dev/null >"$out/$name/$label.json" 2>"$out/$name/$label.err"
     local status=$?
