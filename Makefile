@@ -43,7 +43,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
-                   $(BUILD)/tests/cov/iolegs
+                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -256,6 +256,14 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
+
+# A library (greet.c) and its test (test_greet.c) in one executable, for --source and the
+# crashes of a caller that uses what the library returned (test_caller_crash.sh).
+$(BUILD)/tests/programs/callercrash: tests/programs/callercrash/greet.c \
+                                     tests/programs/callercrash/test_greet.c \
+                                     tests/programs/callercrash/greet.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $(filter %.c,$^)
 
 # A --coverage program over a --coverage shared library, neither linked with an export flag,
 # whose fault runs crash: each module must dump its own coverage (libfail/gcovdump.c). The

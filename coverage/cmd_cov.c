@@ -45,7 +45,8 @@ const char cov_usage[] =
     "                     renders it; the classes are in --json and --html)\n"
     "  --html PATH        write one self-contained HTML report\n"
     "  --source GLOB      show only source files matching GLOB (path or base name; repeatable,\n"
-    "                     comma-separated); default: the campaign's own --source\n"
+    "                     comma-separated; '!GLOB' leaves out what it matches); default: the\n"
+    "                     campaign's own --source\n"
     "  --json             print the analysis as JSON\n"
     "\n"
     "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
@@ -407,10 +408,11 @@ static json_t *crash_missing(sqlite3 *db)
             " JOIN cov_runs c ON c.run = r.id"
             " JOIN cov_run_data b ON b.run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
             " JOIN cov_data d ON d.id = b.data"
-            " WHERE r.outcome = 'crash' AND NOT EXISTS"
+            " WHERE r.outcome IN ('crash', 'caller-crash') AND NOT EXISTS"
             "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
             " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM runs o JOIN cov_run_data y"
-            "  ON y.run = o.id WHERE o.owner = r.owner AND o.outcome <> 'crash'"
+            "  ON y.run = o.id WHERE o.owner = r.owner"
+            "  AND o.outcome NOT IN ('crash', 'caller-crash')"
             "  AND y.data = b.data))"
             " GROUP BY d.path ORDER BY d.path");
     while (sqlite3_step(statement) == SQLITE_ROW)

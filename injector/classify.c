@@ -16,6 +16,7 @@ static const char *const names[OUTCOME_COUNT] = {
     [OUTCOME_SILENT] = "silent",     [OUTCOME_HANG] = "hang",
     [OUTCOME_LEAK] = "leak",         [OUTCOME_NOT_REACHED] = "not-reached",
     [OUTCOME_SANITIZER] = "sanitizer", [OUTCOME_KERNEL] = "kernel",
+    [OUTCOME_CALLER_CRASH] = "caller-crash",
 };
 
 const char *outcome_name(enum outcome outcome)

@@ -512,6 +512,19 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
    the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
    finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
    may reveal sites). */
+/* Is this frame of our preload one of its I/O interposers (interpose_io.def, --faults io)? A
+   crash there is the caller's argument (puts of a NULL string), not glibc's heap check. */
+static bool in_io_interposer(struct campaign_context *context, const char *path,
+                             const struct record_frame *frame)
+{
+    struct symbol_frame symbol[1];
+    if (symboliser_lookup(context->symbols, path, frame->offset, true, symbol, 1) < 1)
+        return false;
+    const char *base = strrchr(symbol[0].file, '/');
+    base = base ? base + 1 : symbol[0].file;
+    return !strcmp(base, "interpose_io.def") || !strcmp(base, "preload_io.c");
+}
+
 enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
                        bool *fired)
 {
@@ -566,7 +579,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     for (int i = 0; i < evidence.count; i++) {
         const char *path = module_map_path(&context->modules, evidence.frames[i].module);
         const char *base = path ? strrchr(path, '/') : NULL;
-        if (base && !strncmp(base + 1, "libfail", 7))
+        if (base && !strncmp(base + 1, "libfail", 7) &&
+            !in_io_interposer(context, path, &evidence.frames[i]))
             observation.in_allocator = true;
     }
     /* An exit in the caller of a failed I/O call is its error leg, not an out-of-memory panic:
@@ -598,12 +612,28 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;
+    /* With a source scope, a crash in code outside it (a test's strcmp of the NULL the library
+       returned, its assert on it) is the caller's: the library's failure reached it as a result.
+       So is a failed assert() in the very function the caller called (json_object_array_add
+       asserting that its argument is an array, given the NULL of an earlier call): a check of
+       the caller's arguments. An assert right after the failed allocation, in its function,
+       is oom-abort already (ended_in_caller). Not when glibc's heap check fired (corruption
+       the library may have made) or a sanitizer spoke (it names the bad access itself). */
+    const char *source_globs = context->options->settings.source_globs;
+    if (outcome == OUTCOME_CRASH && !observation.in_allocator && !observation.sanitizer &&
+        (frames_start_outside_source(context->symbols, &context->modules, &evidence,
+                                     source_globs) ||
+         (observation.crash_signal == SIGABRT && stderr_text &&
+          strstr(stderr_text, "Assertion `") &&
+          frames_enter_from_outside_source(context->symbols, &context->modules, &evidence,
+                                           source_globs))))
+        outcome = OUTCOME_CALLER_CRASH;
 
     int64_t finding = 0;
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
     if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
         evidence = sanitizer_stack;
-    else if (outcome != OUTCOME_CRASH && target)
+    else if (outcome != OUTCOME_CRASH && outcome != OUTCOME_CALLER_CRASH && target)
         evidence = target->stack; /* hang, silent: located at the injection */
     if (outcome_is_bug(outcome))
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,

@@ -59,6 +59,12 @@ static json_t *first_frame_without(json_t *stack, const char *flag, bool fallbac
                                               : json_null();
 }
 
+static const char *string_of(json_t *object, const char *key)
+{
+    const char *text = json_string_value(json_object_get(object, key));
+    return text ? text : "?";
+}
+
 /* The first frame of the program's own code: where a reader should look. */
 static json_t *stack_location(json_t *stack)
 {
@@ -758,6 +764,64 @@ static json_t *report_leaks(sqlite3 *db)
     return leaks;
 }
 
+/* Runs that crashed in code outside the campaign's --source (judge.c: a caller using what the
+   library returned), grouped by where: [{location, runs, site}], most runs first. Not findings,
+   but shown, so a reader can check the callers' code (and the judgement). */
+static json_t *caller_crashes(sqlite3 *db)
+{
+    json_t *groups = json_object(), *list = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT crash_frames, site FROM runs WHERE kind = 'fault' AND state = 'done'"
+            " AND outcome = 'caller-crash' ORDER BY id");
+    struct symboliser *symboliser = NULL;
+    struct module_map map = {0};
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        if (!symboliser) {
+            symboliser = symboliser_new();
+            module_map_load(db, &map);
+        }
+        struct frame_list frames = {0};
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
+        json_t *stack = symbolise_stack(symboliser, &map, &frames);
+        json_t *location = stack_location(stack);
+        json_decref(stack);
+        char *key = xasprintf("%s %s:%lld", string_of(location, "function"),
+                              string_of(location, "file"),
+                              (long long)json_integer_value(json_object_get(location, "line")));
+        json_t *group = json_object_get(groups, key);
+        if (!group) {
+            const char *site = (const char *)sqlite3_column_text(statement, 1);
+            group = json_pack("{s:O, s:i, s:s}", "location", location, "runs", 0, "site",
+                              site ? site : "");
+            json_object_set_new(groups, key, group);
+            json_array_append(list, group);
+        }
+        json_object_set_new(group, "runs",
+                            json_integer(json_integer_value(json_object_get(group, "runs")) + 1));
+        json_decref(location);
+        free(key);
+    }
+    database_finalize(statement);
+    if (symboliser) {
+        module_map_free(&map);
+        symboliser_free(symboliser);
+    }
+    json_decref(groups);
+    /* Most runs first; equal counts keep the order of their first run. */
+    size_t count = json_array_size(list);
+    for (size_t i = 1; i < count; i++)
+        for (size_t j = i; j > 0; j--) {
+            json_t *a = json_array_get(list, j - 1), *b = json_array_get(list, j);
+            if (json_integer_value(json_object_get(a, "runs")) >=
+                json_integer_value(json_object_get(b, "runs")))
+                break;
+            json_incref(a);
+            json_array_set(list, j - 1, b);
+            json_array_set_new(list, j, a);
+        }
+    return list;
+}
+
 /* One entry per fault run: what it failed and what came of it (JUnit's test cases). */
 static json_t *run_list(sqlite3 *db)
 {
@@ -809,6 +873,7 @@ json_t *report_build(sqlite3 *db, const char *database_path,
     json_object_set_new(report, "suppressed_findings", suppressed);
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "leaks", report_leaks(db));
+    json_object_set_new(report, "caller_crashes", caller_crashes(db));
     json_object_set_new(report, "runs", run_list(db));
     if (settings.kernel) {
         kernelcov_prepare_report(db);
@@ -845,12 +910,6 @@ static void print_stack(FILE *out, const char *title, json_t *stack)
         if (!inlined)
             number++;
     }
-}
-
-static const char *string_of(json_t *object, const char *key)
-{
-    const char *text = json_string_value(json_object_get(object, key));
-    return text ? text : "?";
 }
 
 /* "function at file:line", or "function (module+0xoffset)" without debug info. */
@@ -1113,6 +1172,16 @@ void report_print_text(json_t *report, FILE *out)
     print_programs(out, json_object_get(campaign, "programs"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
+    json_t *crash;
+    json_array_foreach(json_object_get(report, "caller_crashes"), index, crash) {
+        if (!index)
+            fprintf(out, "\ncaller crashes: in code outside --source %s, using what the code "
+                         "under test returned after the failure (not findings):\n",
+                    json_string_value(json_object_get(campaign, "source")));
+        fprintf(out, "  %lld run(s): ", (long long)json_integer_value(json_object_get(crash, "runs")));
+        print_frame_place(out, json_object_get(crash, "location"));
+        fprintf(out, " (first: site %s)\n", string_of(crash, "site"));
+    }
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
     print_kernel_table(out, json_object_get(report, "kernel_table"));
     json_t *hint;

@@ -13,6 +13,16 @@
 #include <string.h>
 #include <strings.h>
 
+/* Does one glob match the whole path or one of its tails after a '/'? "src/[*]" matches
+   /home/me/proj/src/a.c. */
+static bool glob_matches(const char *glob, const char *file)
+{
+    for (const char *tail = file; tail; tail = strchr(tail, '/'), tail = tail ? tail + 1 : NULL)
+        if (fnmatch(glob, tail, 0) == 0)
+            return true;
+    return false;
+}
+
 bool source_matches(const char *globs, const char *file)
 {
     if (!globs || !*globs)
@@ -20,18 +30,18 @@ bool source_matches(const char *globs, const char *file)
     if (!file || !*file)
         return false;
     char *copy = xstrdup(globs), *saved = NULL;
-    bool matched = false;
-    for (char *glob = strtok_r(copy, ":", &saved); glob && !matched;
+    bool included = false, any_include = false, excluded = false;
+    for (char *glob = strtok_r(copy, ":", &saved); glob && !excluded;
          glob = strtok_r(NULL, ":", &saved)) {
-        /* The whole path, then each tail after a '/': "src/[*]" matches /home/me/proj/src/a.c. */
-        for (const char *tail = file; tail && !matched;) {
-            matched = fnmatch(glob, tail, 0) == 0;
-            tail = strchr(tail, '/');
-            tail = tail ? tail + 1 : NULL;
+        if (glob[0] == '!') {
+            excluded = glob_matches(glob + 1, file);
+        } else {
+            any_include = true;
+            included = included || glob_matches(glob, file);
         }
     }
     free(copy);
-    return matched;
+    return !excluded && (included || !any_include);
 }
 
 char *source_globs_add(const char *existing, const char *argument)
@@ -47,19 +57,48 @@ char *source_globs_add(const char *existing, const char *argument)
     return result;
 }
 
-/* The DWARF file of a site's first own frame (the innermost, inlined or not), or "". */
-static void first_own_file(struct symboliser *symboliser, const struct module_map *map,
-                           const char *frames_json, char *file, size_t size)
+/* The DWARF file of a stack's frame `index` (the innermost function at it, inlined or not), or
+   "" when unknown. */
+static void frame_file(struct symboliser *symboliser, const struct module_map *map,
+                       const struct frame_list *frames, int index, char *file, size_t size)
 {
-    struct frame_list frames = {0};
-    frames_from_json(frames_json, &frames);
-    int own = first_own_frame(map, &frames);
-    const char *path = own >= 0 ? module_map_path(map, frames.frames[own].module) : NULL;
+    const char *path = index >= 0 && index < frames->count
+                           ? module_map_path(map, frames->frames[index].module)
+                           : NULL;
     struct symbol_frame symbol[1];
     file[0] = '\0';
     if (path && symboliser &&
-        symboliser_lookup(symboliser, path, frames.frames[own].offset, true, symbol, 1) >= 1)
+        symboliser_lookup(symboliser, path, frames->frames[index].offset, true, symbol, 1) >= 1)
         snprintf(file, size, "%s", symbol[0].file);
+}
+
+/* Is frame `index` outside `globs` (1), inside (0), or is its file unknown (-1)? */
+static int frame_outside(struct symboliser *symboliser, const struct module_map *map,
+                         const struct frame_list *frames, int index, const char *globs)
+{
+    char file[512];
+    frame_file(symboliser, map, frames, index, file, sizeof file);
+    return file[0] ? !source_matches(globs, file) : -1;
+}
+
+bool frames_start_outside_source(struct symboliser *symboliser, const struct module_map *map,
+                                 const struct frame_list *frames, const char *globs)
+{
+    if (!globs || !*globs)
+        return false;
+    int own = first_own_frame(map, frames);
+    return own >= 0 && frame_outside(symboliser, map, frames, own, globs) == 1;
+}
+
+bool frames_enter_from_outside_source(struct symboliser *symboliser,
+                                      const struct module_map *map,
+                                      const struct frame_list *frames, const char *globs)
+{
+    if (!globs || !*globs)
+        return false;
+    int own = first_own_frame(map, frames);
+    return own >= 0 && frame_outside(symboliser, map, frames, own, globs) == 0 &&
+           frame_outside(symboliser, map, frames, own + 1, globs) == 1;
 }
 
 void sites_mark_source(sqlite3 *db, const char *globs)
@@ -77,8 +116,9 @@ void sites_mark_source(sqlite3 *db, const char *globs)
         database_prepare(db, "UPDATE sites SET source = ?, outside_source = ? WHERE id = ?");
     while (sqlite3_step(select) == SQLITE_ROW) {
         char file[512];
-        first_own_file(symboliser, &map, (const char *)sqlite3_column_text(select, 1), file,
-                       sizeof file);
+        struct frame_list frames = {0};
+        frames_from_json((const char *)sqlite3_column_text(select, 1), &frames);
+        frame_file(symboliser, &map, &frames, first_own_frame(&map, &frames), file, sizeof file);
         sqlite3_bind_text(update, 1, file, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(update, 2, !source_matches(globs, file));
         sqlite3_bind_text(update, 3, (const char *)sqlite3_column_text(select, 0), -1,

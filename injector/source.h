@@ -9,9 +9,11 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
-/* Does `file` (a source path as the symboliser reports it) match one of `globs` (':'-separated
-   fnmatch patterns)? Each glob is tried against the whole path and each of its
-   tails after a '/' (src/a.c and a.c of /home/me/src/a.c).
+/* Is `file` (a source path as the symboliser reports it) in the scope `globs` (':'-separated
+   fnmatch patterns)? Each glob is tried against the whole path and each of its tails after a
+   '/' (src/a.c and a.c of /home/me/src/a.c). A glob starting with '!' excludes what it
+   matches ("!tests/[*]": everything but the tests); the file is in scope when no exclusion
+   matches it and an inclusion does, or there are only exclusions.
    Empty or NULL globs match everything; an unknown file ("" or NULL) matches no glob. */
 bool source_matches(const char *globs, const char *file);
 
@@ -24,6 +26,22 @@ char *source_globs_add(const char *existing, const char *argument);
    globs is empty. */
 void sites_mark_source(sqlite3 *db, const char *globs);
 
+struct symboliser;
+struct module_map;
+struct frame_list;
+
+/* Does the stack's first own frame lie in a source file outside `globs`? False when globs is
+   empty, there is no own frame, or its file is unknown (stripped code, gcov's runtime): only a
+   file the debug info names is judged outside. The judge's test for a crash in the caller's code. */
+bool frames_start_outside_source(struct symboliser *symboliser, const struct module_map *map,
+                                 const struct frame_list *frames, const char *globs);
+/* Is the stack's first own frame inside `globs` and the frame after it (its caller) outside:
+   the function of the code under test that the caller called directly? False when globs is
+   empty or either file is unknown. */
+bool frames_enter_from_outside_source(struct symboliser *symboliser,
+                                      const struct module_map *map,
+                                      const struct frame_list *frames, const char *globs);
+
 
 /* ---- allocation wrappers (`--wrapper FUNC`) ----
    A site whose first own frame is in a function that only forwards to the allocator
@@ -31,8 +49,6 @@ void sites_mark_source(sqlite3 *db, const char *globs);
    by the caller. The rule: a function named by --wrapper, or one whose name ends like an
    allocator's (wrapper_name_pattern) and that is the first own frame of sites reached from at
    least two distinct callers (a function with one caller is that caller's own code). */
-struct symboliser;
-struct module_map;
 
 /* Does the name end like an allocator's: ...alloc, ...strdup, ...strndup, ...memdup (any case,
    any prefix: xmalloc, jsonp_malloc, cJSON_calloc, kv_xstrdup)? */

@@ -148,6 +148,9 @@ static void test_names(void **state)
     assert_true(outcome_is_bug(OUTCOME_KERNEL)); /* the kernel's own WARN, BUG or oops */
     assert_string_equal(outcome_name(OUTCOME_KERNEL), "kernel");
     assert_false(outcome_is_bug(OUTCOME_OOM_ABORT));
+    /* A crash in the caller's code outside --source: listed, never a finding. */
+    assert_string_equal(outcome_name(OUTCOME_CALLER_CRASH), "caller-crash");
+    assert_false(outcome_is_bug(OUTCOME_CALLER_CRASH));
 }
 
 int main(void)

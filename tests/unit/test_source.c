@@ -33,6 +33,23 @@ static void globs_match_path_or_base_name(void **state)
     assert_true(source_matches("tests/*:json_*.c", "/lib/json_object.c"));
 }
 
+static void exclusions_take_out_what_they_match(void **state)
+{
+    (void)state;
+    /* Only exclusions: everything else is in scope (json-c: library in src/, tests in src/tests/). */
+    assert_true(source_matches("!tests/*", "/cache/src/json_object.c"));
+    assert_false(source_matches("!tests/*", "/cache/src/tests/test1.c"));
+    /* An exclusion wins over an inclusion that also matches. */
+    assert_false(source_matches("src/*:!tests/*", "/cache/src/tests/test1.c"));
+    assert_true(source_matches("src/*:!tests/*", "/cache/src/linkhash.c"));
+    /* With an inclusion, a file neither includes nor excludes is out. */
+    assert_false(source_matches("lib/*:!lib/test_*", "/cache/src/a.c"));
+    assert_false(source_matches("lib/*:!lib/test_*", "/cache/lib/test_x.c"));
+    assert_true(source_matches("lib/*:!lib/test_*", "/cache/lib/x.c"));
+    /* An unknown file stays out, exclusions or not. */
+    assert_false(source_matches("!tests/*", ""));
+}
+
 static void unknown_file_matches_no_glob(void **state)
 {
     (void)state;
@@ -70,6 +87,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_globs_match_everything),
         cmocka_unit_test(globs_match_path_or_base_name),
+        cmocka_unit_test(exclusions_take_out_what_they_match),
         cmocka_unit_test(unknown_file_matches_no_glob),
         cmocka_unit_test(arguments_join_comma_separated_and_repeated),
         cmocka_unit_test(wrapper_names),
