@@ -60,8 +60,11 @@ versions() {
     apt-cache showsrc "$package" 2>/dev/null | sed -n 's/^Version: //p' | sort -u -r -V
 }
 
+# key_of VERSION: the cache key, from what the build depends on: the library's first five
+# columns (not its source scope or suite command), this script, the compiler.
 key_of() {
-    (echo "$package $1"; printf '%s\n' "$line"; cat "$0"; echo "$compiler") | sha256sum | cut -c1-16
+    (echo "$package $1"; printf '%s\n' "$line" | cut -f1-5; cat "$0"; echo "$compiler") |
+        sha256sum | cut -c1-16
 }
 
 # try_cached VERSION: print the build folder and stop if that version is built.

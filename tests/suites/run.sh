@@ -65,7 +65,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
     now() { date +%s.%N; }
     minus() { awk -v a="$2" -v b="$1" 'BEGIN { printf "%.3f", b - a }'; }
     touch "$out/stats.tsv"
-    while IFS=$'\t' read -r name _ _ _ _ command <&3; do
+    while IFS=$'\t' read -r name _ _ _ _ scope command <&3; do
         case $name in '' | '#'*) continue ;; esac
         if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
         build=$(sh "$here/build.sh" "$name") || { echo "suites: $name: no build" >&2; continue; }
@@ -96,7 +96,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
         rm -rf "$out/$name.db" "$out/$name.files" "$out/$name.cov.json"
         children_cpu cpu_before
         wall_before=$(now)
-        (cd "$build" && eval "exec \"\$failrun\" run -q --json -j2 --faults alloc,io --db \"\$out/\$name.db\" \${max_runs[@]+\"\${max_runs[@]}\"} -- $command") \
+        (cd "$build" && eval "exec \"\$failrun\" run -q --json -j2 --faults alloc,io --source \"\$scope\" --db \"\$out/\$name.db\" \${max_runs[@]+\"\${max_runs[@]}\"} -- $command") \
             </dev/null >"$out/$name.json" 2>"$out/$name.err"
         status=$?
         wall=$(minus "$(now)" "$wall_before")
@@ -119,8 +119,8 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
         rm -rf "$out/$name".shard* "$out/$name.merged".*
         case " ${SUITES_SHARDED-libyaml} " in *" $name "*) ;; *) continue ;; esac
         # shellcheck disable=SC2016 # the shard script's own arguments, expanded when it runs
-        printf 'cd "$1" && exec "$2" run -q -j1 --faults alloc,io --shard "$3"/4 --db "$4" %s -- %s\n' \
-            "${max_runs[*]}" "$command" >"$work/shard.sh"
+        printf 'cd "$1" && exec "$2" run -q -j1 --faults alloc,io --source %q --shard "$3"/4 --db "$4" %s -- %s\n' \
+            "$scope" "${max_runs[*]}" "$command" >"$work/shard.sh"
         shard_before=$(now)
         parallel --will-cite -j 2 "bash '$work/shard.sh' '$build' '$failrun' {} '$out/$name.shard{}.db' \
                                    </dev/null >/dev/null 2>>'$out/$name.shard{}.err';
