@@ -525,6 +525,23 @@ static bool in_io_interposer(struct campaign_context *context, const char *path,
     return !strcmp(base, "interpose_io.def") || !strcmp(base, "preload_io.c");
 }
 
+/* Did the process abort through glibc's __assert_fail (a failed assert(), whatever became of its
+   message: a test's own I/O may have failed to print it)? Judged from the frames above the
+   first own one. */
+static bool aborted_by_assert(struct campaign_context *context, const struct frame_list *stack)
+{
+    int own = first_own_frame(&context->modules, stack);
+    for (int i = 0; i < own; i++) {
+        const char *path = module_map_path(&context->modules, stack->frames[i].module);
+        char name[64];
+        if (path && symboliser_function(context->symbols, path, stack->frames[i].offset, true,
+                                        NULL, name, sizeof name) &&
+            !strncmp(name, "__assert_fail", 13))
+            return true;
+    }
+    return false;
+}
+
 enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
                        bool *fired)
 {
@@ -623,8 +640,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     if (outcome == OUTCOME_CRASH && !observation.in_allocator && !observation.sanitizer &&
         (frames_start_outside_source(context->symbols, &context->modules, &evidence,
                                      source_globs) ||
-         (observation.crash_signal == SIGABRT && stderr_text &&
-          strstr(stderr_text, "Assertion `") &&
+         (observation.crash_signal == SIGABRT && aborted_by_assert(context, &evidence) &&
           frames_enter_from_outside_source(context->symbols, &context->modules, &evidence,
                                            source_globs))))
         outcome = OUTCOME_CALLER_CRASH;

@@ -25,6 +25,10 @@ check "--source greet.c: ... in the text report too" \
 check_equal "--source greet.c: the caller-crash runs keep their crash stacks" 3 \
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE outcome = 'caller-crash'
                       AND crash_frames IS NOT NULL")"
+check_equal "--source greet.c: what a caller-crash run allocates on its way down gets no chain" 0 \
+    "$(sql scoped.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")"
+check "--source greet.c: ... and is left unexplored for that reason (__assert_fail's message)" \
+    test "$(jq '.campaign.unexplored["caller-crash"] // 0' scoped.json)" -ge 1
 check_equal "--source greet.c: no finding in the test's file" 0 \
     "$(jq '[.findings[] | select(.location.file | endswith("test_greet.c"))] | length' scoped.json)"
 check_equal "--source greet.c: the library's unchecked calloc and its inner assert stay findings" \
