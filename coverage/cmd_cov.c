@@ -10,6 +10,7 @@
 #include "coverage.h"
 #include "database.h"
 #include "html.h"
+#include "ingest.h"
 #include "kernelcov.h"
 #include "policy.h"
 #include "report.h"
@@ -166,19 +167,6 @@ static json_t *site_entry(sqlite3_stmt *statement, bool eligible)
     return site;
 }
 
-
-/* The reads (interpose_io.def) whose failure a loop cannot tell from the end of the input. */
-static bool ends_like_eof(const char *function)
-{
-    static const char *const reads[] = {"read",   "__read_chk", "pread",       "pread64",
-                                        "__pread_chk", "__pread64_chk", "readv", "fread",
-                                        "__fread_chk", "fgets", "__fgets_chk", "getline",
-                                        "getdelim", "fgetc", "getc", "getchar"};
-    for (size_t i = 0; function && i < sizeof reads / sizeof reads[0]; i++)
-        if (!strcmp(function, reads[i]))
-            return true;
-    return false;
-}
 static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table)
 {
     struct symboliser *symboliser = symboliser_new();
@@ -205,8 +193,8 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
                                          nofail, kind, (uint64_t)sqlite3_column_int64(statement, 2),
                                          threshold),
                                      .never_fails = nofail, .io = !strcmp(kind, "io")};
-        site.ends_like_eof =
-            site.io && ends_like_eof((const char *)sqlite3_column_text(statement, 1));
+        site.ends_like_eof = site.io && function_io_ends_like_input_by_name(
+                                            (const char *)sqlite3_column_text(statement, 1));
         json_t *entry = site_entry(statement, site.eligible);
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);

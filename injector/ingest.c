@@ -62,6 +62,26 @@ int function_io_errno(uint32_t function)
     return function < FUNCTION_LIMIT ? errors[function] : 0;
 }
 
+bool function_io_ends_like_input(uint32_t function)
+{
+    static const bool like[FUNCTION_LIMIT] = {
+#define IO_INTERPOSE(name, id, error, like_eof, ...) [id] = like_eof,
+#define IO_INTERPOSE_VARIADIC(name, id, error, like_eof, ...) [id] = like_eof,
+#include "interpose_io.def"
+#undef IO_INTERPOSE
+#undef IO_INTERPOSE_VARIADIC
+    };
+    return function < FUNCTION_LIMIT && like[function];
+}
+
+bool function_io_ends_like_input_by_name(const char *name)
+{
+    for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
+        if (!strcmp(function_name(function), name))
+            return function_io_ends_like_input(function);
+    return false;
+}
+
 int function_io_errno_by_name(const char *name)
 {
     for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)

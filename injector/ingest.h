@@ -125,5 +125,10 @@ const char *function_kind_name(uint32_t function);
 int function_io_errno(uint32_t function);
 /* The same by the function's name, as the sites table stores it: 0 when no I/O call has it. */
 int function_io_errno_by_name(const char *name);
+/* Is `function` a read whose failure a loop cannot tell from the end of the input (getc's EOF,
+   fgets' NULL, a `read() > 0` loop: interpose_io.def's column)? By id, and by name as the sites
+   table stores it (false for a name no I/O call has). */
+bool function_io_ends_like_input(uint32_t function);
+bool function_io_ends_like_input_by_name(const char *name);
 
 #endif

@@ -130,7 +130,8 @@ static bool LF_TEXT io_should_fail(uint32_t function, uintptr_t caller, bool pos
 
 /* ---- the interposers, generated from the table ---- */
 
-#define IO_INTERPOSE(name, id, error, type, params, args, fail_value, when_failing, no_site)        \
+#define IO_INTERPOSE(name, id, error, like_eof, type, params, args, fail_value, when_failing, \
+                     no_site)                                                                      \
     static void *real_##name##_slot;                                                               \
     LF_TEXT LF_EXPORT type name params                                                             \
     {                                                                                              \
@@ -145,8 +146,8 @@ static bool LF_TEXT io_should_fail(uint32_t function, uintptr_t caller, bool pos
         return result;                                                                             \
     }
 
-#define IO_INTERPOSE_VARIADIC(name, id, error, type, params, last, real_name, args, fail_value,    \
-                              when_failing, no_site)                                               \
+#define IO_INTERPOSE_VARIADIC(name, id, error, like_eof, type, params, last, real_name, args, \
+                              fail_value, when_failing, no_site)                                   \
     static void *real_##name##_slot;                                                               \
     LF_TEXT LF_EXPORT type name params                                                             \
     {                                                                                              \

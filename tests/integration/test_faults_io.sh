@@ -158,3 +158,13 @@ check "cov: the NOFAIL report lists, per file, the legs that exist only for smal
     grep -Eq "iolegs.c: $alloc_leg-$((alloc_leg + 1))\$" cov.txt
 check "cov: the summary counts the legs kept by an I/O failure" \
     grep -Eq "^error-leg lines: [0-9]+ tested \(deletable [0-9]+, kept [0-9]+, of them [0-9]+ by an I/O failure\)" cov.txt
+
+# csvstat reads with getc, whose failure ends its loop as the end of input does (the column of
+# interpose_io.def): the reaction is the ferror() check after the loop, and its leg is kept.
+"$FAILRUN" run -q --db csv.db --faults alloc,io -- "$EXAMPLES/cov/csvstat" \
+    <"$ROOT/examples/csvstat/sample.csv" >/dev/null
+"$FAILRUN" cov --db csv.db --json >csv.json
+ferror_leg=$(($(grep -n 'if (ferror(fp))' "$ROOT/examples/csvstat/csv.c" | cut -d: -f1) + 1))
+check_equal "cov: csvstat's leg after its getc loop (a failed getc reads like the end) is kept by I/O" \
+    "kept io" "$(jq -r --argjson line "$ferror_leg" '.files[] | select(.path | endswith("/csv.c"))
+                 | .lines[] | select(.line == $line) | "\(.class) \(if .io then "io" else "-" end)"' csv.json)"
