@@ -43,7 +43,8 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
-                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash
+                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash \
+                   $(BUILD)/tests/programs/callercrash-O2
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -264,6 +265,13 @@ $(BUILD)/tests/programs/callercrash: tests/programs/callercrash/greet.c \
                                      tests/programs/callercrash/greet.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $(filter %.c,$^)
+
+# The same at -O2, where greet.c's static helper is inlined into its caller.
+$(BUILD)/tests/programs/callercrash-O2: tests/programs/callercrash/greet.c \
+                                        tests/programs/callercrash/test_greet.c \
+                                        tests/programs/callercrash/greet.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -O2 -o $@ $(filter %.c,$^)
 
 # A --coverage program over a --coverage shared library, neither linked with an export flag,
 # whose fault runs crash: each module must dump its own coverage (libfail/gcovdump.c). The

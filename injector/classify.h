@@ -22,10 +22,10 @@ enum outcome {
     OUTCOME_KERNEL,      /* never a run's outcome: the kind of a finding about a report of the
                             kernel's own (WARN, BUG, oops, lockdep) printed during an armed call
                             of failrun kernel */
-    OUTCOME_CALLER_CRASH, /* a crash whose first own frame is in code outside the campaign's source
-                             scope (--source): a test using what the library returned after the
-                             failure (strcmp of its NULL, assert on it). Not a finding of the code
-                             under test; set by the judge, never by classify */
+    OUTCOME_CALLER_CRASH, /* with a source scope (--source), a crash of the caller's code after the
+                             code under test returned (a test's strcmp or assert of the NULL it
+                             got), or an assert at the entry it called with that NULL (judge.c
+                             caller_crash). Not a finding; set by the judge, never by classify */
     OUTCOME_COUNT
 };
 

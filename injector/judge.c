@@ -508,40 +508,87 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     return same;
 }
 
-/* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
-   the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
-   finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
-   may reveal sites). */
-/* Is this frame of our preload one of its I/O interposers (interpose_io.def, --faults io)? A
-   crash there is the caller's argument (puts of a NULL string), not glibc's heap check. */
-static bool in_io_interposer(struct campaign_context *context, const char *path,
-                             const struct record_frame *frame)
-{
-    struct symbol_frame symbol[1];
-    if (symboliser_lookup(context->symbols, path, frame->offset, true, symbol, 1) < 1)
-        return false;
-    const char *base = strrchr(symbol[0].file, '/');
-    base = base ? base + 1 : symbol[0].file;
-    return !strcmp(base, "interpose_io.def") || !strcmp(base, "preload_io.c");
-}
-
-/* Did the process abort through glibc's __assert_fail (a failed assert(), whatever became of its
-   message: a test's own I/O may have failed to print it)? Judged from the frames above the
-   first own one. */
-static bool aborted_by_assert(struct campaign_context *context, const struct frame_list *stack)
+/* Does a function of one of these names (a prefix each) lie above the first own frame of the
+   crash stack: what stopped the process, in glibc? */
+static bool stopped_through(struct campaign_context *context, const struct frame_list *stack,
+                            const char *const *names, size_t count)
 {
     int own = first_own_frame(&context->modules, stack);
     for (int i = 0; i < own; i++) {
         const char *path = module_map_path(&context->modules, stack->frames[i].module);
         char name[64];
-        if (path && symboliser_function(context->symbols, path, stack->frames[i].offset, true,
-                                        NULL, name, sizeof name) &&
-            !strncmp(name, "__assert_fail", 13))
+        if (!path || !symboliser_function(context->symbols, path, stack->frames[i].offset, i > 0,
+                                          NULL, name, sizeof name))
+            continue;
+        for (size_t j = 0; j < count; j++)
+            if (!strncmp(name, names[j], strlen(names[j])))
+                return true;
+    }
+    return false;
+}
+
+/* Did glibc stop the process because it found memory corrupted: its heap check (from inside one
+   of our allocator interposers, or malloc_printerr when glibc's own free found it), the stack
+   protector or a fortify check? Corruption the code under test may have made, wherever it was
+   found. A frame of our I/O interposers (puts of a NULL string) is no such check. */
+static bool corruption_detected(struct campaign_context *context, const struct frame_list *stack)
+{
+    static const char *const detectors[] = {"malloc_printerr", "__libc_message",
+                                            "__stack_chk_fail", "__fortify_fail", "__chk_fail"};
+    if (stopped_through(context, stack, detectors, sizeof detectors / sizeof detectors[0]))
+        return true;
+    for (int i = 0; i < stack->count; i++) {
+        const char *path = module_map_path(&context->modules, stack->frames[i].module);
+        const char *base = path ? strrchr(path, '/') : NULL;
+        char name[64];
+        if (base && !strncmp(base + 1, "libfail", 7) &&
+            !(symboliser_function(context->symbols, path, stack->frames[i].offset, i > 0, NULL,
+                                  name, sizeof name) &&
+              function_io_errno_by_name(name) != 0))
             return true;
     }
     return false;
 }
 
+/* With a source scope (--source), is this crash the caller's (OUTCOME_CALLER_CRASH)? Either its
+   own code crashed after the code under test had returned (a test's strcmp or puts of the NULL
+   the library returned, its assert on it), or the code under test asserted at its entry, in the
+   function the caller called directly, in a later call than the one whose allocation failed
+   (json_object_array_add asserting that its argument is an array, given the NULL of an earlier
+   json_object_new_array): a check of the caller's argument. An assert in the activation of the
+   failure itself is the code under test's own doing (an assert on its own NULL), and deeper
+   asserts check its own state. Never when a sanitizer spoke (it names the bad access itself)
+   or glibc found memory corrupted. */
+static bool caller_crash(struct campaign_context *context, const struct frame_list *crash,
+                         const struct ingest_fault *target, const struct observation *observation)
+{
+    const char *globs = context->options->settings.source_globs;
+    if (!globs || !*globs || observation->sanitizer || corruption_detected(context, crash))
+        return false;
+    if (crash_outside_source(context->symbols, &context->modules, crash, globs))
+        return true;
+    static const char *const assert_fail[] = {"__assert_fail"};
+    if (observation->crash_signal != SIGABRT || !target ||
+        !stopped_through(context, crash, assert_fail, 1) ||
+        !crash_at_entry_from_outside(context->symbols, &context->modules, crash, globs))
+        return false;
+    /* Same callers below the entry as the failed allocation's stack: possibly the same call. */
+    int own = first_own_frame(&context->modules, crash);
+    int callers = crash->count - own - 1;
+    const struct frame_list *injection = &target->stack;
+    if (callers <= 0 || injection->count < callers)
+        return false;
+    for (int i = 0; i < callers; i++)
+        if (!frames_equal(&crash->frames[own + 1 + i],
+                          &injection->frames[injection->count - callers + i]))
+            return true;
+    return false;
+}
+
+/* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
+   the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
+   finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
+   may reveal sites). */
 enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
                        bool *fired)
 {
@@ -596,8 +643,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     for (int i = 0; i < evidence.count; i++) {
         const char *path = module_map_path(&context->modules, evidence.frames[i].module);
         const char *base = path ? strrchr(path, '/') : NULL;
-        if (base && !strncmp(base + 1, "libfail", 7) &&
-            !in_io_interposer(context, path, &evidence.frames[i]))
+        if (base && !strncmp(base + 1, "libfail", 7))
             observation.in_allocator = true;
     }
     /* An exit in the caller of a failed I/O call is its error leg, not an out-of-memory panic:
@@ -629,20 +675,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         outcome = OUTCOME_NOT_REACHED;
     if (outcome == OUTCOME_SILENT && same_as_prefix(context->db, job, stdout_hash))
         outcome = OUTCOME_ABSORBED;
-    /* With a source scope, a crash in code outside it (a test's strcmp of the NULL the library
-       returned, its assert on it) is the caller's: the library's failure reached it as a result.
-       So is a failed assert() in the very function the caller called (json_object_array_add
-       asserting that its argument is an array, given the NULL of an earlier call): a check of
-       the caller's arguments. An assert right after the failed allocation, in its function,
-       is oom-abort already (ended_in_caller). Not when glibc's heap check fired (corruption
-       the library may have made) or a sanitizer spoke (it names the bad access itself). */
-    const char *source_globs = context->options->settings.source_globs;
-    if (outcome == OUTCOME_CRASH && !observation.in_allocator && !observation.sanitizer &&
-        (frames_start_outside_source(context->symbols, &context->modules, &evidence,
-                                     source_globs) ||
-         (observation.crash_signal == SIGABRT && aborted_by_assert(context, &evidence) &&
-          frames_enter_from_outside_source(context->symbols, &context->modules, &evidence,
-                                           source_globs))))
+    if (outcome == OUTCOME_CRASH && caller_crash(context, &evidence, target, &observation))
         outcome = OUTCOME_CALLER_CRASH;
 
     int64_t finding = 0;

@@ -1175,8 +1175,9 @@ void report_print_text(json_t *report, FILE *out)
     json_t *crash;
     json_array_foreach(json_object_get(report, "caller_crashes"), index, crash) {
         if (!index)
-            fprintf(out, "\ncaller crashes: in code outside --source %s, using what the code "
-                         "under test returned after the failure (not findings):\n",
+            fprintf(out, "\ncaller crashes: the caller's code (outside --source %s) using what "
+                         "the code under test returned after the failure, or an assert at its "
+                         "entry (not findings):\n",
                     json_string_value(json_object_get(campaign, "source")));
         fprintf(out, "  %lld run(s): ", (long long)json_integer_value(json_object_get(crash, "runs")));
         print_frame_place(out, json_object_get(crash, "location"));

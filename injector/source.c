@@ -57,48 +57,76 @@ char *source_globs_add(const char *existing, const char *argument)
     return result;
 }
 
-/* The DWARF file of a stack's frame `index` (the innermost function at it, inlined or not), or
-   "" when unknown. */
+/* A header of the system's (glibc's _FORTIFY_SOURCE wrappers, gcc's builtins): never the code
+   under test nor its caller's own code, so a frame inlined from one counts as the function it
+   was inlined into. */
+static bool system_header(const char *file)
+{
+    return !strncmp(file, "/usr/include/", 13) || !strncmp(file, "/usr/lib/gcc/", 13);
+}
+
+/* The DWARF file of a stack's frame `index`: of its innermost function, inlined or not, past
+   functions inlined from system headers; "" when unknown. `exact` when the frame's offset is the
+   pc itself (frame 0 of a crash stack), not a return address. *inlined: whether that function
+   was inlined into another. */
 static void frame_file(struct symboliser *symboliser, const struct module_map *map,
-                       const struct frame_list *frames, int index, char *file, size_t size)
+                       const struct frame_list *frames, int index, bool exact, char *file,
+                       size_t size, bool *inlined)
 {
     const char *path = index >= 0 && index < frames->count
                            ? module_map_path(map, frames->frames[index].module)
                            : NULL;
-    struct symbol_frame symbol[1];
+    struct symbol_frame symbol[8];
+    int n = path && symboliser ? symboliser_lookup(symboliser, path, frames->frames[index].offset,
+                                                   !exact, symbol, 8)
+                               : 0;
+    int chosen = 0;
+    while (chosen + 1 < n && system_header(symbol[chosen].file))
+        chosen++;
     file[0] = '\0';
-    if (path && symboliser &&
-        symboliser_lookup(symboliser, path, frames->frames[index].offset, true, symbol, 1) >= 1)
-        snprintf(file, size, "%s", symbol[0].file);
+    if (n > 0)
+        snprintf(file, size, "%s", symbol[chosen].file);
+    if (inlined)
+        *inlined = n > 0 && symbol[chosen].inlined;
 }
 
-/* Is frame `index` outside `globs` (1), inside (0), or is its file unknown (-1)? */
-static int frame_outside(struct symboliser *symboliser, const struct module_map *map,
-                         const struct frame_list *frames, int index, const char *globs)
+/* Is frame `index` of a crash stack outside `globs` (1), inside (0), or is its file unknown
+   (-1)? */
+static int crash_frame_outside(struct symboliser *symboliser, const struct module_map *map,
+                               const struct frame_list *frames, int index, const char *globs,
+                               bool *inlined)
 {
     char file[512];
-    frame_file(symboliser, map, frames, index, file, sizeof file);
+    frame_file(symboliser, map, frames, index, index == 0, file, sizeof file, inlined);
     return file[0] ? !source_matches(globs, file) : -1;
 }
 
-bool frames_start_outside_source(struct symboliser *symboliser, const struct module_map *map,
+bool crash_outside_source(struct symboliser *symboliser, const struct module_map *map,
+                          const struct frame_list *frames, const char *globs)
+{
+    if (!globs || !*globs)
+        return false;
+    int own = first_own_frame(map, frames);
+    if (own < 0 || crash_frame_outside(symboliser, map, frames, own, globs, NULL) != 1)
+        return false;
+    /* The code under test still active below (it called back into its caller's code, a handler
+       or an allocation hook, or into a library of its own): the crash is reached through it. */
+    for (int i = own + 1; i < frames->count; i++)
+        if (!module_is_plumbing(module_map_path(map, frames->frames[i].module)) &&
+            crash_frame_outside(symboliser, map, frames, i, globs, NULL) == 0)
+            return false;
+    return true;
+}
+
+bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct module_map *map,
                                  const struct frame_list *frames, const char *globs)
 {
     if (!globs || !*globs)
         return false;
     int own = first_own_frame(map, frames);
-    return own >= 0 && frame_outside(symboliser, map, frames, own, globs) == 1;
-}
-
-bool frames_enter_from_outside_source(struct symboliser *symboliser,
-                                      const struct module_map *map,
-                                      const struct frame_list *frames, const char *globs)
-{
-    if (!globs || !*globs)
-        return false;
-    int own = first_own_frame(map, frames);
-    return own >= 0 && frame_outside(symboliser, map, frames, own, globs) == 0 &&
-           frame_outside(symboliser, map, frames, own + 1, globs) == 1;
+    bool inlined = true;
+    return own >= 0 && crash_frame_outside(symboliser, map, frames, own, globs, &inlined) == 0 &&
+           !inlined && crash_frame_outside(symboliser, map, frames, own + 1, globs, NULL) == 1;
 }
 
 void sites_mark_source(sqlite3 *db, const char *globs)
@@ -118,7 +146,8 @@ void sites_mark_source(sqlite3 *db, const char *globs)
         char file[512];
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(select, 1), &frames);
-        frame_file(symboliser, &map, &frames, first_own_frame(&map, &frames), file, sizeof file);
+        frame_file(symboliser, &map, &frames, first_own_frame(&map, &frames), false, file,
+                   sizeof file, NULL);
         sqlite3_bind_text(update, 1, file, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(update, 2, !source_matches(globs, file));
         sqlite3_bind_text(update, 3, (const char *)sqlite3_column_text(select, 0), -1,

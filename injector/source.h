@@ -30,18 +30,18 @@ struct symboliser;
 struct module_map;
 struct frame_list;
 
-/* Does the stack's first own frame lie in a source file outside `globs`? False when globs is
-   empty, there is no own frame, or its file is unknown (stripped code, gcov's runtime): only a
-   file the debug info names is judged outside. The judge's test for a crash in the caller's code. */
-bool frames_start_outside_source(struct symboliser *symboliser, const struct module_map *map,
+/* Crash stacks (frame 0 the faulting pc) judged against the scope `globs`; both false when globs
+   is empty, and a frame whose file the debug info does not name (stripped code, gcov's runtime)
+   is never judged outside. A frame inlined from a system header (glibc's fortify wrappers)
+   counts as the function it was inlined into.
+   crash_outside_source: the first own frame is outside the scope and no own frame below it is
+   inside: the code under test had returned to its caller, whose own code crashed.
+   crash_at_entry_from_outside: the first own frame is inside the scope, not inlined, and its
+   caller outside: the function of the code under test that the caller called directly. */
+bool crash_outside_source(struct symboliser *symboliser, const struct module_map *map,
+                          const struct frame_list *frames, const char *globs);
+bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct module_map *map,
                                  const struct frame_list *frames, const char *globs);
-/* Is the stack's first own frame inside `globs` and the frame after it (its caller) outside:
-   the function of the code under test that the caller called directly? False when globs is
-   empty or either file is unknown. */
-bool frames_enter_from_outside_source(struct symboliser *symboliser,
-                                      const struct module_map *map,
-                                      const struct frame_list *frames, const char *globs);
-
 
 /* ---- allocation wrappers (`--wrapper FUNC`) ----
    A site whose first own frame is in a function that only forwards to the allocator

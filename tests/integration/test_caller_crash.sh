@@ -2,8 +2,9 @@
 # test_caller_crash.sh — with --source, a crash in code outside the scope (a test that strcmp()s
 # the NULL the library returned), or a failed assert() in the library function the test called
 # directly (a check of its argument), is the caller's: outcome caller-crash, listed, not a
-# finding. A crash inside the scope, or an assert deeper in the library, stays a finding.
-# callercrash = greet.c (the library) + test_greet.c (its test), one executable.
+# finding. A crash inside the scope, an assert deeper in the library (inlined or not), and a
+# crash in the caller's callback that the library handed its own NULL stay findings.
+# callercrash = greet.c (the library) + test_greet.c (its test), one executable (-O0, and -O2).
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
@@ -21,7 +22,7 @@ main test_greet.c 1" \
     "$(jq -r '.caller_crashes[] | "\(.location.function) \(.location.file | sub(".*/"; "")) \(.runs)"' \
         scoped.json | sort)"
 check "--source greet.c: ... in the text report too" \
-    grep -q "caller crashes: in code outside --source greet.c" scoped.txt
+    grep -q "caller crashes: the caller.s code (outside --source greet.c)" scoped.txt
 check_equal "--source greet.c: the caller-crash runs keep their crash stacks" 3 \
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE outcome = 'caller-crash'
                       AND crash_frames IS NOT NULL")"
@@ -29,21 +30,32 @@ check_equal "--source greet.c: what a caller-crash run allocates on its way down
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")"
 check "--source greet.c: ... and is left unexplored for that reason (__assert_fail's message)" \
     test "$(jq '.campaign.unexplored["caller-crash"] // 0' scoped.json)" -ge 1
-check_equal "--source greet.c: no finding in the test's file" 0 \
-    "$(jq '[.findings[] | select(.location.file | endswith("test_greet.c"))] | length' scoped.json)"
-check_equal "--source greet.c: the library's unchecked calloc and its inner assert stay findings" \
+check_equal "--source greet.c: no finding in the test's file but its callback's" "show_length" \
+    "$(jq -r '.findings[] | select(.location.file | endswith("test_greet.c")) | .location.function' \
+        scoped.json)"
+check_equal "--source greet.c: the library's calloc, inner assert and NULL to a callback stay findings" \
     "crash checked_length
-crash greet_count_vowels" \
+crash greet_count_vowels
+crash show_length" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' scoped.json | sort)"
 
 # With --faults io, puts is failrun's own interposer: its frame on the crash stack is no heap check.
 "$FAILRUN" run -q --json --faults alloc,io --source greet.c --db io.db -- "$program" >io.json
 check_equal "--faults alloc,io --source greet.c: puts of NULL inside the interposer is a caller-crash" \
     3 "$(jq '.outcomes["caller-crash"]' io.json)"
-check_equal "--faults alloc,io --source greet.c: the findings are the library's two" \
+check_equal "--faults alloc,io --source greet.c: the findings are the library's three" \
     "crash checked_length
-crash greet_count_vowels" \
+crash greet_count_vowels
+crash show_length" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' io.json | sort)"
+
+# At -O2 checked_length is inlined into greet_width: its assert is still no check at the entry.
+"$FAILRUN" run -q --json --source greet.c --db o2.db -- "$PROGRAMS/callercrash-O2" >o2.json
+check_equal "-O2 --source greet.c: the same three caller crashes" 3 \
+    "$(jq '.outcomes["caller-crash"]' o2.json)"
+check_equal "-O2 --source greet.c: the inlined helper's assert is still a finding" "true" \
+    "$(jq '[.findings[].crash_stack[] | select(.function == "checked_length") | .inlined] | . == [true]' \
+        o2.json)"
 
 # Without a scope there is no caller to blame: the same crashes are findings.
 "$FAILRUN" run -q --json --db all.db -- "$program" >all.json

@@ -9,7 +9,7 @@
 # longer serves it (security updates move), the next one down.
 #
 # Cache: ${LIBFAIL_SUITES_CACHE:-/var/cache/libfail-suites}/KEY/{src,build,build.log,version},
-# KEY = hash of the package version, the library's line of libraries.tsv, this script and the
+# KEY = hash of the package version, the library's build columns of libraries.tsv, this script and the
 # compiler's version (gcov reads only the .gcno files of its own gcc). A complete build (the file
 # KEY/complete) is reused without downloading or building anything. The folders stay where they
 # were built: CMake and the .gcno files hold their absolute paths. Concurrent callers wait on a

@@ -1,7 +1,8 @@
 /* greet.c — the "library" of callercrash (tests/integration/test_caller_crash.sh): a function
  * that reports its failed allocation as NULL, as documented; one that ignores it (a bug of the
- * library); one that asserts its argument (a precondition), and one whose helper asserts
- * deeper inside (the library's own check, not the caller's). */
+ * library); one that asserts its argument (a precondition); one whose helper asserts deeper
+ * inside (the library's own check, not the caller's); and one that hands its own NULL to the
+ * caller's callback (the callback crashes, the bug is the library's). */
 #include "greet.h"
 
 #include <assert.h>
@@ -44,4 +45,11 @@ static size_t checked_length(const char *text)
 size_t greet_width(const char *text)
 {
     return checked_length(text) + 2;
+}
+
+void greet_visit(const char *who, void (*visit)(const char *))
+{
+    char *text = greet_new(who);
+    visit(text); /* NULL passed on unchecked: a bug of the library */
+    free(text);
 }

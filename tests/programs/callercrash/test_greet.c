@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void show_length(const char *text)
+{
+    printf("%zu\n", strlen(text)); /* given the library's NULL: crashes, the library's bug */
+}
+
 int main(void)
 {
     char *text = greet_new("world");
@@ -21,6 +26,7 @@ int main(void)
     char *shout = greet_new("shout");
     puts(shout);                         /* NULL: a crash inside puts, under --faults io inside
                                             failrun's own interposer of it */
+    greet_visit("visit", show_length);
     char *copy = malloc(64);             /* the test's own allocation, unchecked */
     snprintf(copy, 64, "%zu vowels, %zu, %zu", vowels, length, width);
     puts(copy);
