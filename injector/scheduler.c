@@ -423,6 +423,23 @@ static const char *failing_processes(const struct run_records *records)
     return used ? text : "no process recorded a failure: see the run's stderr";
 }
 
+/* --source that matches no site's file: say so, with a path to write the glob against. */
+static void warn_empty_scope(sqlite3 *db, const char *globs)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source),"
+            " (SELECT count(*) FROM sites),"
+            " (SELECT source FROM sites WHERE source <> '' ORDER BY rowid LIMIT 1)");
+    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) == 0 &&
+        sqlite3_column_int64(statement, 1) > 0) {
+        const char *example = (const char *)sqlite3_column_text(statement, 2);
+        warn("--source %s leaves out all %lld sites: no site's source file matches (the debug "
+             "info names them like %s)", globs, (long long)sqlite3_column_int64(statement, 1),
+             example ? example : "(none: no debug info)");
+    }
+    database_finalize(statement);
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -473,6 +490,8 @@ void run_baseline(struct campaign_context *context)
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
     sites_mark_source(db, settings->source_globs);
+    if (settings->source_globs && *settings->source_globs)
+        warn_empty_scope(db, settings->source_globs);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     sqlite3_stmt *statement = database_prepare(
         db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"

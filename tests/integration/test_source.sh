@@ -51,3 +51,8 @@ check_equal "cov --source 'kv*.c': both files" "kv.c kvtest.c" \
     "$(jq -r '.files[].path' cov-all.json | sed 's|.*/||' | sort | tr '\n' ' ' | sed 's/ $//')"
 check "cov --source: fewer lines counted with the library alone" \
     test "$(jq .lines.total cov.json)" -lt "$(jq .lines.total cov-all.json)"
+
+# A scope that matches no site's file is said, with a path the glob could be written against.
+"$FAILRUN" run -q --source nomatch.c --db none.db -- "$EXAMPLES/cov/kvtest" >/dev/null 2>none.err
+check "--source nomatch.c: a warning that it leaves out every site, naming a real source path" \
+    grep -q "warning: --source nomatch.c leaves out all [0-9]* sites: .*kvstore/kv" none.err
