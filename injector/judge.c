@@ -563,7 +563,10 @@ static bool caller_crash(struct campaign_context *context, const struct frame_li
                          const struct ingest_fault *target, const struct observation *observation)
 {
     const char *globs = context->options->settings.source_globs;
-    if (!globs || !*globs || observation->sanitizer || corruption_detected(context, crash))
+    /* A stack cut at the record's depth hides what lies below it (the code under test, or the
+       callers to compare): never the caller's then. */
+    if (!globs || !*globs || observation->sanitizer || crash->count >= RECORD_MAX_FRAMES ||
+        corruption_detected(context, crash))
         return false;
     if (crash_outside_source(context->symbols, &context->modules, crash, globs))
         return true;
@@ -576,7 +579,7 @@ static bool caller_crash(struct campaign_context *context, const struct frame_li
     int own = first_own_frame(&context->modules, crash);
     int callers = crash->count - own - 1;
     const struct frame_list *injection = &target->stack;
-    if (callers <= 0 || injection->count < callers)
+    if (callers <= 0 || injection->count < callers || injection->count >= RECORD_MAX_FRAMES)
         return false;
     for (int i = 0; i < callers; i++)
         if (!frames_equal(&crash->frames[own + 1 + i],

@@ -2,8 +2,9 @@
 # test_caller_crash.sh — with --source, a crash in code outside the scope (a test that strcmp()s
 # the NULL the library returned), or a failed assert() in the library function the test called
 # directly (a check of its argument), is the caller's: outcome caller-crash, listed, not a
-# finding. A crash inside the scope, an assert deeper in the library (inlined or not), and a
-# crash in the caller's callback that the library handed its own NULL stay findings.
+# finding. A crash inside the scope, an assert deeper in the library (inlined or not), a crash
+# in the caller's callback that the library handed its own NULL, and a crash whose stack is
+# deeper than a record holds (the library may lie below the cut) stay findings.
 # callercrash = greet.c (the library) + test_greet.c (its test), one executable (-O0, and -O2).
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
@@ -30,11 +31,14 @@ check_equal "--source greet.c: what a caller-crash run allocates on its way down
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")"
 check "--source greet.c: ... and is left unexplored for that reason (__assert_fail's message)" \
     test "$(jq '.campaign.unexplored["caller-crash"] // 0' scoped.json)" -ge 1
-check_equal "--source greet.c: no finding in the test's file but its callback's" "show_length" \
+check_equal "--source greet.c: no finding in the test's file but its callback's and the deep one's" \
+    "deep_length
+show_length" \
     "$(jq -r '.findings[] | select(.location.file | endswith("test_greet.c")) | .location.function' \
-        scoped.json)"
+        scoped.json | sort)"
 check_equal "--source greet.c: the library's calloc, inner assert and NULL to a callback stay findings" \
     "crash checked_length
+crash deep_length
 crash greet_count_vowels
 crash show_length" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' scoped.json | sort)"
@@ -43,8 +47,9 @@ crash show_length" \
 "$FAILRUN" run -q --json --faults alloc,io --source greet.c --db io.db -- "$program" >io.json
 check_equal "--faults alloc,io --source greet.c: puts of NULL inside the interposer is a caller-crash" \
     3 "$(jq '.outcomes["caller-crash"]' io.json)"
-check_equal "--faults alloc,io --source greet.c: the findings are the library's three" \
+check_equal "--faults alloc,io --source greet.c: the same findings" \
     "crash checked_length
+crash deep_length
 crash greet_count_vowels
 crash show_length" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' io.json | sort)"

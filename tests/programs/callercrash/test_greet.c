@@ -13,6 +13,22 @@ static void show_length(const char *text)
     printf("%zu\n", strlen(text)); /* given the library's NULL: crashes, the library's bug */
 }
 
+/* Deeper than the 28 frames a stack record holds: below the cut there might be the library,
+   so the crash of this code using greet_new's NULL stays a finding. The call goes through a
+   volatile pointer so that no optimiser turns the recursion into a loop. */
+static size_t deep_length(int depth, const char *who);
+static size_t (*volatile deeper)(int, const char *) = deep_length;
+
+static size_t deep_length(int depth, const char *who)
+{
+    if (depth > 0)
+        return deeper(depth - 1, who) + 1;
+    char *text = greet_new(who);
+    size_t length = strlen(text); /* NULL after a failure, 40 frames deep */
+    free(text);
+    return length;
+}
+
 int main(void)
 {
     char *text = greet_new("world");
@@ -27,8 +43,9 @@ int main(void)
     puts(shout);                         /* NULL: a crash inside puts, under --faults io inside
                                             failrun's own interposer of it */
     greet_visit("visit", show_length);
+    size_t deep = deep_length(40, "deep");
     char *copy = malloc(64);             /* the test's own allocation, unchecked */
-    snprintf(copy, 64, "%zu vowels, %zu, %zu", vowels, length, width);
+    snprintf(copy, 64, "%zu vowels, %zu, %zu, %zu", vowels, length, width, deep);
     puts(copy);
     free(copy);
     free(shout);
