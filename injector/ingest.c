@@ -74,20 +74,23 @@ bool function_io_ends_like_input(uint32_t function)
     return function < FUNCTION_LIMIT && like[function];
 }
 
-bool function_io_ends_like_input_by_name(const char *name)
+/* The I/O call of that name (as the sites table stores it), or FUNCTION_LIMIT when none has it. */
+static uint32_t io_function_named(const char *name)
 {
     for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
         if (!strcmp(function_name(function), name))
-            return function_io_ends_like_input(function);
-    return false;
+            return function;
+    return FUNCTION_LIMIT;
+}
+
+bool function_io_ends_like_input_by_name(const char *name)
+{
+    return function_io_ends_like_input(io_function_named(name));
 }
 
 int function_io_errno_by_name(const char *name)
 {
-    for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
-        if (!strcmp(function_name(function), name))
-            return function_io_errno(function);
-    return 0;
+    return function_io_errno(io_function_named(name));
 }
 
 /* The process image a record belongs to: the file's own START record when it had one (each file

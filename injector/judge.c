@@ -508,6 +508,14 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     return same;
 }
 
+/* Is the frame in one of our own modules (libfail-preload*.so, libfail.so): an interposer? */
+static bool in_our_module(struct campaign_context *context, const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    const char *base = path ? strrchr(path, '/') : NULL;
+    return base && !strncmp(base + 1, "libfail", 7);
+}
+
 /* Does a function of one of these names (a prefix each) lie above the first own frame of the
    crash stack: what stopped the process, in glibc? */
 static bool stopped_through(struct campaign_context *context, const struct frame_list *stack,
@@ -538,12 +546,11 @@ static bool corruption_detected(struct campaign_context *context, const struct f
     if (stopped_through(context, stack, detectors, sizeof detectors / sizeof detectors[0]))
         return true;
     for (int i = 0; i < stack->count; i++) {
-        const char *path = module_map_path(&context->modules, stack->frames[i].module);
-        const char *base = path ? strrchr(path, '/') : NULL;
         char name[64];
-        if (base && !strncmp(base + 1, "libfail", 7) &&
-            !(symboliser_function(context->symbols, path, stack->frames[i].offset, i > 0, NULL,
-                                  name, sizeof name) &&
+        if (in_our_module(context, &stack->frames[i]) &&
+            !(symboliser_function(context->symbols,
+                                  module_map_path(&context->modules, stack->frames[i].module),
+                                  stack->frames[i].offset, i > 0, NULL, name, sizeof name) &&
               function_io_errno_by_name(name) != 0))
             return true;
     }
@@ -643,12 +650,9 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     /* glibc aborts from inside free() or malloc() when it finds the heap corrupted (a double
        free): then an interposer of ours is on the crash stack. A test harness may hide the
        message, the stack cannot. */
-    for (int i = 0; i < evidence.count; i++) {
-        const char *path = module_map_path(&context->modules, evidence.frames[i].module);
-        const char *base = path ? strrchr(path, '/') : NULL;
-        if (base && !strncmp(base + 1, "libfail", 7))
+    for (int i = 0; i < evidence.count; i++)
+        if (in_our_module(context, &evidence.frames[i]))
             observation.in_allocator = true;
-    }
     /* An exit in the caller of a failed I/O call is its error leg, not an out-of-memory panic:
        only allocations can end in oom-abort. */
     observation.ended_in_caller = target && record_function_kind(target->function) != KIND_IO &&

@@ -640,8 +640,9 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
     }
     /* The program ended at (or because of) the failure: what it allocated on the way out is
        the exit path of a process going down on purpose (oom-abort) or already broken (crash,
-       caller-crash, hang), not an error leg. An error exit (handled) is still extended: an error leg's own
-       unchecked allocation (the message it formats before exiting) is a bug worth finding. */
+       caller-crash, hang), not an error leg. An error exit (handled) is still extended: an
+       error leg's own unchecked allocation (the message it formats before exiting) is a bug
+       worth finding. */
     if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH ||
         outcome == OUTCOME_CALLER_CRASH || outcome == OUTCOME_HANG) {
         leave_unexplored(context, job->run_id, NULL, outcome_name(outcome));
