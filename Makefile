@@ -14,7 +14,7 @@ CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/live.c libfail/forkmode.c libfail/gcovdump.c
+                libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \

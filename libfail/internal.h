@@ -96,6 +96,10 @@ struct module_info {
 };
 /* Raw return addresses of the caller's stack with libfail's own frames removed. */
 int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
+/* unwinder.c: bind libunwind's pipe2/read/close/syscall to versions that keep its pipe far above
+   the program's descriptors and never touch a descriptor the program took over. Called before
+   every use of libunwind; cheap after the first. */
+void unwinder_bind(void) LF_HIDDEN;
 /* From a signal handler: the interrupted context's stack, pcs[0] the faulting pc. */
 int stack_capture_signal(void *ucontext, uintptr_t *pcs, int max) LF_HIDDEN;
 /* From a SIGSYS handler of syscall user dispatch: the trapped call's stack, pcs[0] the address

@@ -63,6 +63,7 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
     void *raw[RECORD_MAX_FRAMES + OWN_FRAMES + SANITIZER_FRAMES];
     bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
+    unwinder_bind();
     int n = unw_backtrace(raw, wanted);
     int skip = 0;
     while (skip < n && is_own_frame((uintptr_t)raw[skip]))
@@ -78,6 +79,7 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
 {
     unw_cursor_t cursor;
     int count = 0;
+    unwinder_bind();
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
     do {
@@ -110,6 +112,7 @@ int LF_TEXT stack_capture_syscall(void *ucontext, uintptr_t *pcs, int max)
     /* Frame 0 is the address just past the syscall instruction: like a return address, ip - 1
        lies in the calling function. Our interposers are left out, as in stack_capture. */
     unw_cursor_t cursor;
+    unwinder_bind();
     if (max < 2 || unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
     unw_proc_info_t info;
