@@ -14,7 +14,8 @@ CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c
+                libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
+                libfail/boundary.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -25,14 +26,14 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
-                   injector/kernelcov.c
+                   injector/kernelcov.c injector/boundary.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
 HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \
                      injector/preload/*.def coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
-             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so
+             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
             $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
@@ -44,7 +45,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
                    $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash \
-                   $(BUILD)/tests/programs/callercrash-O2
+                   $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -91,6 +92,12 @@ $(BUILD)/libfail-preload-io.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload
 $(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/kernel.o \
                            $(BUILD)/pic/injector/preload/dispatch.o
 	$(CC) -shared -o $@ $^ -lunwind -ldl -lpthread
+
+# The LD_AUDIT module of scoped campaigns (injector/preload/audit.c): what the code under test
+# returned to its caller. It runs in a link namespace of its own and reaches the preload by its
+# symbols.
+$(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/text.o
+	$(CC) -shared -o $@ $^
 
 # The names of this machine's system calls by number, from the C library's own header, for
 # reports of trapped calls (ingest.c's function_name).
@@ -265,6 +272,16 @@ $(BUILD)/tests/programs/callercrash: tests/programs/callercrash/greet.c \
                                      tests/programs/callercrash/greet.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $(filter %.c,$^)
+
+# A shared library with C's error conventions and its test, for what the library returned to its
+# caller (test_boundary.sh).
+$(BUILD)/tests/programs/boundary/libshelf.so: tests/programs/boundary/shelf.c \
+                                              tests/programs/boundary/shelf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/programs/boundary/test_shelf: tests/programs/boundary/test_shelf.c \
+                                             $(BUILD)/tests/programs/boundary/libshelf.so
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD)/tests/programs/boundary -Wl,-rpath,'$$ORIGIN' -lshelf
 
 # The same at -O2, where greet.c's static helper is inlined into its caller.
 $(BUILD)/tests/programs/callercrash-O2: tests/programs/callercrash/greet.c \

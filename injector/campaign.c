@@ -57,6 +57,29 @@ char *preload_path(const struct campaign_settings *settings)
     return found;
 }
 
+/* The LD_AUDIT module that shows what the code under test returned (injector/preload/audit.c),
+   beside the preload; NULL when the campaign has no scope (no --source, no --module) or the
+   module is missing. */
+static char *audit_path(const struct campaign_settings *settings)
+{
+    bool scoped = (settings->source_globs && *settings->source_globs) ||
+                  (settings->module_globs && *settings->module_globs);
+    if (!scoped || settings->kernel)
+        return NULL;
+    const char *override = getenv("LIBFAIL_AUDIT");
+    if (override)
+        return *override ? xstrdup(override) : NULL; /* empty: no audit */
+    char *preload = preload_path(settings);
+    char *slash = strrchr(preload, '/');
+    char *path = slash ? xasprintf("%.*s/libfail-audit.so", (int)(slash - preload), preload) : NULL;
+    free(preload);
+    if (path && access(path, R_OK) != 0) {
+        free(path);
+        path = NULL;
+    }
+    return path;
+}
+
 /* ";faults=..." when the campaign fails more than allocations (plans without it fail those). */
 static const char *fault_kinds_suffix(const struct campaign_settings *settings)
 {
@@ -104,11 +127,19 @@ char **run_environment(const struct campaign_settings *settings, const char *run
 {
     char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
-    char **environment = xcalloc(12, sizeof *environment);
+    char **environment = xcalloc(14, sizeof *environment);
     size_t n = 0;
     /* Ours first, so it sits above any allocator the user preloads. */
     environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
                                              : xasprintf("LD_PRELOAD=%s", preload);
+    char *audit = audit_path(settings);
+    if (audit) {
+        const char *audits = getenv("LD_AUDIT");
+        environment[n++] = audits && *audits ? xasprintf("LD_AUDIT=%s:%s", audit, audits)
+                                             : xasprintf("LD_AUDIT=%s", audit);
+        environment[n++] = xasprintf("LIBFAIL_API_MODULES=%s", settings->module_globs);
+        free(audit);
+    }
     environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
     environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
     /* Before the scope is decided (the baseline), every process records. */
@@ -174,6 +205,9 @@ char **program_environment(const struct campaign_settings *settings, char *const
             other_preloads = preloads_of_others(entry + strlen("LD_PRELOAD="));
             continue;
         }
+        if ((entry_is(entry, "LD_AUDIT") && strstr(entry, "libfail-audit")) ||
+            entry_is(entry, "LIBFAIL_API_MODULES"))
+            continue; /* ours: this run's own follows */
         bool kept = false;
         for (int undefined = 0; undefined < 2 && !kept; undefined++) {
             const char *name = sanitizer_names[undefined];
@@ -319,7 +353,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
-            " whole_command = ?, source = ?, wrappers = ?");
+            " whole_command = ?, source = ?, wrappers = ?, returns = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
@@ -329,6 +363,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_text(statement, 6, settings->source_globs ? settings->source_globs : "", -1,
                       SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 7, settings->wrappers ? settings->wrappers : "", -1,
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 8, settings->returns ? settings->returns : "", -1,
                       SQLITE_TRANSIENT);
     database_step_done(statement);
     database_finalize(statement);
@@ -366,7 +402,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
-                             " whole_command, source, wrappers FROM campaign");
+                             " whole_command, source, wrappers, returns FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -376,6 +412,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->whole_command = sqlite3_column_int(statement, 4);
         settings->source_globs = column_text(statement, 5);
         settings->wrappers = column_text(statement, 6);
+        settings->returns = column_text(statement, 7);
     }
     database_finalize(statement);
     return found;
@@ -395,6 +432,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 !strcmp(a->source_globs ? a->source_globs : "",
                         b->source_globs ? b->source_globs : "") &&
                 !strcmp(a->wrappers ? a->wrappers : "", b->wrappers ? b->wrappers : "") &&
+                !strcmp(a->returns ? a->returns : "", b->returns ? b->returns : "") &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
@@ -421,6 +459,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->probability);
     free(settings->source_globs);
     free(settings->wrappers);
+    free(settings->returns);
     memset(settings, 0, sizeof *settings);
 }
 

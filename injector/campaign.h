@@ -42,6 +42,7 @@ struct campaign_settings {
                                that owns the site alone (owner.c) */
     char *source_globs;     /* --source globs, ':'-separated; NULL or "": every site (source.h) */
     char *wrappers;         /* --wrapper functions, ':'-separated; NULL or "": none named */
+    char *returns;          /* --returns FUNC=KIND rules, ':'-separated; NULL or "": learned */
 };
 
 /* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */

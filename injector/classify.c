@@ -16,7 +16,8 @@ static const char *const names[OUTCOME_COUNT] = {
     [OUTCOME_SILENT] = "silent",     [OUTCOME_HANG] = "hang",
     [OUTCOME_LEAK] = "leak",         [OUTCOME_NOT_REACHED] = "not-reached",
     [OUTCOME_SANITIZER] = "sanitizer", [OUTCOME_KERNEL] = "kernel",
-    [OUTCOME_CALLER_CRASH] = "caller-crash",
+    [OUTCOME_CALLER_CRASH] = "caller-crash", [OUTCOME_REPORTED] = "reported",
+    [OUTCOME_SWALLOWED] = "swallowed",
 };
 
 const char *outcome_name(enum outcome outcome)
@@ -35,7 +36,8 @@ int outcome_from_name(const char *name)
 bool outcome_is_bug(enum outcome outcome)
 {
     return outcome == OUTCOME_CRASH || outcome == OUTCOME_SILENT || outcome == OUTCOME_HANG ||
-           outcome == OUTCOME_LEAK || outcome == OUTCOME_SANITIZER || outcome == OUTCOME_KERNEL;
+           outcome == OUTCOME_LEAK || outcome == OUTCOME_SANITIZER || outcome == OUTCOME_KERNEL ||
+           outcome == OUTCOME_SWALLOWED;
 }
 
 bool stderr_reports_corruption(const char *text)

@@ -26,6 +26,12 @@ enum outcome {
                              code under test returned (a test's strcmp or assert of the NULL it
                              got), or an assert at the entry it called with that NULL (judge.c
                              caller_crash). Not a finding; set by the judge, never by classify */
+    OUTCOME_REPORTED,    /* the code under test returned an error report to its caller (judge.c,
+                            boundary): what the caller did next (other output) is its reaction,
+                            not a finding. Set by the judge, never by classify */
+    OUTCOME_SWALLOWED,   /* the code under test returned success although its own allocation failed
+                            inside the call, and the run then differed (a failed test, other
+                            output): the library's finding. Set by the judge */
     OUTCOME_COUNT
 };
 

@@ -8,6 +8,7 @@
  */
 #include "campaign.h"
 #include "campaign_run.h"
+#include "boundary.h"
 #include "commands.h"
 #include "database.h"
 #include "internal.h"
@@ -49,6 +50,10 @@ const char run_usage[] =
     "                    Other sites are recorded (coverage) but get no run; a crash in code\n"
     "                    outside GLOB (a test using the library's NULL), or an assert at the\n"
     "                    entry it called, is a caller-crash, not a finding\n"
+    "  --returns FUNC=KIND  how FUNC of the code under test reports an error to its caller:\n"
+    "                    null, negative, zero or false (repeatable). Without it, learned from\n"
+    "                    the unfailed runs: a value of a kind FUNC never returned there (NULL\n"
+    "                    where it always returned an address, a negative int, 0, false) is one\n"
     "  --wrapper FUNC    FUNC only forwards to the allocator: its sites are named after its\n"
     "                    caller (\"f at x.c:40 (through FUNC)\"), and leaks are told apart by\n"
     "                    that caller (repeatable). Found without it: a function whose name\n"
@@ -153,6 +158,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
+        {"returns", required_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -282,6 +288,15 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             char *joined = source_globs_add(settings->wrappers, optarg);
             free(settings->wrappers);
             settings->wrappers = joined;
+            break;
+        }
+        case 'V': {
+            if (!returns_rule_valid(optarg))
+                fatal("--returns %s: give FUNC=null, FUNC=negative, FUNC=zero or "
+                            "FUNC=false", optarg);
+            char *joined = source_globs_add(settings->returns, optarg);
+            free(settings->returns);
+            settings->returns = joined;
             break;
         }
         case 'F':

@@ -15,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 8;"
+    "PRAGMA user_version = 9;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -44,7 +44,13 @@ static const char schema[] =
     "  faults TEXT NOT NULL DEFAULT 'alloc',"  /* --faults: alloc, io or alloc,io */
     "  whole_command INTEGER NOT NULL DEFAULT 0,"  /* --whole-command: never a program alone */
     "  source TEXT NOT NULL DEFAULT '',"  /* --source globs, ':'-separated: the sites failed */
-    "  wrappers TEXT NOT NULL DEFAULT '');"  /* --wrapper functions, ':'-separated */
+    "  wrappers TEXT NOT NULL DEFAULT '',"  /* --wrapper functions, ':'-separated */
+    "  returns TEXT NOT NULL DEFAULT '');"  /* --returns FUNC=KIND, ':'-separated */
+    /* What each function of the code under test returned in the unfailed runs (boundary.c):
+       the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
+    "CREATE TABLE IF NOT EXISTS conventions("
+    "  module INTEGER NOT NULL, function TEXT NOT NULL, classes INTEGER NOT NULL,"
+    "  PRIMARY KEY(module, function));"
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -106,8 +112,13 @@ static const char schema[] =
     "  finding INTEGER,"
     "  leak_bytes INTEGER,"             /* confirmed by LeakSanitizer's scan (leakcheck.c) */
     "  stdout_hash INTEGER,"            /* of the command's stdout: chains compare with it */
-    "  owner INTEGER);"                 /* made by starting this program alone (programs.id); NULL:
+    "  owner INTEGER,"                  /* made by starting this program alone (programs.id); NULL:
                                            the whole command. Planned: the program it would be */
+    "  api TEXT,"                       /* the call into the code under test the fault fired in, */
+    "  api_value INTEGER,"              /* what it returned, errno after it, */
+    "  api_errno INTEGER,"
+    "  api_verdict TEXT,"               /* 'reported', 'swallowed', or 'unknown' (no convention) */
+    "  reaction TEXT);"                 /* reported: the caller's reaction (the outcome it had) */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"
@@ -219,6 +230,19 @@ static const char migrate_7_to_8[] =
     "ALTER TABLE programs ADD COLUMN alone_dir TEXT;"
     "PRAGMA user_version = 8;";
 
+/* Version 9: what the code under test returned (the library boundary). */
+static const char migrate_8_to_9[] =
+    "ALTER TABLE campaign ADD COLUMN returns TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE IF NOT EXISTS conventions("
+    "  module INTEGER NOT NULL, function TEXT NOT NULL, classes INTEGER NOT NULL,"
+    "  PRIMARY KEY(module, function));"
+    "ALTER TABLE runs ADD COLUMN api TEXT;"
+    "ALTER TABLE runs ADD COLUMN api_value INTEGER;"
+    "ALTER TABLE runs ADD COLUMN api_errno INTEGER;"
+    "ALTER TABLE runs ADD COLUMN api_verdict TEXT;"
+    "ALTER TABLE runs ADD COLUMN reaction TEXT;"
+    "PRAGMA user_version = 9;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -248,7 +272,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 7))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 8))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -274,7 +298,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 8 || version < 5 || /* before 5, the schema makes programs whole */
-               sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK);
+               sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -450,8 +475,30 @@ bool frames_from_json(const char *text, struct frame_list *out)
     return ok;
 }
 
+/* An unfailed run (no fault fired) teaches each function of the code under test the classes of
+   value it returns (conventions). */
+static void store_conventions(sqlite3 *db, const struct run_records *records)
+{
+    if (records->faults.count || !records->boundaries.count)
+        return;
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO conventions(module, function, classes) VALUES (?, ?, ?)"
+            " ON CONFLICT(module, function) DO UPDATE SET classes = classes | excluded.classes");
+    for (size_t i = 0; i < records->boundaries.count; i++) {
+        const struct ingest_boundary *b = &records->boundaries.items[i];
+        if (b->faulted)
+            continue;
+        sqlite3_bind_int64(statement, 1, (sqlite3_int64)b->module);
+        sqlite3_bind_text(statement, 2, b->function, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(statement, 3, (sqlite3_int64)b->value2);
+        database_step_done(statement);
+    }
+    database_finalize(statement);
+}
+
 void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records)
 {
+    store_conventions(db, records);
     sqlite3_stmt *module = database_prepare(
         db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, ?)");
     for (size_t i = 0; i < records->modules.count; i++) {

@@ -272,6 +272,17 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
     case RECORD_NAME:
         take_name(out, r);
         break;
+    case RECORD_BOUNDARY: {
+        size_t length = strnlen(r->body.text.path, sizeof r->body.text.path);
+        struct ingest_boundary boundary = {
+            .pid = r->pid, .module = r->signature, .function = xmalloc(length + 1),
+            .value = r->value, .value2 = r->value2,
+            .faulted = r->flags & RECORD_FLAG_BOUNDARY_FAULTED};
+        memcpy(boundary.function, r->body.text.path, length);
+        boundary.function[length] = '\0';
+        VECTOR_PUSH(out->boundaries, boundary);
+        break;
+    }
     default:
         break;
     }
@@ -467,5 +478,8 @@ void run_records_free(struct run_records *records)
     for (size_t i = 0; i < records->names.count; i++)
         free(records->names.items[i].name);
     free(records->names.items);
+    for (size_t i = 0; i < records->boundaries.count; i++)
+        free(records->boundaries.items[i].function);
+    free(records->boundaries.items);
     memset(records, 0, sizeof *records);
 }

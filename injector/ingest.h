@@ -95,7 +95,18 @@ struct ingest_fault {
     uint64_t nth;     /* kernel: the N written to fail-nth */
 };
 
+/* A call into the code under test as it returned (RECORD_BOUNDARY, libfail/boundary.c). */
+struct ingest_boundary {
+    uint32_t pid;
+    uint64_t module;  /* module id of the function */
+    char *function;   /* its symbol */
+    uint64_t value;   /* the integer return register */
+    uint64_t value2;  /* faulted: errno after it; else the classes seen so far */
+    bool faulted;     /* a fault fired inside the call, in the calling thread */
+};
+
 struct run_records {
+    VECTOR(struct ingest_boundary) boundaries;
     VECTOR(struct ingest_process) processes;
     VECTOR(struct ingest_module) modules;
     VECTOR(struct ingest_site) sites;

@@ -4,6 +4,7 @@
  * blocks against the baseline's), the outcome, and the deduplicated finding.
  */
 #include "source.h"
+#include "boundary.h"
 #include "campaign_run.h"
 #include "policy.h"
 #include "report.h"
@@ -466,6 +467,45 @@ static void record_kernel_reports(struct campaign_context *context, const struct
 }
 
 /* One value into a column of the run's row (`column`: a name of ours, never the user's). */
+/* The call into the code under test that the run's fault fired in, as it returned to its caller
+   in the faulted process: NULL when there was none or it never returned. */
+static const struct ingest_boundary *faulted_call(const struct run_records *records, uint32_t pid)
+{
+    for (size_t i = 0; i < records->boundaries.count; i++)
+        if (records->boundaries.items[i].faulted && records->boundaries.items[i].pid == pid)
+            return &records->boundaries.items[i];
+    return NULL;
+}
+
+/* The classes `call`'s function returned in the unfailed runs (conventions table); 0: unknown. */
+static uint64_t learned_classes(sqlite3 *db, const struct ingest_boundary *call)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT classes FROM conventions WHERE module = ? AND function = ?");
+    sqlite3_bind_int64(statement, 1, (sqlite3_int64)call->module);
+    sqlite3_bind_text(statement, 2, call->function, -1, SQLITE_TRANSIENT);
+    uint64_t classes =
+        sqlite3_step(statement) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
+    database_finalize(statement);
+    return classes;
+}
+
+static void store_api(sqlite3 *db, int64_t run_id, const struct ingest_boundary *call,
+                      enum api_verdict verdict, const char *reaction)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE runs SET api = ?, api_value = ?, api_errno = ?, api_verdict = ?, reaction = ?"
+            " WHERE id = ?");
+    sqlite3_bind_text(statement, 1, call->function, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, (sqlite3_int64)call->value);
+    sqlite3_bind_int64(statement, 3, (sqlite3_int64)call->value2);
+    sqlite3_bind_text(statement, 4, api_verdict_name(verdict), -1, SQLITE_STATIC);
+    bind_text_or_null(statement, 5, reaction);
+    sqlite3_bind_int64(statement, 6, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
 static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint64_t value)
 {
     char *sql = sqlite3_mprintf("UPDATE runs SET \"%w\" = ? WHERE id = ?", column);
@@ -684,21 +724,46 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         outcome = OUTCOME_ABSORBED;
     if (outcome == OUTCOME_CRASH && caller_crash(context, &evidence, target, &observation))
         outcome = OUTCOME_CALLER_CRASH;
+    /* The library boundary: what the call the fault fired in returned to its caller. An error
+       report makes what the caller printed next its reaction; a success value makes a failed
+       test or other output the library's finding. */
+    const struct ingest_boundary *call =
+        target && !target->kernel ? faulted_call(records, target->pid) : NULL;
+    enum api_verdict verdict = API_NONE;
+    enum outcome judged = outcome; /* as classified: leaks are checked by it */
+    const char *reaction = NULL;
+    if (call) {
+        verdict = api_verdict(context->options->settings.returns, call->function,
+                              learned_classes(context->db, call), call->value);
+        if (verdict == API_REPORTED) {
+            reaction = outcome_name(outcome);
+            if (outcome == OUTCOME_SILENT)
+                outcome = OUTCOME_REPORTED;
+        } else if (verdict == API_SWALLOWED &&
+                   (outcome == OUTCOME_SILENT || outcome == OUTCOME_HANDLED)) {
+            outcome = OUTCOME_SWALLOWED;
+        }
+    }
 
     int64_t finding = 0;
     int signal = observation.crash_signal ? observation.crash_signal : job->result.signal;
     if (observation.sanitizer && (outcome == OUTCOME_SANITIZER || outcome == OUTCOME_CRASH))
         evidence = sanitizer_stack;
     else if (outcome != OUTCOME_CRASH && outcome != OUTCOME_CALLER_CRASH && target)
-        evidence = target->stack; /* hang, silent: located at the injection */
+        evidence = target->stack; /* hang, silent, swallowed: located at the injection */
+    char *swallowed = outcome == OUTCOME_SWALLOWED
+                          ? xasprintf("%s returned success (%#llx) after the failure", call->function,
+                                      (unsigned long long)call->value)
+                          : NULL;
     if (outcome_is_bug(outcome))
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
-                                 observation.sanitizer ? report.kind : NULL, 0,
+                                 observation.sanitizer ? report.kind : swallowed, 0,
                                  outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0);
     if (reported)
         sanitizer_report_free(&report);
-    uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)
+    free(swallowed);
+    uint64_t leaked = target && leak_possible(judged, &observation, &baseline)
                           ? record_leaks(context, job, &finding) : 0;
     if (context->options->settings.kernel)
         record_kernel_reports(context, job, &finding);
@@ -708,6 +773,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     if (leaked)
         set_run_value(context->db, job->run_id, "leak_bytes", leaked);
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
+    if (call)
+        store_api(context->db, job->run_id, call, verdict, reaction);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     *fired = target != NULL;
     *worth_keeping = outcome_is_bug(outcome) || finding;

@@ -3,6 +3,7 @@
  * command of each, and counts per outcome. Symbolisation happens here, once per frame shown.
  */
 #include "report.h"
+#include "boundary.h"
 #include "kernelcov.h"
 #include "kmem.h"
 #include "campaign.h"
@@ -764,6 +765,46 @@ static json_t *report_leaks(sqlite3 *db)
     return leaks;
 }
 
+/* The library boundary (judge.c): per function of the code under test that a fault fired in,
+   the error report its convention implies, and what the runs' calls returned: reported (with the
+   callers' reactions by kind) or swallowed. */
+static json_t *boundary_summary(sqlite3 *db, const char *rules)
+{
+    json_t *functions = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT r.api, coalesce((SELECT c.classes FROM conventions c WHERE c.function = r.api"
+            "  ORDER BY c.classes DESC LIMIT 1), 0),"
+            " sum(r.api_verdict = 'reported'), sum(r.api_verdict = 'swallowed'),"
+            " sum(r.api_verdict = 'unknown'), json_group_array(r.reaction)"
+            " FROM runs r WHERE r.api IS NOT NULL GROUP BY r.api ORDER BY r.api");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *function = (const char *)sqlite3_column_text(statement, 0);
+        uint64_t seen = (uint64_t)sqlite3_column_int64(statement, 1);
+        json_t *reactions = json_object();
+        json_t *list = json_loads((const char *)sqlite3_column_text(statement, 5), 0, NULL);
+        size_t index;
+        json_t *reaction;
+        json_array_foreach(list, index, reaction) {
+            if (!json_is_string(reaction))
+                continue;
+            const char *kind = json_string_value(reaction);
+            json_object_set_new(reactions, kind,
+                                json_integer(json_integer_value(json_object_get(reactions, kind)) + 1));
+        }
+        json_decref(list);
+        json_array_append_new(
+            functions,
+            json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "function", function, "error",
+                      api_convention(rules, function, seen), "learned",
+                      !api_convention_is_rule(rules, function), "reported",
+                      (json_int_t)sqlite3_column_int64(statement, 2), "swallowed",
+                      (json_int_t)sqlite3_column_int64(statement, 3), "unknown",
+                      (json_int_t)sqlite3_column_int64(statement, 4), "reactions", reactions));
+    }
+    database_finalize(statement);
+    return functions;
+}
+
 /* Runs that crashed in code outside the campaign's --source (judge.c: a caller using what the
    library returned), grouped by where: [{location, runs, site}], most runs first. Not findings,
    but shown, so a reader can check the callers' code (and the judgement). */
@@ -874,6 +915,7 @@ json_t *report_build(sqlite3 *db, const char *database_path,
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
     json_object_set_new(report, "leaks", report_leaks(db));
     json_object_set_new(report, "caller_crashes", caller_crashes(db));
+    json_object_set_new(report, "boundary", boundary_summary(db, settings.returns));
     json_object_set_new(report, "runs", run_list(db));
     if (settings.kernel) {
         kernelcov_prepare_report(db);
@@ -897,6 +939,10 @@ static void print_stack(FILE *out, const char *title, json_t *stack)
     fprintf(out, "  %s:\n", title);
     json_array_foreach(stack, index, entry) {
         const char *function = json_string_value(json_object_get(entry, "function"));
+        /* The dynamic linker's trampoline of the LD_AUDIT module (scoped campaigns) between the
+           program and the library it called: not the program's own frame. */
+        if (function && !strncmp(function, "_dl_runtime_profile", 19))
+            continue;
         const char *file = json_string_value(json_object_get(entry, "file"));
         const char *module = json_string_value(json_object_get(entry, "module"));
         json_int_t line = json_integer_value(json_object_get(entry, "line"));
@@ -1000,8 +1046,12 @@ static void print_finding(FILE *out, json_t *finding)
             fprintf(out, "    %.*s\n", length, line);
             line = end ? end + 1 : line + length;
         }
-    } else if (json_object_get(finding, "crash_stack"))
-        print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
+    } else if (json_object_get(finding, "crash_stack")) {
+        /* A silent run, a hang or a swallowed error is located at the injection: no crash. */
+        const char *kind = string_of(finding, "outcome");
+        if (!strcmp(kind, "crash") || !strcmp(kind, "sanitizer"))
+            print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
+    }
     else
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
     fprintf(out, "  replay: %s\n", string_of(finding, "replay"));
@@ -1182,6 +1232,28 @@ void report_print_text(json_t *report, FILE *out)
         fprintf(out, "  %lld run(s): ", (long long)json_integer_value(json_object_get(crash, "runs")));
         print_frame_place(out, json_object_get(crash, "location"));
         fprintf(out, " (first: site %s)\n", string_of(crash, "site"));
+    }
+    json_t *function;
+    json_array_foreach(json_object_get(report, "boundary"), index, function) {
+        if (!index)
+            fputs("\nlibrary boundary: what the call into the code under test returned after the "
+                  "failure (reported: the caller's reaction is not a finding):\n", out);
+        fprintf(out, "  %s (error: %s, %s): reported %lld, swallowed %lld", string_of(function, "function"),
+                string_of(function, "error"),
+                json_is_true(json_object_get(function, "learned")) ? "learned" : "--returns",
+                (long long)json_integer_value(json_object_get(function, "reported")),
+                (long long)json_integer_value(json_object_get(function, "swallowed")));
+        if (json_integer_value(json_object_get(function, "unknown")))
+            fprintf(out, ", no convention %lld",
+                    (long long)json_integer_value(json_object_get(function, "unknown")));
+        const char *kind;
+        json_t *count;
+        const char *separator = "; caller reactions: ";
+        json_object_foreach(json_object_get(function, "reactions"), kind, count) {
+            fprintf(out, "%s%s %lld", separator, kind, (long long)json_integer_value(count));
+            separator = ", ";
+        }
+        fputc('\n', out);
     }
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
     print_kernel_table(out, json_object_get(report, "kernel_table"));

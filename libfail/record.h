@@ -34,6 +34,13 @@ enum record_type {
        at a time: the site's top frame, then {signature, blocks}, then {bytes, 0}. A process that
        ends with many sites live (every fork-mode child) writes a ninth of the bytes. */
     RECORD_LIVE_SET = 9,
+    /* A call into the code under test, made from outside it, as it returned (boundary.c, through
+       the LD_AUDIT module): body.text.path = the function's symbol, signature = its module id,
+       value = the integer return register. RECORD_FLAG_BOUNDARY_FAULTED: a fault fired inside
+       this call in this thread; then value2 = errno after the return. Else a summary: value2 =
+       the return classes (BOUNDARY_CLASS_*) this process has seen from the function so far,
+       written when the set grows. */
+    RECORD_BOUNDARY = 10,
     RECORD_TYPE_LIMIT
 };
 
@@ -109,6 +116,36 @@ static inline enum function_kind record_function_kind(uint32_t function)
 #define RECORD_FLAG_KERNEL_FIRED 0x40u
 #define RECORD_FLAG_CALL_FAILED 0x80u
 #define RECORD_FLAG_ERRNO_SHIFT 16
+#define RECORD_FLAG_BOUNDARY_FAULTED 0x100u
+
+/* What kind of value a function returned (RECORD_BOUNDARY), one bit each, from the integer
+   return register: a convention is learned as the classes the unfailed runs saw. */
+#define BOUNDARY_CLASS_NULL 0x1u     /* the whole register 0: NULL, 0, false */
+#define BOUNDARY_CLASS_ZERO32 0x2u   /* the low 32 bits 0: an int 0 */
+#define BOUNDARY_CLASS_NEG32 0x4u    /* the low 32 bits negative: an int error (-1, -ENOMEM) */
+#define BOUNDARY_CLASS_FALSE8 0x8u   /* the low 8 bits 0: a bool false */
+#define BOUNDARY_CLASS_WIDE 0x10u    /* the upper 32 bits neither 0 nor a sign extension: an address */
+#define BOUNDARY_CLASS_OTHER 0x20u   /* anything else (a positive int, a non-zero bool) */
+
+static inline uint64_t boundary_classes(uint64_t value)
+{
+    uint64_t classes = 0;
+    int32_t low = (int32_t)(uint32_t)value;
+    uint32_t high = (uint32_t)(value >> 32);
+    if (value == 0)
+        classes |= BOUNDARY_CLASS_NULL;
+    if (low == 0)
+        classes |= BOUNDARY_CLASS_ZERO32;
+    if (low < 0)
+        classes |= BOUNDARY_CLASS_NEG32;
+    if ((value & 0xff) == 0)
+        classes |= BOUNDARY_CLASS_FALSE8;
+    if (high != 0 && high != 0xffffffffu)
+        classes |= BOUNDARY_CLASS_WIDE;
+    if (!(classes & (BOUNDARY_CLASS_NULL | BOUNDARY_CLASS_NEG32 | BOUNDARY_CLASS_WIDE)))
+        classes |= BOUNDARY_CLASS_OTHER;
+    return classes;
+}
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };

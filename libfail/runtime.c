@@ -106,6 +106,8 @@ static __thread size_t last_failure_size __attribute__((tls_model("initial-exec"
    initialises libfail starts from the seed (a single-threaded program is reproducible); other
    threads start from 0. */
 static __thread uint64_t random_state __attribute__((tls_model("initial-exec")));
+/* Faults injected in this thread (runtime_thread_faults). */
+static __thread uint32_t thread_faults __attribute__((tls_model("initial-exec")));
 static _Atomic bool persistent_reported;
 
 static struct sigaction previous_actions[NSIG];
@@ -848,6 +850,7 @@ void LF_TEXT runtime_after_fork_child(void)
     open_new_record_file();
     announce_process(true);
     module_table_reset_after_fork();
+    boundary_reset_after_fork();
     own_syscalls_end(selector);
     runtime_guard = saved_guard;
 }
@@ -1020,6 +1023,7 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
     if (call->fail) {
         atomic_store(&state.fault_seen, true);
         runtime_request.injected = true;
+        thread_faults++;
     }
     if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
@@ -1082,6 +1086,30 @@ void LF_TEXT runtime_before_io(struct call *call, uint32_t function, uintptr_t c
     int saved_errno = errno;
     decide(call, function, 0, caller, nth_armed, false);
     errno = saved_errno;
+}
+
+uint32_t LF_TEXT runtime_thread_faults(void)
+{
+    return thread_faults;
+}
+
+void LF_TEXT runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uint64_t value,
+                              uint64_t value2)
+{
+    if (!state.active || !state.in_scope)
+        return;
+    struct record_frame frame;
+    stack_normalise(&function, 1, &frame);
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.type = RECORD_BOUNDARY;
+    r.flags = flags;
+    r.signature = frame.module;
+    r.value = value;
+    r.value2 = value2;
+    size_t length = strnlen(name, RECORD_PATH_MAX - 1);
+    memcpy(r.body.text.path, name, length);
+    emit(&r);
 }
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)

@@ -1,0 +1,125 @@
+/*
+ * boundary.c — error conventions of the code under test's functions, and the verdict on what one
+ * returned (boundary.h).
+ */
+#include "boundary.h"
+#include "record.h"
+
+#include <string.h>
+
+enum report_kind { REPORT_NONE, REPORT_NULL, REPORT_NEGATIVE, REPORT_ZERO, REPORT_FALSE };
+
+static const char *const kind_names[] = {
+    [REPORT_NULL] = "null", [REPORT_NEGATIVE] = "negative", [REPORT_ZERO] = "zero",
+    [REPORT_FALSE] = "false"};
+static const char *const kind_texts[] = {
+    [REPORT_NONE] = "?", [REPORT_NULL] = "NULL", [REPORT_NEGATIVE] = "a negative int",
+    [REPORT_ZERO] = "0", [REPORT_FALSE] = "false"};
+
+static enum report_kind kind_of(const char *text, size_t length)
+{
+    for (int kind = REPORT_NULL; kind <= REPORT_FALSE; kind++)
+        if (strlen(kind_names[kind]) == length && !strncmp(text, kind_names[kind], length))
+            return (enum report_kind)kind;
+    return REPORT_NONE;
+}
+
+bool returns_rule_valid(const char *rule)
+{
+    const char *equals = strchr(rule, '=');
+    return equals && equals > rule && !strchr(rule, ':') &&
+           kind_of(equals + 1, strlen(equals + 1)) != REPORT_NONE;
+}
+
+/* The kind the rules give `function`; REPORT_NONE when no rule names it. */
+static enum report_kind rule_for(const char *rules, const char *function)
+{
+    size_t name_length = strlen(function);
+    for (const char *rule = rules; rule && *rule;) {
+        const char *end = strchr(rule, ':');
+        size_t length = end ? (size_t)(end - rule) : strlen(rule);
+        const char *equals = memchr(rule, '=', length);
+        if (equals && (size_t)(equals - rule) == name_length && !strncmp(rule, function, name_length))
+            return kind_of(equals + 1, length - (size_t)(equals + 1 - rule));
+        rule = end ? end + 1 : NULL;
+    }
+    return REPORT_NONE;
+}
+
+/* The report a learned convention implies: for a function that returned addresses, NULL; else
+   the first of a negative int, 0 (false) that it never returned. */
+static enum report_kind learned(uint64_t seen)
+{
+    if (!seen)
+        return REPORT_NONE;
+    if (seen & BOUNDARY_CLASS_WIDE)
+        return seen & BOUNDARY_CLASS_NULL ? REPORT_NONE : REPORT_NULL;
+    if (!(seen & BOUNDARY_CLASS_NEG32))
+        return REPORT_NEGATIVE;
+    if (!(seen & BOUNDARY_CLASS_ZERO32))
+        return REPORT_ZERO;
+    return REPORT_NONE;
+}
+
+static bool is_report(enum report_kind kind, uint64_t value)
+{
+    uint64_t classes = boundary_classes(value);
+    switch (kind) {
+    case REPORT_NULL: return classes & BOUNDARY_CLASS_NULL;
+    case REPORT_NEGATIVE: return classes & BOUNDARY_CLASS_NEG32;
+    case REPORT_ZERO: return classes & BOUNDARY_CLASS_ZERO32;
+    case REPORT_FALSE: return classes & BOUNDARY_CLASS_FALSE8;
+    default: return false;
+    }
+}
+
+enum api_verdict api_verdict(const char *rules, const char *function, uint64_t seen,
+                             uint64_t value)
+{
+    enum report_kind kind = rule_for(rules, function);
+    if (kind == REPORT_NONE) {
+        kind = learned(seen);
+        /* An int function that returned negatives and 0 unfailed: a value of a class it never
+           returned is still a report (0 from one that only returned positives). */
+        if (kind == REPORT_NONE && seen && !(seen & BOUNDARY_CLASS_WIDE))
+            return (boundary_classes(value) & ~seen &
+                    (BOUNDARY_CLASS_NULL | BOUNDARY_CLASS_ZERO32 | BOUNDARY_CLASS_NEG32))
+                       ? API_REPORTED
+                       : API_SWALLOWED;
+    }
+    if (kind == REPORT_NONE)
+        return seen ? API_SWALLOWED : API_UNKNOWN;
+    /* 0 from a function whose convention is "negative" but that never returned 0 either is a
+       report too: e.g. a count that is never 0 unfailed. */
+    if (is_report(kind, value) ||
+        (kind == REPORT_NEGATIVE && seen && !(seen & BOUNDARY_CLASS_ZERO32) &&
+         (boundary_classes(value) & BOUNDARY_CLASS_ZERO32)))
+        return API_REPORTED;
+    return API_SWALLOWED;
+}
+
+const char *api_convention(const char *rules, const char *function, uint64_t seen)
+{
+    enum report_kind kind = rule_for(rules, function);
+    if (kind != REPORT_NONE)
+        return kind_texts[kind];
+    kind = learned(seen);
+    if (kind == REPORT_NEGATIVE && !(seen & BOUNDARY_CLASS_ZERO32))
+        return "a negative int, 0 or false";
+    return kind_texts[kind];
+}
+
+bool api_convention_is_rule(const char *rules, const char *function)
+{
+    return rule_for(rules, function) != REPORT_NONE;
+}
+
+const char *api_verdict_name(enum api_verdict verdict)
+{
+    switch (verdict) {
+    case API_UNKNOWN: return "unknown";
+    case API_REPORTED: return "reported";
+    case API_SWALLOWED: return "swallowed";
+    default: return NULL;
+    }
+}

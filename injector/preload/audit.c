@@ -1,0 +1,134 @@
+/*
+ * audit.c — libfail-audit.so, the LD_AUDIT module of scoped campaigns: it shows the preload each
+ * call the program makes into a library under test, and what the call returned.
+ *
+ * glibc's audit interface (rtld-audit(7)) is the one way to see a return without touching the
+ * program's code or stack: for each binding from an object marked BINDFROM to one marked BINDTO,
+ * the dynamic linker calls la_pltenter before the function and la_pltexit after it. Bindings from
+ * the program (the main executable) to the non-system shared objects are audited; failrun's own
+ * libraries and the system's never are. LIBFAIL_API_MODULES (':'-separated globs on the module's
+ * path, failrun's --module) narrows the objects under test.
+ *
+ * The module runs in a link namespace of its own, with its own C library: the preload of the
+ * main namespace, where the faults are and the records are written, is found by its symbols
+ * (libfail_boundary_enter/exit, libfail/boundary.c) when the dynamic linker opens it. Without the
+ * preload nothing is audited.
+ */
+#include "internal.h"
+
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The function's stack arguments are copied for it by the linker's trampoline: room for 32. */
+#define STACK_ARGUMENTS_BYTES 256
+
+static void (*boundary_enter)(uintptr_t stack);
+static void (*boundary_exit)(const char *name, uintptr_t function, uint64_t value);
+
+static uintptr_t dynamic_address(struct link_map *map, ElfW(Addr) value)
+{
+    return value < map->l_addr ? map->l_addr + value : value;
+}
+
+static uint32_t gnu_hash(const char *name)
+{
+    uint32_t hash = 5381;
+    for (; *name; name++)
+        hash = hash * 33 + (unsigned char)*name;
+    return hash;
+}
+
+/* A defined symbol of an object, by its GNU hash table. */
+static void *find_symbol(struct link_map *map, const char *name)
+{
+    const uint32_t *table = NULL;
+    const ElfW(Sym) *symbols = NULL;
+    const char *strings = NULL;
+    for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_GNU_HASH)
+            table = (const uint32_t *)dynamic_address(map, d->d_un.d_ptr);
+        else if (d->d_tag == DT_SYMTAB)
+            symbols = (const ElfW(Sym) *)dynamic_address(map, d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB)
+            strings = (const char *)dynamic_address(map, d->d_un.d_ptr);
+    }
+    if (!table || !symbols || !strings || table[0] == 0)
+        return NULL;
+    uint32_t buckets = table[0], first = table[1], bloom_words = table[2];
+    const uint32_t *bucket = (const uint32_t *)((const ElfW(Addr) *)&table[4] + bloom_words);
+    const uint32_t *chain = bucket + buckets;
+    uint32_t hash = gnu_hash(name);
+    uint32_t index = bucket[hash % buckets];
+    if (index < first)
+        return NULL;
+    for (;; index++) {
+        uint32_t entry = chain[index - first];
+        if ((entry | 1) == (hash | 1) && !strcmp(strings + symbols[index].st_name, name) &&
+            symbols[index].st_shndx != SHN_UNDEF)
+            return (void *)(map->l_addr + symbols[index].st_value);
+        if (entry & 1)
+            return NULL;
+    }
+}
+
+LF_EXPORT unsigned la_version(unsigned version)
+{
+    return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+LF_EXPORT unsigned la_objopen(struct link_map *map, Lmid_t namespace, uintptr_t *cookie)
+{
+    (void)cookie;
+    if (namespace != LM_ID_BASE)
+        return 0;
+    const char *path = map->l_name ? map->l_name : "";
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!strncmp(base, "libfail", 7)) {
+        /* The preload (or libfail.so linked into the program): its entry points. */
+        void *enter = find_symbol(map, "libfail_boundary_enter");
+        void *leave = find_symbol(map, "libfail_boundary_exit");
+        if (enter && leave && !boundary_enter) {
+            boundary_enter = (void (*)(uintptr_t))enter;
+            boundary_exit = (void (*)(const char *, uintptr_t, uint64_t))leave;
+        }
+        return 0;
+    }
+    if (!path[0])
+        return LA_FLG_BINDFROM; /* the program */
+    if (path_is_system(path) || !strncmp(base, "linux-vdso", 10) || !strncmp(base, "ld-linux", 8))
+        return 0;
+    const char *modules = getenv("LIBFAIL_API_MODULES");
+    if (modules && *modules && !glob_list_match(modules, path))
+        return 0;
+    return LA_FLG_BINDTO;
+}
+
+LF_EXPORT uintptr_t la_symbind64(ElfW(Sym) *symbol, unsigned index, uintptr_t *from, uintptr_t *to,
+                       unsigned *flags, const char *name)
+{
+    (void)index, (void)from, (void)to, (void)flags, (void)name;
+    return symbol->st_value;
+}
+
+LF_EXPORT ElfW(Addr) la_x86_64_gnu_pltenter(ElfW(Sym) *symbol, unsigned index, uintptr_t *from,
+                                  uintptr_t *to, La_x86_64_regs *registers, unsigned *flags,
+                                  const char *name, long *frame_size)
+{
+    (void)index, (void)from, (void)to, (void)flags, (void)name;
+    if (boundary_enter) {
+        boundary_enter((uintptr_t)registers->lr_rsp);
+        *frame_size = STACK_ARGUMENTS_BYTES; /* then la_pltexit follows the call */
+    }
+    return symbol->st_value;
+}
+
+LF_EXPORT unsigned la_x86_64_gnu_pltexit(ElfW(Sym) *symbol, unsigned index, uintptr_t *from, uintptr_t *to,
+                               const La_x86_64_regs *in, La_x86_64_retval *out, const char *name)
+{
+    (void)index, (void)from, (void)to, (void)in;
+    if (boundary_exit)
+        boundary_exit(name, (uintptr_t)symbol->st_value, (uint64_t)out->lrv_rax);
+    return 0;
+}
