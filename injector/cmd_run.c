@@ -434,6 +434,7 @@ int cmd_run(int argc, char **argv)
 
 int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
 {
+    stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     struct run_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {
