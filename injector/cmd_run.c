@@ -100,7 +100,10 @@ const char run_usage[] =
     "  --quiet           no progress lines\n"
     "\n"
     "Exit status: 0 no bugs, 1 bugs found, 2 usage error.\n"
-    "A campaign killed before it finished resumes when run again with the same command.\n";
+    "A campaign killed before it finished resumes when run again with the same command.\n"
+    "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
+    "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
+    "by the next failrun run.\n";
 
 static char *join_globs(const char *existing, const char *glob)
 {
