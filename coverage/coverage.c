@@ -87,6 +87,7 @@ static struct gcov_job gcov_start(char **files, size_t count)
     if (pid < 0)
         fatal("cannot start gcov: %s", strerror(errno));
     if (pid == 0) {
+        unblock_for_child();
         char **argv = xcalloc(count + 5, sizeof *argv);
         argv[0] = "gcov";
         argv[1] = "--json-format";

@@ -49,7 +49,7 @@ struct campaign_context {
     struct run_options *options;
     char *state_dir;
     /* Runs execute in runs_dir: a folder of this process on a scratch file system (tmpfs; see
-       open_scratch), or state_dir/runs when there is none. What a run leaves that is worth
+       scratch.c), or state_dir/runs when there is none. What a run leaves that is worth
        keeping moves to the same name under state_dir/runs (settle_run_folder). */
     char *scratch_dir, *runs_dir, *kept_dir;
     struct module_map modules;
@@ -129,9 +129,14 @@ struct job {
    call that takes more (fork: about 75) is better swept with a targeted --occurrence. */
 #define KERNEL_MAX_NTH 200
 
-/* scheduler.c */
+/* scratch.c: the scratch folder (removed at the end, on exit(), on INT, TERM and HUP, and
+   by the next campaign after a KILL), and the thread that takes those signals; started first
+   thing in a campaign, before any other thread. */
+void stop_signals_start(void);
 void open_scratch(struct campaign_context *context);
 void close_scratch(struct campaign_context *context);
+
+/* scheduler.c */
 /* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
 char *kept_path(const struct campaign_context *context, const char *dir);
 /* --keep-runs: after run `run_id` (kept, no bug) settled, remove the oldest kept folders of

@@ -105,7 +105,10 @@ const char run_usage[] =
     "  --quiet           no progress lines\n"
     "\n"
     "Exit status: 0 no bugs, 1 bugs found, 2 usage error.\n"
-    "A campaign killed before it finished resumes when run again with the same command.\n";
+    "A campaign killed before it finished resumes when run again with the same command.\n"
+    "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
+    "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
+    "by the next failrun run.\n";
 
 static char *join_globs(const char *existing, const char *glob)
 {
@@ -449,6 +452,7 @@ int cmd_run(int argc, char **argv)
 
 int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
 {
+    stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     struct run_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {

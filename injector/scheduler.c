@@ -10,15 +10,12 @@
 #include "policy.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Each attempt at a run gets its own folder: a process left over from a killed failrun (a
@@ -26,96 +23,6 @@
 static char *run_directory(struct campaign_context *context, int64_t run_id)
 {
     return xasprintf("%s/%lld-%ld", context->runs_dir, (long long)run_id, (long)getpid());
-}
-
-/* Scratch folders are named failrun-PID.XXXXXX; one whose failrun is gone (killed before it
-   could remove it) is removed by the next campaign that looks. */
-#define SCRATCH_PREFIX "failrun-"
-
-static void remove_stale_scratch(const char *root)
-{
-    DIR *folder = opendir(root);
-    if (!folder)
-        return;
-    struct dirent *entry;
-    VECTOR(char *) stale = {0};
-    while ((entry = readdir(folder))) {
-        if (strncmp(entry->d_name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)))
-            continue;
-        char *end;
-        long pid = strtol(entry->d_name + strlen(SCRATCH_PREFIX), &end, 10);
-        struct stat st;
-        char *path = xasprintf("%s/%s", root, entry->d_name);
-        if (*end == '.' && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
-            lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
-            VECTOR_PUSH(stale, path);
-        else
-            free(path);
-    }
-    closedir(folder);
-    for (size_t i = 0; i < stale.count; i++) {
-        remove_tree(stale.items[i]);
-        free(stale.items[i]);
-    }
-    free(stale.items);
-}
-
-/* The scratch file system: LIBFAIL_SCRATCH (a folder; empty for none), else /dev/shm when it is
-   a writable tmpfs. Per run, the preload writes a record file per process, and failrun an
-   output file per stream and a folder: on ext4 that inode work was a quarter of a fork
-   campaign's time (perf); in memory it is next to nothing, and only what is kept touches disk. */
-static const char *scratch_root(void)
-{
-    const char *chosen = getenv("LIBFAIL_SCRATCH");
-    if (chosen)
-        return *chosen ? chosen : NULL;
-    struct statfs fs;
-    if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK) == 0)
-        return "/dev/shm";
-    return NULL;
-}
-
-static char *scratch_path; /* for the exit handler */
-
-static void remove_scratch_at_exit(void)
-{
-    if (scratch_path)
-        remove_tree(scratch_path);
-}
-
-void open_scratch(struct campaign_context *context)
-{
-    context->kept_dir = xasprintf("%s/runs", context->state_dir);
-    const char *root = scratch_root();
-    if (root) {
-        remove_stale_scratch(root);
-        char *template = xasprintf("%s/" SCRATCH_PREFIX "%ld.XXXXXX", root, (long)getpid());
-        if (mkdtemp(template)) {
-            context->scratch_dir = template;
-            scratch_path = template;
-            atexit(remove_scratch_at_exit);
-        } else {
-            warn("cannot create a scratch folder in %s (%s); runs use %s", root, strerror(errno),
-                 context->kept_dir);
-            free(template);
-        }
-    }
-    context->runs_dir = context->scratch_dir ? xasprintf("%s/runs", context->scratch_dir)
-                                             : xstrdup(context->kept_dir);
-    if (!make_directories(context->runs_dir) || !make_directories(context->kept_dir))
-        fatal("cannot create %s: %s; check the folder of --db", context->runs_dir,
-              strerror(errno));
-}
-
-void close_scratch(struct campaign_context *context)
-{
-    if (context->scratch_dir)
-        remove_tree(context->scratch_dir);
-    scratch_path = NULL;
-    free(context->scratch_dir);
-    free(context->runs_dir);
-    free(context->kept_dir);
-    context->scratch_dir = context->runs_dir = context->kept_dir = NULL;
 }
 
 char *kept_path(const struct campaign_context *context, const char *dir)

@@ -20,9 +20,47 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* The processes started and not yet reaped, so that failrun, ending on a signal or an exit,
+   can stop them before it removes the folders they write into (spawn_stop_all). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static VECTOR(pid_t) live;
+static size_t starting; /* between the check of failrun_stopping and the pid's registration */
+
+static void live_remove(pid_t pid)
+{
+    pthread_mutex_lock(&live_lock);
+    for (size_t i = 0; i < live.count; i++)
+        if (live.items[i] == pid) {
+            live.items[i] = live.items[--live.count];
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+}
+
+bool spawn_stop_all(int64_t timeout_ms)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        pthread_mutex_lock(&live_lock);
+        for (size_t i = 0; i < live.count; i++) {
+            kill(-live.items[i], SIGKILL);
+            kill(live.items[i], SIGKILL);
+        }
+        bool none = live.count == 0 && starting == 0;
+        pthread_mutex_unlock(&live_lock);
+        if (none)
+            return true;
+        if (now_ms() >= deadline)
+            return false;
+        struct timespec pause = {0, 2 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
 
 char **environment_with(const char *const *extra)
 {
@@ -84,12 +122,14 @@ static int run_child(void *argument)
 {
     const struct child_start *start = argument;
     setpgid(0, 0);
-    /* If failrun is killed, its run dies with it instead of racing the resumed campaign. */
+    /* If failrun is killed, its run dies with it instead of racing the resumed campaign (on
+       INT, TERM and HUP failrun stops its runs itself first: spawn_stop_all). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != start->parent)
         _exit(127);
     /* The child has its own copy of the handlers (no CLONE_SIGHAND); failrun sets none but
-       SIGPIPE's SIG_IGN, which an exec would keep. */
+       SIGPIPE's SIG_IGN, which an exec would keep. Its mask is failrun's without the signals
+       failrun's waiting thread takes (stop_signals). */
     signal(SIGPIPE, SIG_DFL);
     redirect(start->request->stdin_path, 0, O_RDONLY);
     redirect(start->request->stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
@@ -149,20 +189,43 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     char *stack = xmalloc(CHILD_STACK);
     struct child_start child = {.request = request, .environment = environment,
                                 .parent = getpid()};
+    /* Once failrun is stopping no run starts; one that was starting is killed as it registers. */
+    pthread_mutex_lock(&live_lock);
+    if (failrun_stopping) {
+        pthread_mutex_unlock(&live_lock);
+        stop_here();
+    }
+    starting++;
+    pthread_mutex_unlock(&live_lock);
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &child.mask);
+    sigset_t ours = child.mask;
+    signals_for_child(&child.mask);
     pid_t pid = clone(run_child, stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
     int saved = errno;
-    pthread_sigmask(SIG_SETMASK, &child.mask, NULL);
+    pthread_sigmask(SIG_SETMASK, &ours, NULL);
     free(stack);
+    if (pid > 0)
+        setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own */
+    pthread_mutex_lock(&live_lock);
+    starting--;
+    if (pid > 0)
+        VECTOR_PUSH(live, pid);
+    if (pid > 0 && failrun_stopping) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+    }
+    pthread_mutex_unlock(&live_lock);
     if (pid < 0)
         fatal("cannot start a process: %s; lower -j or raise the process limit",
               strerror(saved));
-    setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own setpgid */
     result.pid = pid;
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
+    live_remove(pid);
+    if (failrun_stopping) /* killed by failrun as it ends: nothing to conclude */
+        stop_here();
     result.wall_ms = now_ms() - start;
     if (!request->environment)
         free(environment);

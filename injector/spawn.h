@@ -33,6 +33,11 @@ struct spawn_result {
    others of its group are still running, the whole group is killed. */
 struct spawn_result spawn_and_wait(const struct spawn_request *request);
 
+/* failrun is ending (failrun_stopping is set): kill every process spawn_and_wait started, with
+   its group, and wait until their threads have reaped them (they then stop_here). False when
+   some were still not reaped after timeout_ms. */
+bool spawn_stop_all(int64_t timeout_ms);
+
 /* Compose an environment: ours, with each extra "NAME=value" replacing any same NAME. */
 char **environment_with(const char *const *extra);
 

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,34 @@ const char *program_name = "failrun";
 bool warnings_quiet;
 jmp_buf *fatal_jump;
 
+volatile sig_atomic_t failrun_stopping;
+sigset_t stop_signals;
+
+void stop_here(void)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;)
+        pause();
+}
+
+void signals_for_child(sigset_t *mask)
+{
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&stop_signals, sig) == 1)
+            sigdelset(mask, sig);
+}
+
+void unblock_for_child(void)
+{
+    sigprocmask(SIG_UNBLOCK, &stop_signals, NULL);
+}
+
 void fatal(const char *format, ...)
 {
+    if (failrun_stopping)
+        stop_here();
     if (fatal_jump)
         longjmp(*fatal_jump, 1);
     va_list args;

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +23,21 @@ extern const char *program_name;
 extern bool warnings_quiet;
 extern jmp_buf *fatal_jump;
 
-/* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix. */
+/* Set when failrun is ending on a signal or an exit while runs may be under way (scratch.c):
+   from then on, a thread whose run ends or that meets an error waits for the process to end
+   instead of concluding anything (stop_here). */
+extern volatile sig_atomic_t failrun_stopping;
+/* Never returns: the thread waits, signals blocked, for the stopping thread to end the process. */
+__attribute__((noreturn)) void stop_here(void);
+/* The signals that one thread of a campaign waits for (INT, TERM, HUP; scratch.c), blocked in
+   every other thread; empty outside a campaign. A process failrun starts must not inherit them
+   blocked: signals_for_child removes them from a mask, unblock_for_child from the caller's. */
+extern sigset_t stop_signals;
+void signals_for_child(sigset_t *mask);
+void unblock_for_child(void);
+
+/* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix.
+   While failrun_stopping, the thread stops there instead (what it met was the removal). */
 __attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *format, ...);
 __attribute__((format(printf, 1, 2))) void warn(const char *format, ...);
 
