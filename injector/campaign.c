@@ -58,13 +58,13 @@ char *preload_path(const struct campaign_settings *settings)
 }
 
 /* The LD_AUDIT module that shows what the code under test returned (injector/preload/audit.c),
-   beside the preload; NULL when the campaign has no scope (no --source, no --module) or the
-   module is missing. */
+   beside the preload; NULL without --boundary, when the campaign has no scope (no --source, no
+   --module), or when the module is missing. */
 static char *audit_path(const struct campaign_settings *settings)
 {
     bool scoped = (settings->source_globs && *settings->source_globs) ||
                   (settings->module_globs && *settings->module_globs);
-    if (!scoped || settings->kernel)
+    if (!settings->boundary || !scoped || settings->kernel)
         return NULL;
     const char *override = getenv("LIBFAIL_AUDIT");
     if (override)
@@ -353,7 +353,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
-            " whole_command = ?, source = ?, wrappers = ?, returns = ?");
+            " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
@@ -366,6 +366,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
                       SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 8, settings->returns ? settings->returns : "", -1,
                       SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 9, settings->boundary);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -402,7 +403,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
-                             " whole_command, source, wrappers, returns FROM campaign");
+                             " whole_command, source, wrappers, returns, boundary FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -413,6 +414,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->source_globs = column_text(statement, 5);
         settings->wrappers = column_text(statement, 6);
         settings->returns = column_text(statement, 7);
+        settings->boundary = sqlite3_column_int(statement, 8);
     }
     database_finalize(statement);
     return found;
@@ -433,6 +435,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                         b->source_globs ? b->source_globs : "") &&
                 !strcmp(a->wrappers ? a->wrappers : "", b->wrappers ? b->wrappers : "") &&
                 !strcmp(a->returns ? a->returns : "", b->returns ? b->returns : "") &&
+                a->boundary == b->boundary &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);

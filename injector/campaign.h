@@ -43,6 +43,7 @@ struct campaign_settings {
     char *source_globs;     /* --source globs, ':'-separated; NULL or "": every site (source.h) */
     char *wrappers;         /* --wrapper functions, ':'-separated; NULL or "": none named */
     char *returns;          /* --returns FUNC=KIND rules, ':'-separated; NULL or "": learned */
+    bool boundary;          /* --boundary: record what the code under test returned (LD_AUDIT) */
 };
 
 /* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */

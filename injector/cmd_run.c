@@ -50,6 +50,10 @@ const char run_usage[] =
     "                    Other sites are recorded (coverage) but get no run; a crash in code\n"
     "                    outside GLOB (a test using the library's NULL), or an assert at the\n"
     "                    entry it called, is a caller-crash, not a finding\n"
+    "  --boundary        with --source or --module: record what each call into the code under\n"
+    "                    test that a fault fired in returned (LD_AUDIT, calls into shared\n"
+    "                    libraries); an error report makes the caller's other output its\n"
+    "                    reaction (reported), a success value a failed test a finding (swallowed)\n"
     "  --returns FUNC=KIND  how FUNC of the code under test reports an error to its caller:\n"
     "                    null, negative, zero or false (repeatable). Without it, learned from\n"
     "                    the unfailed runs: a value of a kind FUNC never returned there (NULL\n"
@@ -161,7 +165,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"whole-command", no_argument, NULL, 'H'},
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
-        {"returns", required_argument, NULL, 'V'},
+        {"returns", required_argument, NULL, 'V'}, {"boundary", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
@@ -293,6 +297,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             settings->wrappers = joined;
             break;
         }
+        case 'G':
+            settings->boundary = true;
+            break;
         case 'V': {
             if (!returns_rule_valid(optarg))
                 fatal("--returns %s: give FUNC=null, FUNC=negative, FUNC=zero or "

@@ -45,7 +45,8 @@ static const char schema[] =
     "  whole_command INTEGER NOT NULL DEFAULT 0,"  /* --whole-command: never a program alone */
     "  source TEXT NOT NULL DEFAULT '',"  /* --source globs, ':'-separated: the sites failed */
     "  wrappers TEXT NOT NULL DEFAULT '',"  /* --wrapper functions, ':'-separated */
-    "  returns TEXT NOT NULL DEFAULT '');"  /* --returns FUNC=KIND, ':'-separated */
+    "  returns TEXT NOT NULL DEFAULT '',"  /* --returns FUNC=KIND, ':'-separated */
+    "  boundary INTEGER NOT NULL DEFAULT 0);"  /* --boundary: what the code under test returned */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -233,6 +234,7 @@ static const char migrate_7_to_8[] =
 /* Version 9: what the code under test returned (the library boundary). */
 static const char migrate_8_to_9[] =
     "ALTER TABLE campaign ADD COLUMN returns TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE campaign ADD COLUMN boundary INTEGER NOT NULL DEFAULT 0;"
     "CREATE TABLE IF NOT EXISTS conventions("
     "  module INTEGER NOT NULL, function TEXT NOT NULL, classes INTEGER NOT NULL,"
     "  PRIMARY KEY(module, function));"

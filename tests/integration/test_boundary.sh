@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_boundary.sh — the library boundary: with a scope, each fault run records what the outermost
+# test_boundary.sh — the library boundary: with a scope and --boundary, each fault run records what the outermost
 # call into the code under test returned (LD_AUDIT, libfail-audit.so); each function's error
 # convention is learned from the unfailed runs. An error report makes the caller's other output its
 # reaction (outcome reported, not a finding); a success value after the failure makes a failed test
@@ -14,7 +14,7 @@ verdicts() {
               FROM runs WHERE api IS NOT NULL ORDER BY api, id"
 }
 
-"$FAILRUN" run -q --json --source shelf.c --db scoped.db -- "$program" >scoped.json
+"$FAILRUN" run -q --json --boundary --source shelf.c --db scoped.db -- "$program" >scoped.json
 "$FAILRUN" report --db scoped.db >scoped.txt
 check_equal "each fault in the library: what its call returned, the verdict, the caller's reaction" \
     "shelf_count reported reported silent
@@ -47,15 +47,15 @@ check_equal "after a longjmp out of the library, its next call is still seen" 2 
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE api = 'shelf_label'")"
 
 # A --returns rule overrides what was learned: shelf_count reporting by 0 makes its -1 a success.
-"$FAILRUN" run -q --source shelf.c --returns shelf_count=zero --db rule.db -- "$program" >/dev/null
+"$FAILRUN" run -q --boundary --source shelf.c --returns shelf_count=zero --db rule.db -- "$program" >/dev/null
 check_equal "--returns shelf_count=zero: its -1 is a success value, the printed -1 a finding" \
     "shelf_count swallowed swallowed -" "$(verdicts rule.db | grep '^shelf_count')"
 check "--returns: a malformed rule is refused" \
     sh -c "! '$FAILRUN' run -q --source shelf.c --returns shelf_count=maybe --db bad.db -- '$program' 2>/dev/null"
 
-# Without the audit module nothing is known of the boundary: the output the test printed after a
+# Without --boundary nothing is known of the boundary: the output the test printed after a
 # reported NULL is a silent finding, the failed test merely handled (the defects of issue 20).
-LIBFAIL_AUDIT= "$FAILRUN" run -q --json --source shelf.c --db plain.db -- "$program" >plain.json
+"$FAILRUN" run -q --json --source shelf.c --db plain.db -- "$program" >plain.json
 check_equal "without the boundary: silent findings, and the swallowed error only handled" \
     "handled 2
 silent 3" \
