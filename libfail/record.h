@@ -34,6 +34,11 @@ enum record_type {
        at a time: the site's top frame, then {signature, blocks}, then {bytes, 0}. A process that
        ends with many sites live (every fork-mode child) writes a ninth of the bytes. */
     RECORD_LIVE_SET = 9,
+    /* An exec (or posix_spawn) of a program that will run without this preload, written by the
+       process that starts it, just before: body.text.path = the program, value = enum
+       record_unpreloaded_reason, signature = the attempt's number in this image. The same record
+       with RECORD_FLAG_EXEC_FAILED after the call failed takes it back. */
+    RECORD_UNPRELOADED = 10,
     RECORD_TYPE_LIMIT
 };
 
@@ -109,6 +114,15 @@ static inline enum function_kind record_function_kind(uint32_t function)
 #define RECORD_FLAG_KERNEL_FIRED 0x40u
 #define RECORD_FLAG_CALL_FAILED 0x80u
 #define RECORD_FLAG_ERRNO_SHIFT 16
+
+/* UNPRELOADED: the exec or spawn announced before (same signature) failed: no program ran. */
+#define RECORD_FLAG_EXEC_FAILED 0x100u
+
+/* Why a program started by a process of the campaign runs without the preload (UNPRELOADED). */
+enum record_unpreloaded_reason {
+    UNPRELOADED_CLEARED = 1, /* its environment lacks LD_PRELOAD or the run's LIBFAIL_* variables */
+    UNPRELOADED_SETUID = 2,  /* set-user/group-ID: the loader ignores LD_PRELOAD (AT_SECURE) */
+};
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };
