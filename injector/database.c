@@ -15,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 8;"
+    "PRAGMA user_version = 9;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -130,6 +130,13 @@ static const char schema[] =
     "  alone_dir TEXT);"                /* the check's first run alone, its gcov data beside it
                                            (coverage_directory): failrun cov reads it as run
                                            -id, the reference counts of the runs it owns */
+    /* Programs of a run that started without libfail's preload (RECORD_UNPRELOADED): none of
+       their sites is in the campaign. */
+    "CREATE TABLE IF NOT EXISTS unpreloaded("
+    "  run INTEGER NOT NULL, program TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"           /* 'cleared' (LD_PRELOAD or LIBFAIL_*), 'setuid' */
+    "  count INTEGER NOT NULL,"         /* times it was started so */
+    "  PRIMARY KEY(run, program, reason)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -219,6 +226,9 @@ static const char migrate_7_to_8[] =
     "ALTER TABLE programs ADD COLUMN alone_dir TEXT;"
     "PRAGMA user_version = 8;";
 
+/* Version 9: the programs that ran without the preload, a new table only (the schema makes it). */
+static const char migrate_8_to_9[] = "PRAGMA user_version = 9;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -248,7 +258,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 7))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 8))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -274,7 +284,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 6 || sqlite3_exec(db, migrate_5_to_6, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 8 || version < 5 || /* before 5, the schema makes programs whole */
-               sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK);
+               sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -393,7 +404,8 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
                       "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM cov_data;"
-                      "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;");
+                      "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;"
+                      "DELETE FROM unpreloaded;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
@@ -448,6 +460,23 @@ bool frames_from_json(const char *text, struct frame_list *out)
     }
     json_decref(array);
     return ok;
+}
+
+void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO unpreloaded(run, program, reason, count) VALUES (?, ?, ?, 1)"
+            " ON CONFLICT DO UPDATE SET count = count + 1");
+    for (size_t i = 0; i < records->unpreloaded.count; i++) {
+        const struct ingest_unpreloaded *entry = &records->unpreloaded.items[i];
+        if (entry->failed)
+            continue;
+        sqlite3_bind_int64(statement, 1, run_id);
+        sqlite3_bind_text(statement, 2, entry->program, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(statement, 3, unpreloaded_reason_name(entry->reason), -1, SQLITE_STATIC);
+        database_step_done(statement);
+    }
+    database_finalize(statement);
 }
 
 void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records)

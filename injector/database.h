@@ -12,13 +12,14 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 8 /* 2: NOFAIL sites, failpoint names, policy, coverage;
+#define DATABASE_SCHEMA_VERSION 9 /* 2: NOFAIL sites, failpoint names, policy, coverage;
                                      3: confirmed leaks, unexplored sites;
                                      4: kinds of fault (--faults io);
                                      5: programs and the sites they own (runs alone);
                                      6: coverage counts per data file, functions;
                                      7: --source, --wrapper and each site's source file;
-                                     8: each program's coverage alone (programs.alone_dir) */
+                                     8: each program's coverage alone (programs.alone_dir);
+                                     9: programs run without the preload (unpreloaded) */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */
@@ -36,6 +37,9 @@ void database_reset(sqlite3 *db);
 
 /* Store modules and sites a run revealed; new sites get first_run = run_id. */
 void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records);
+
+/* The programs a run started without the preload, counted per program and reason. */
+void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records);
 
 /* Frames as JSON text: [["<module id hex>", offset], ...] and back. */
 char *frames_to_json(const struct frame_list *frames);
