@@ -32,6 +32,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+_Static_assert(sizeof ((struct exec_decision *)0)->program == PATH_MAX, "a whole path");
+
 /* Our library's path as the loader knows it (from LD_PRELOAD); empty when libfail is not a
    preload here (linked into the program, libfail.so): then nothing is rewritten. */
 static char own_preload[PATH_MAX];
@@ -174,7 +176,7 @@ static bool LF_TEXT starts_secure(const char *program, const struct exec_target 
     struct stat st;
     bool known = fd >= 0 ? fstat(fd, &st) == 0 : (program[0] && stat(program, &st) == 0);
     bool nosuid = false;
-    char head[PATH_MAX];
+    char head[256]; /* the kernel reads no more of a "#!" line (BINPRM_BUF_SIZE) */
     ssize_t head_length = 0;
     if (known && fd >= 0) {
         struct statvfs fs;

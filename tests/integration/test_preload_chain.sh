@@ -62,6 +62,13 @@ check_equal "a failed exec or spawn is no program run: the missing one is not li
 check_equal "a failed exec or spawn returns what it returns without the preload" \
     "$("$PROGRAMS/spawner" fail)" "$(grep -v '^libhello' "$baseline/stdout" | grep -e execve -e posix_spawn)"
 
+# A database of schema 8 (before the table) opens, migrated, and reports no such program.
+cp chain.db old.db
+sql old.db "DROP TABLE unpreloaded; PRAGMA user_version = 8;"
+"$FAILRUN" report --json --db old.db >old.json
+check_equal "schema 8: migrated to 9, nothing listed" "9 0" \
+    "$(sql old.db "PRAGMA user_version") $(jq '.campaign.unpreloaded | length' old.json)"
+
 # Set-user-ID (as root: a copy owned by nobody): the loader ignores LD_PRELOAD, even put first.
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     printf '#include <stdlib.h>\nint main(void) { free(malloc(10)); return 0; }\n' >setuid.c
