@@ -9,13 +9,15 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/i
               -I$(BUILD)/gen
 # Code that runs inside the target: position independent, private symbols, TLS that never allocates.
 # Frame pointers: sanitizers unwind allocation stacks by them, through our interposers too.
-CORE_CFLAGS := $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
+# Without -Iinjector: failrun's headers are not the target's, and its spawn.h would hide the C
+# library's (the preload wraps posix_spawn).
+CORE_CFLAGS := $(filter-out -Iinjector,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
 # Examples and test programs: plain debug builds, so reports name exact lines.
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
-                libfail/boundary.c
+                libfail/boundary.c libfail/execenv.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/scratch.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -43,7 +45,8 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
                 test_environment test_source test_kmem test_kernelcov)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
-                   $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/covcrash-stripped \
+                   $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
+                   $(BUILD)/tests/programs/covcrash-stripped \
                    $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
 
@@ -255,7 +258,8 @@ $(BUILD)/tests/asan/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c e
 	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/csvstat/csv.c \
 	    examples/csvstat/csvstat.c
 
-$(BUILD)/tests/programs/libctor.so $(BUILD)/tests/programs/libsetenv.so: \
+$(BUILD)/tests/programs/libctor.so $(BUILD)/tests/programs/libsetenv.so \
+$(BUILD)/tests/programs/libhello.so: \
 $(BUILD)/tests/programs/lib%.so: tests/programs/lib%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<

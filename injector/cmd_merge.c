@@ -221,6 +221,10 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
                       " JOIN temp.copied c ON c.old = p.run"
                       " WHERE c.new > (SELECT min(id) FROM main.runs WHERE kind = 'baseline')"
                       "  OR NOT EXISTS (SELECT 1 FROM main.processes WHERE run = c.new)");
+    /* Every shard's baseline started the same programs without the preload: counted once. */
+    database_exec(db, "INSERT INTO main.unpreloaded SELECT c.new, u.program, u.reason, u.count"
+                      " FROM src.unpreloaded u JOIN temp.copied c ON c.old = u.run"
+                      " WHERE NOT EXISTS (SELECT 1 FROM main.unpreloaded WHERE run = c.new)");
     /* Findings by key, counted over the runs actually copied, represented as a campaign run
        whole would represent them (FINDING_REPLACES: the smallest site id). */
     database_exec(db, "INSERT INTO main.findings(key, outcome, signal, site, frames, detail,"

@@ -142,6 +142,13 @@ static const char schema[] =
     "  alone_dir TEXT);"                /* the check's first run alone, its gcov data beside it
                                            (coverage_directory): failrun cov reads it as run
                                            -id, the reference counts of the runs it owns */
+    /* Programs of a run that started without libfail's preload (RECORD_UNPRELOADED): none of
+       their sites is in the campaign. */
+    "CREATE TABLE IF NOT EXISTS unpreloaded("
+    "  run INTEGER NOT NULL, program TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"           /* 'cleared' (LD_PRELOAD or LIBFAIL_*), 'setuid' */
+    "  count INTEGER NOT NULL,"         /* times it was started so */
+    "  PRIMARY KEY(run, program, reason)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
@@ -231,7 +238,8 @@ static const char migrate_7_to_8[] =
     "ALTER TABLE programs ADD COLUMN alone_dir TEXT;"
     "PRAGMA user_version = 8;";
 
-/* Version 9: what the code under test returned (the library boundary). */
+/* Version 9: what the code under test returned (the library boundary); the table of programs
+   that ran without the preload (the schema makes it). */
 static const char migrate_8_to_9[] =
     "ALTER TABLE campaign ADD COLUMN returns TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE campaign ADD COLUMN boundary INTEGER NOT NULL DEFAULT 0;"
@@ -420,7 +428,8 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM processes; DELETE FROM cov_files; DELETE FROM cov_lines;"
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
                       "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM cov_data;"
-                      "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;");
+                      "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;"
+                      "DELETE FROM unpreloaded;");
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)
@@ -493,6 +502,23 @@ static void store_conventions(sqlite3 *db, const struct run_records *records)
         sqlite3_bind_int64(statement, 1, (sqlite3_int64)b->module);
         sqlite3_bind_text(statement, 2, b->function, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(statement, 3, (sqlite3_int64)b->value2);
+        database_step_done(statement);
+    }
+    database_finalize(statement);
+}
+
+void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT INTO unpreloaded(run, program, reason, count) VALUES (?, ?, ?, 1)"
+            " ON CONFLICT DO UPDATE SET count = count + 1");
+    for (size_t i = 0; i < records->unpreloaded.count; i++) {
+        const struct ingest_unpreloaded *entry = &records->unpreloaded.items[i];
+        if (entry->failed)
+            continue;
+        sqlite3_bind_int64(statement, 1, run_id);
+        sqlite3_bind_text(statement, 2, entry->program, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(statement, 3, unpreloaded_reason_name(entry->reason), -1, SQLITE_STATIC);
         database_step_done(statement);
     }
     database_finalize(statement);

@@ -19,7 +19,9 @@
                                      6: coverage counts per data file, functions;
                                      7: --source, --wrapper and each site's source file;
                                      8: each program's coverage alone (programs.alone_dir);
-                                     9: the library boundary (conventions, runs.api_*) */
+                                     9: programs run without the preload (unpreloaded),
+
+                                        the library boundary (conventions, runs.api_*) */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */
@@ -37,6 +39,9 @@ void database_reset(sqlite3 *db);
 
 /* Store modules and sites a run revealed; new sites get first_run = run_id. */
 void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records);
+
+/* The programs a run started without the preload, counted per program and reason. */
+void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records);
 
 /* Frames as JSON text: [["<module id hex>", offset], ...] and back. */
 char *frames_to_json(const struct frame_list *frames);

@@ -93,6 +93,17 @@ int function_io_errno_by_name(const char *name)
     return function_io_errno(io_function_named(name));
 }
 
+const char *unpreloaded_reason_name(uint32_t reason)
+{
+    return reason == UNPRELOADED_SETUID ? "setuid" : "cleared";
+}
+
+const char *unpreloaded_reason_words(const char *name)
+{
+    return name && !strcmp(name, "setuid") ? "set-user-ID, the loader ignores LD_PRELOAD"
+                                           : "LD_PRELOAD or LIBFAIL_* cleared";
+}
+
 /* The process image a record belongs to: the file's own START record when it had one (each file
    is one image), else the newest image with that pid, else a new entry. */
 static size_t process_index(struct run_records *out, size_t current, uint32_t pid)
@@ -204,6 +215,26 @@ static void take_name(struct run_records *out, const struct record *r)
     VECTOR_PUSH(out->names, name);
 }
 
+/* An exec announced as starting without the preload, or (RECORD_FLAG_EXEC_FAILED) taken back. */
+static void take_unpreloaded(struct run_records *out, const struct record *r, size_t process)
+{
+    if (r->flags & RECORD_FLAG_EXEC_FAILED) {
+        for (size_t i = out->unpreloaded.count; i-- > 0;) {
+            struct ingest_unpreloaded *earlier = &out->unpreloaded.items[i];
+            if (earlier->process == process && earlier->attempt == r->signature &&
+                !earlier->failed) {
+                earlier->failed = true;
+                return;
+            }
+        }
+        return;
+    }
+    struct ingest_unpreloaded entry = {.program = xstrdup(r->body.text.path),
+                                       .reason = (uint32_t)r->value, .process = process,
+                                       .attempt = r->signature};
+    VECTOR_PUSH(out->unpreloaded, entry);
+}
+
 static void take_record(struct run_records *out, const struct record *r, size_t *current)
 {
     if (r->type == RECORD_START) {
@@ -283,6 +314,9 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         VECTOR_PUSH(out->boundaries, boundary);
         break;
     }
+    case RECORD_UNPRELOADED:
+        take_unpreloaded(out, r, *current);
+        break;
     default:
         break;
     }
@@ -481,5 +515,8 @@ void run_records_free(struct run_records *records)
     for (size_t i = 0; i < records->boundaries.count; i++)
         free(records->boundaries.items[i].function);
     free(records->boundaries.items);
+    for (size_t i = 0; i < records->unpreloaded.count; i++)
+        free(records->unpreloaded.items[i].program);
+    free(records->unpreloaded.items);
     memset(records, 0, sizeof *records);
 }

@@ -105,6 +105,16 @@ struct ingest_boundary {
     bool faulted;     /* a fault fired inside the call, in the calling thread */
 };
 
+/* A program a process started without libfail's preload (RECORD_UNPRELOADED): nothing of it
+   is recorded. `failed`: the exec or spawn failed after all, no program ran. */
+struct ingest_unpreloaded {
+    char *program;
+    uint32_t reason;  /* enum record_unpreloaded_reason */
+    size_t process;   /* the process that started it: its index in run_records.processes */
+    uint64_t attempt; /* its number there */
+    bool failed;
+};
+
 struct run_records {
     VECTOR(struct ingest_boundary) boundaries;
     VECTOR(struct ingest_process) processes;
@@ -113,6 +123,7 @@ struct run_records {
     VECTOR(struct ingest_live) live; /* summed over processes, one entry per site */
     VECTOR(struct ingest_fault) faults; /* every injected failure, in record order */
     VECTOR(struct ingest_name) names;   /* failpoint names, one entry per site */
+    VECTOR(struct ingest_unpreloaded) unpreloaded; /* in record order */
     int problems; /* malformed records or files */
 };
 
@@ -128,6 +139,11 @@ void run_records_free(struct run_records *records);
 /* Parse an invocation file's bytes (untrusted); false when malformed. */
 bool invocation_parse(const char *data, size_t length, struct ingest_invocation *out);
 void invocation_free(struct ingest_invocation *invocation);
+
+/* "cleared" or "setuid" (enum record_unpreloaded_reason), as the database stores it. */
+const char *unpreloaded_reason_name(uint32_t reason);
+/* The same said in words, for messages: "LD_PRELOAD cleared", "set-user-ID". */
+const char *unpreloaded_reason_words(const char *name);
 
 const char *function_name(uint32_t function);
 /* "alloc", "io", "failpoint" or "syscall" (record_function_kind), as the sites table stores it. */

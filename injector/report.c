@@ -190,6 +190,24 @@ static json_t *program_summary(sqlite3 *db)
     return programs;
 }
 
+/* The programs the baseline started without libfail's preload, with why and how often: the
+   campaign covers none of their sites (libfail/execenv.c). */
+static json_t *unpreloaded_programs(sqlite3 *db)
+{
+    json_t *list = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT program, reason, count FROM unpreloaded"
+            " WHERE run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
+            " ORDER BY program, reason");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_array_append_new(list, json_pack("{s:s, s:s, s:I}",
+                                              "program", sqlite3_column_text(statement, 0),
+                                              "reason", sqlite3_column_text(statement, 1),
+                                              "count", (json_int_t)sqlite3_column_int64(statement, 2)));
+    database_finalize(statement);
+    return list;
+}
+
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
     json_t *campaign = json_object();
@@ -244,6 +262,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
     json_object_set_new(campaign, "programs", program_summary(db));
+    json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
     return campaign;
 }
 
@@ -1168,6 +1187,24 @@ static void print_programs(FILE *out, json_t *programs)
     fputc('\n', out);
 }
 
+/* "2 programs ran without libfail's preload, not covered: /bin/x (LD_PRELOAD cleared, 3 times)" */
+static void print_unpreloaded(FILE *out, json_t *list)
+{
+    size_t count = json_array_size(list), index;
+    if (!count)
+        return;
+    fprintf(out, "  %zu program%s ran without libfail's preload, so no run covers %s:", count,
+            count == 1 ? "" : "s", count == 1 ? "it" : "them");
+    json_t *entry;
+    json_array_foreach(list, index, entry) {
+        json_int_t times = json_integer_value(json_object_get(entry, "count"));
+        fprintf(out, "%s %s (%s; %lld time%s)", index ? "," : "", string_of(entry, "program"),
+                unpreloaded_reason_words(string_of(entry, "reason")), (long long)times,
+                times == 1 ? "" : "s");
+    }
+    fputc('\n', out);
+}
+
 void report_print_text(json_t *report, FILE *out)
 {
     json_t *campaign = json_object_get(report, "campaign");
@@ -1220,6 +1257,7 @@ void report_print_text(json_t *report, FILE *out)
         fprintf(out, " (suppressed: %lld)", (long long)suppressed);
     fputc('\n', out);
     print_programs(out, json_object_get(campaign, "programs"));
+    print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     json_t *crash;

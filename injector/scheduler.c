@@ -347,12 +347,39 @@ static void warn_empty_scope(sqlite3 *db, const char *globs)
     database_finalize(statement);
 }
 
+/* Programs the command started without the preload (a harness that cleared LD_PRELOAD, a
+   set-user-ID program): their allocations are in no run, and the campaign would look complete. */
+static void warn_unpreloaded(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT program, reason, count FROM unpreloaded WHERE run = ? ORDER BY program, reason");
+    sqlite3_bind_int64(statement, 1, run_id);
+    char *list = NULL;
+    int programs = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *reason = (const char *)sqlite3_column_text(statement, 1);
+        long long count = sqlite3_column_int64(statement, 2);
+        char *item = xasprintf("%s%s%s (%s; %lld time%s)", list ? list : "", list ? ", " : "",
+                               (const char *)sqlite3_column_text(statement, 0),
+                               unpreloaded_reason_words(reason), count, count == 1 ? "" : "s");
+        free(list);
+        list = item;
+        programs++;
+    }
+    database_finalize(statement);
+    if (list)
+        warn("%d program%s of the command ran without libfail's preload, so no run covers "
+             "them: %s", programs, programs == 1 ? "" : "s", list);
+    free(list);
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
     database_exec(db, "BEGIN IMMEDIATE");
     database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
-                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;");
+                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;"
+                      " DELETE FROM unpreloaded;");
     int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
     database_exec(db, "COMMIT");
     /* The baseline stays, and the messages below point into it: it runs where it is kept. */
@@ -396,6 +423,8 @@ void run_baseline(struct campaign_context *context)
     store_scope(db, settings->scope);
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
+    database_store_unpreloaded(db, run_id, &records);
+    warn_unpreloaded(db, run_id);
     sites_mark_source(db, settings->source_globs);
     if (settings->source_globs && *settings->source_globs)
         warn_empty_scope(db, settings->source_globs);

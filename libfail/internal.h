@@ -229,9 +229,46 @@ bool preload_active(void) LF_HIDDEN;
 void runtime_fail_nth_set(uint64_t n) LF_HIDDEN;
 uint64_t runtime_fail_nth_get(void) LF_HIDDEN;
 uint64_t runtime_exec_counter(void) LF_HIDDEN;
-void runtime_exec_environment(char *const *envp, uint64_t counter, char **copy,
-                              char *entry) LF_HIDDEN;
+void runtime_exec_environment(char *const *envp, uint64_t counter, char **copy, char *entry,
+                              size_t preload_index, char *preload_entry) LF_HIDDEN;
 uintptr_t runtime_last_failure(size_t *size) LF_HIDDEN;
+/* This is a vfork child, running on its parent's memory until it executes or exits. */
+bool runtime_vfork_child(void) LF_HIDDEN;
+/* A campaign runs (LIBFAIL_DIR and a plan): exec and spawn keep its preload (execenv.c). */
+bool runtime_campaign(void) LF_HIDDEN;
+/* Write an UNPRELOADED record: `program` starts without the preload, for `reason`; `failed`:
+   the call numbered `attempt` failed after all, take that record back. */
+void runtime_note_unpreloaded(const char *program, uint32_t reason, uint64_t attempt,
+                              bool failed) LF_HIDDEN;
+
+/* ---- execenv.c: the preload in every program the command starts ---- */
+/* What an exec or spawn runs. */
+struct exec_target {
+    const char *path; /* as given (execve, execveat, posix_spawn), or the file to look up */
+    bool search;      /* execvp*, posix_spawnp: look `path` up in PATH unless it holds a '/' */
+    int fd;           /* fexecve: the program's fd; else -1 */
+    int dirfd;        /* execveat: the folder `path` is relative to; else AT_FDCWD */
+    int flags;        /* execveat */
+};
+struct exec_decision {
+    bool rewrite;         /* envp[preload_index] becomes our library + ':' + the others */
+    size_t preload_index;
+    size_t entry_length;  /* bytes of that entry, NUL included (exec_preload_entry) */
+    uint32_t reason;      /* 0, or enum record_unpreloaded_reason: recorded already */
+    uint64_t attempt;     /* the record's number, for exec_failed */
+    char program[4096];   /* PATH_MAX */
+};
+/* Found once, at initialisation: our own library's path. */
+void exec_environment_init(void) LF_HIDDEN;
+/* Decide for an exec of `target` with `envp`, and write the record when it starts unseen.
+   Leaves errno alone only for the caller to restore: the caller saves and restores it. */
+void exec_decide(struct exec_decision *decision, const struct exec_target *target,
+                 char *const *envp) LF_HIDDEN;
+/* Write the rewritten LD_PRELOAD entry into `entry` (decision->entry_length bytes). */
+void exec_preload_entry(const struct exec_decision *decision, char *const *envp,
+                        char *entry) LF_HIDDEN;
+/* The exec or spawn failed: take back its record (errno kept). */
+void exec_failed(const struct exec_decision *decision) LF_HIDDEN;
 /* failrun kernel (injector/preload/kernel.c): at a system-call wrapper, with runtime_guard set. Records
    the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */
 uint64_t runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;

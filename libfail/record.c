@@ -31,6 +31,7 @@ const char *record_check(const struct record *r)
     switch (r->type) {
     case RECORD_START:
     case RECORD_MODULE:
+    case RECORD_UNPRELOADED:
         if (!has_nul(r->body.text.path, sizeof r->body.text.path))
             return "unterminated path";
         if (r->type == RECORD_MODULE && r->value2 > RECORD_BUILD_ID_MAX)

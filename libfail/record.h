@@ -34,13 +34,18 @@ enum record_type {
        at a time: the site's top frame, then {signature, blocks}, then {bytes, 0}. A process that
        ends with many sites live (every fork-mode child) writes a ninth of the bytes. */
     RECORD_LIVE_SET = 9,
+    /* An exec (or posix_spawn) of a program that will run without this preload, written by the
+       process that starts it, just before: body.text.path = the program, value = enum
+       record_unpreloaded_reason, signature = the attempt's number in this image. The same record
+       with RECORD_FLAG_EXEC_FAILED after the call failed takes it back. */
+    RECORD_UNPRELOADED = 10,
     /* A call into the code under test, made from outside it, as it returned (boundary.c, through
        the LD_AUDIT module): body.text.path = the function's symbol, signature = its module id,
        value = the integer return register. RECORD_FLAG_BOUNDARY_FAULTED: a fault fired inside
        this call in this thread; then value2 = errno after the return. Else a summary: value2 =
        the return classes (BOUNDARY_CLASS_*) this process has seen from the function so far,
        written when the set grows. */
-    RECORD_BOUNDARY = 10,
+    RECORD_BOUNDARY = 11,
     RECORD_TYPE_LIMIT
 };
 
@@ -116,7 +121,7 @@ static inline enum function_kind record_function_kind(uint32_t function)
 #define RECORD_FLAG_KERNEL_FIRED 0x40u
 #define RECORD_FLAG_CALL_FAILED 0x80u
 #define RECORD_FLAG_ERRNO_SHIFT 16
-#define RECORD_FLAG_BOUNDARY_FAULTED 0x100u
+#define RECORD_FLAG_BOUNDARY_FAULTED 0x200u
 
 /* What kind of value a function returned (RECORD_BOUNDARY), one bit each, from the integer
    return register: a convention is learned as the classes the unfailed runs saw. */
@@ -146,6 +151,15 @@ static inline uint64_t boundary_classes(uint64_t value)
         classes |= BOUNDARY_CLASS_OTHER;
     return classes;
 }
+
+/* UNPRELOADED: the exec or spawn announced before (same signature) failed: no program ran. */
+#define RECORD_FLAG_EXEC_FAILED 0x100u
+
+/* Why a program started by a process of the campaign runs without the preload (UNPRELOADED). */
+enum record_unpreloaded_reason {
+    UNPRELOADED_CLEARED = 1, /* its environment lacks LD_PRELOAD or the run's LIBFAIL_* variables */
+    UNPRELOADED_SETUID = 2,  /* set-user/group-ID: the loader ignores LD_PRELOAD (AT_SECURE) */
+};
 
 /* Exit kinds in the EXIT record's `value2`. */
 enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };

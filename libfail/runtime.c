@@ -200,12 +200,15 @@ static void LF_TEXT emit_records(struct record *records, size_t count)
     pid_t pid = getpid();
     int fd = -1;
     /* A vfork or raw clone child shares our memory (pid differs): it leaves the parent's state
-       alone. */
-    if (pid == state.pid) {
+       alone, but for one record: that the program it is about to execute starts without the
+       preload (dash runs every command from a vfork child). That is the parent's record, in the
+       parent's file: the parent started the program. */
+    bool for_parent = pid != state.pid && count == 1 && records[0].type == RECORD_UNPRELOADED;
+    if (pid == state.pid || for_parent) {
         uint32_t tid = (uint32_t)syscall(SYS_gettid);
         for (size_t i = 0; i < count; i++) {
             records[i].magic = RECORD_MAGIC;
-            records[i].pid = (uint32_t)pid;
+            records[i].pid = (uint32_t)state.pid;
             records[i].tid = tid;
             records[i].sequence = atomic_fetch_add(&state.sequence, 1);
             records[i].checksum = record_checksum(&records[i]);
@@ -775,6 +778,7 @@ static void LF_TEXT initialise(void)
     }
     open_new_record_file();
     state.active = true;
+    exec_environment_init();
     announce_process(false);
     if (state.in_scope && state.plan.mode == PLAN_RECORD && state.record_path[0])
         write_invocation();
@@ -1241,20 +1245,44 @@ uint64_t LF_TEXT runtime_exec_counter(void)
     return fail_nth;
 }
 
-/* Fill `copy` (room for the entries of envp plus 2) with envp minus any LIBFAIL_FAIL_NTH entry,
-   plus "LIBFAIL_FAIL_NTH=counter" written into `entry` (room for 48 bytes). On the caller's
-   stack: a vfork child must not map memory in its parent's address space. */
+/* A vfork child (posix_spawn's, vfork's) shares its parent's memory: it is told by its pid. */
+bool LF_TEXT runtime_vfork_child(void)
+{
+    return (pid_t)syscall(SYS_getpid) != state.pid;
+}
+
+bool LF_TEXT runtime_campaign(void)
+{
+    return atomic_load_explicit(&state.phase, memory_order_acquire) == 2 && state.active;
+}
+
+void LF_TEXT runtime_note_unpreloaded(const char *program, uint32_t reason, uint64_t attempt,
+                                      bool failed)
+{
+    emit_text(RECORD_UNPRELOADED, failed ? RECORD_FLAG_EXEC_FAILED : 0, attempt, reason, program,
+              NULL, 0);
+}
+
+/* Fill `copy` (room for the entries of envp plus 2) with envp, where `preload_entry` (not
+   NULL) replaces entry `preload_index`, and where a non-zero counter replaces any
+   LIBFAIL_FAIL_NTH entry by "LIBFAIL_FAIL_NTH=counter", written into `entry` (room for 48
+   bytes) and put last. Storage is the caller's (its stack, or a mapping it removes): a vfork
+   child must leave nothing behind in its parent's address space. */
 void LF_TEXT runtime_exec_environment(char *const *envp, uint64_t counter, char **copy,
-                                      char *entry)
+                                      char *entry, size_t preload_index, char *preload_entry)
 {
     static const char name[] = "LIBFAIL_FAIL_NTH=";
-    memcpy(entry, name, sizeof name - 1);
-    entry[sizeof name - 1 + format_decimal(entry + sizeof name - 1, counter)] = '\0';
     size_t used = 0;
-    for (size_t i = 0; envp && envp[i]; i++)
-        if (!starts_with(envp[i], name))
-            copy[used++] = envp[i];
-    copy[used++] = entry;
+    for (size_t i = 0; envp && envp[i]; i++) {
+        if (counter && starts_with(envp[i], name))
+            continue;
+        copy[used++] = preload_entry && i == preload_index ? preload_entry : envp[i];
+    }
+    if (counter) {
+        memcpy(entry, name, sizeof name - 1);
+        entry[sizeof name - 1 + format_decimal(entry + sizeof name - 1, counter)] = '\0';
+        copy[used++] = entry;
+    }
     copy[used] = NULL;
 }
 

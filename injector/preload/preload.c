@@ -15,12 +15,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -285,13 +288,20 @@ LF_TEXT LF_EXPORT void _Exit(int status)
     __builtin_unreachable();
 }
 
-/* ---- exec: a thread's fail-nth counter survives it, as the kernel's does ----
- * The counter travels in LIBFAIL_FAIL_NTH (see runtime_exec_environment). glibc's execl* and
- * execv* call execve internally, not through the PLT, so each is wrapped. Without an armed
- * counter every call goes straight to the real function. */
+/* ---- exec and spawn ----
+ * Two things travel into the program an exec or posix_spawn starts:
+ * - a thread's fail-nth counter survives exec, as the kernel's does: it goes in LIBFAIL_FAIL_NTH
+ *   (see runtime_exec_environment); posix_spawn starts a new task, whose counter is 0;
+ * - the campaign's preload, when the caller's environment replaced LD_PRELOAD: ours goes first
+ *   again, and a program that starts without it (LD_PRELOAD cleared, set-user-ID) is recorded
+ *   (libfail/execenv.c).
+ * glibc's execl* and execv* call execve internally, not through the PLT, so each is wrapped;
+ * system() and popen() spawn with environ, which keeps what the process started with. Outside a
+ * campaign, without an armed counter, every call goes straight to the real function. errno and
+ * the result are the real function's. */
 
 static struct {
-    void *execve, *execvpe, *fexecve, *execveat;
+    void *execve, *execvpe, *fexecve, *execveat, *posix_spawn, *posix_spawnp;
 } real_execs;
 
 /* The next definition of `name` after ours, looked up once into *slot (the exec wrappers here,
@@ -311,47 +321,157 @@ void *LF_TEXT real_function(void **slot, const char *name)
 
 #define REAL_EXEC(name, type) ((type)real_function(&real_execs.name, #name))
 
-/* Runs `call` with `environment`: envp itself, or with the counter added when one is armed.
-   Everything on the stack: nothing to undo when exec fails, nothing mapped by a vfork child. */
-#define EXEC_WITH(envp, call)                                                                      \
-    do {                                                                                           \
-        char *const *environment = (envp);                                                         \
-        uint64_t counter = runtime_exec_counter();                                                 \
-        if (!counter)                                                                              \
-            return (call);                                                                         \
-        size_t count = 0;                                                                          \
-        while (environment && environment[count])                                                  \
-            count++;                                                                               \
-        char *copy[count + 2];                                                                     \
-        char entry[48];                                                                            \
-        runtime_exec_environment(environment, counter, copy, entry);                               \
-        environment = copy;                                                                        \
-        return (call);                                                                             \
-    } while (0)
-
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                        const posix_spawnattr_t *, char *const[], char *const[]);
+
+enum exec_kind { EXEC_EXECVE, EXEC_EXECVPE, EXEC_FEXECVE, EXEC_EXECVEAT, EXEC_SPAWN, EXEC_SPAWNP };
+
+struct exec_call {
+    enum exec_kind kind;
+    struct exec_target target;
+    char *const *argv;
+    pid_t *pid; /* posix_spawn */
+    const posix_spawn_file_actions_t *actions;
+    const posix_spawnattr_t *attributes;
+};
+
+static int LF_TEXT call_real(const struct exec_call *c, char *const *envp)
+{
+    switch (c->kind) {
+    case EXEC_EXECVE:
+        return REAL_EXEC(execve, execve_fn)(c->target.path, c->argv, envp);
+    case EXEC_EXECVPE:
+        return REAL_EXEC(execvpe, execve_fn)(c->target.path, c->argv, envp);
+    case EXEC_FEXECVE:
+        return REAL_EXEC(fexecve, fexecve_fn)(c->target.fd, c->argv, envp);
+    case EXEC_EXECVEAT:
+        return REAL_EXEC(execveat, execveat_fn)(c->target.dirfd, c->target.path, c->argv, envp,
+                                                c->target.flags);
+    case EXEC_SPAWN:
+        return REAL_EXEC(posix_spawn, spawn_fn)(c->pid, c->target.path, c->actions,
+                                                c->attributes, c->argv, envp);
+    case EXEC_SPAWNP:
+        return REAL_EXEC(posix_spawnp, spawn_fn)(c->pid, c->target.path, c->actions,
+                                                 c->attributes, c->argv, envp);
+    }
+    return -1;
+}
+
+/* An exec that returns has failed; posix_spawn returns an error number, 0 once it started. */
+LF_INLINE bool call_failed(const struct exec_call *c, int result)
+{
+    return c->kind < EXEC_SPAWN || result != 0;
+}
+
+/* The new environment is built on the stack up to this size, in a mapping above it (removed
+   when the call returns), except in a vfork child: a mapping it made would stay in its parent. */
+#define EXEC_STACK_BYTES 16384
+
+static int LF_TEXT exec_with(const struct exec_call *c, char *const *envp)
+{
+    int saved_errno = errno;
+    uint64_t counter = c->kind >= EXEC_SPAWN ? 0 : runtime_exec_counter();
+    struct exec_decision decision;
+    exec_decide(&decision, &c->target, envp);
+    errno = saved_errno;
+    if (!counter && !decision.rewrite) {
+        int result = call_real(c, envp);
+        if (call_failed(c, result))
+            exec_failed(&decision);
+        return result;
+    }
+    size_t count = 0;
+    while (envp && envp[count])
+        count++;
+    size_t pointers = (count + 2) * sizeof(char *);
+    size_t bytes = pointers + 48 + (decision.rewrite ? decision.entry_length : 0);
+    bool on_stack = bytes <= EXEC_STACK_BYTES || runtime_vfork_child();
+    char *stack_buffer[on_stack ? (bytes + sizeof(char *) - 1) / sizeof(char *) : 1];
+    void *mapped = NULL;
+    if (!on_stack) {
+        mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapped == MAP_FAILED) { /* no room: the program gets the environment as it is */
+            errno = saved_errno;
+            int result = call_real(c, envp);
+            if (call_failed(c, result))
+                exec_failed(&decision);
+            return result;
+        }
+    }
+    char **copy = mapped ? mapped : (void *)stack_buffer;
+    char *entry = (char *)copy + pointers;
+    char *preload_entry = decision.rewrite ? entry + 48 : NULL;
+    if (preload_entry)
+        exec_preload_entry(&decision, envp, preload_entry);
+    runtime_exec_environment(envp, counter, copy, entry, decision.preload_index, preload_entry);
+    errno = saved_errno;
+    int result = call_real(c, copy);
+    if (mapped) {
+        int call_errno = errno;
+        munmap(mapped, bytes);
+        errno = call_errno;
+    }
+    if (call_failed(c, result))
+        exec_failed(&decision);
+    return result;
+}
+
+LF_INLINE struct exec_target exec_target(const char *path, bool search, int fd, int dirfd,
+                                        int flags)
+{
+    return (struct exec_target){.path = path, .search = search, .fd = fd, .dirfd = dirfd,
+                                .flags = flags};
+}
 
 LF_TEXT LF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, REAL_EXEC(execve, execve_fn)(path, argv, environment));
+    struct exec_call c = {.kind = EXEC_EXECVE, .target = exec_target(path, false, -1, AT_FDCWD, 0), .argv = argv};
+    return exec_with(&c, envp);
 }
 
 LF_TEXT LF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, REAL_EXEC(execvpe, execve_fn)(file, argv, environment));
+    struct exec_call c = {.kind = EXEC_EXECVPE, .target = exec_target(file, true, -1, AT_FDCWD, 0),
+                          .argv = argv};
+    return exec_with(&c, envp);
 }
 
 LF_TEXT LF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    EXEC_WITH(envp, REAL_EXEC(fexecve, fexecve_fn)(fd, argv, environment));
+    struct exec_call c = {.kind = EXEC_FEXECVE, .target = exec_target(NULL, false, fd, AT_FDCWD, 0), .argv = argv};
+    return exec_with(&c, envp);
 }
 
 LF_TEXT LF_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
                                char *const envp[], int flags)
 {
-    EXEC_WITH(envp, REAL_EXEC(execveat, execveat_fn)(dirfd, path, argv, environment, flags));
+    struct exec_call c = {.kind = EXEC_EXECVEAT,
+                          .target = exec_target(path, false, -1, dirfd, flags),
+                          .argv = argv};
+    return exec_with(&c, envp);
+}
+
+LF_TEXT LF_EXPORT int posix_spawn(pid_t *pid, const char *path,
+                                  const posix_spawn_file_actions_t *actions,
+                                  const posix_spawnattr_t *attributes, char *const argv[],
+                                  char *const envp[])
+{
+    struct exec_call c = {.kind = EXEC_SPAWN, .target = exec_target(path, false, -1, AT_FDCWD, 0), .argv = argv,
+                          .pid = pid, .actions = actions, .attributes = attributes};
+    return exec_with(&c, envp);
+}
+
+LF_TEXT LF_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+                                   const posix_spawn_file_actions_t *actions,
+                                   const posix_spawnattr_t *attributes, char *const argv[],
+                                   char *const envp[])
+{
+    struct exec_call c = {.kind = EXEC_SPAWNP, .target = exec_target(file, true, -1, AT_FDCWD, 0),
+                          .argv = argv, .pid = pid, .actions = actions, .attributes = attributes};
+    return exec_with(&c, envp);
 }
 
 LF_TEXT LF_EXPORT int execv(const char *path, char *const argv[])

@@ -153,9 +153,13 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
     ALTER TABLE runs DROP COLUMN owner; ALTER TABLE sites DROP COLUMN owner;
     ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
     ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
-    ALTER TABLE campaign DROP COLUMN whole_command; PRAGMA user_version = 4;"
+    ALTER TABLE campaign DROP COLUMN whole_command; DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; ALTER TABLE campaign DROP COLUMN boundary;
+             DROP TABLE conventions; ALTER TABLE runs DROP COLUMN api;
+             ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
+             ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
+              PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json
-check_equal "schema 4: the database is migrated to 8" 8 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the database is migrated to 9" 9 "$(sql old.db "PRAGMA user_version")"
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"

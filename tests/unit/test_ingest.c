@@ -53,6 +53,42 @@ static struct record site_record(uint32_t pid, uint64_t signature, uint64_t size
     return r;
 }
 
+static struct record unpreloaded_record(uint32_t pid, const char *program, uint64_t attempt,
+                                        uint32_t reason, bool failed)
+{
+    struct record r = make(RECORD_UNPRELOADED, pid);
+    r.signature = attempt;
+    r.value = reason;
+    r.flags = failed ? RECORD_FLAG_EXEC_FAILED : 0;
+    strcpy(r.body.text.path, program);
+    seal(&r);
+    return r;
+}
+
+/* A failed exec takes back its own record: the same attempt of the same image, never the same
+   number in the image that an exec before it started (pid 10 runs /bin/sh, then /bin/x). */
+static void test_unpreloaded_and_failed_execs(void **state)
+{
+    (void)state;
+    struct record first[4] = {start_record(10, "/bin/sh"),
+                              unpreloaded_record(10, "/bin/a", 0, UNPRELOADED_CLEARED, false),
+                              unpreloaded_record(10, "/bin/b", 1, UNPRELOADED_SETUID, false),
+                              unpreloaded_record(10, "/bin/b", 1, UNPRELOADED_SETUID, true)};
+    struct record second[2] = {start_record(10, "/bin/x"),
+                               unpreloaded_record(10, "/bin/a", 0, UNPRELOADED_CLEARED, true)};
+    struct run_records out = {0};
+    ingest_bytes((const unsigned char *)first, sizeof first, "first", &out);
+    ingest_bytes((const unsigned char *)second, sizeof second, "second", &out);
+    assert_int_equal(out.problems, 0);
+    assert_int_equal(out.unpreloaded.count, 2);
+    assert_string_equal(out.unpreloaded.items[0].program, "/bin/a");
+    assert_false(out.unpreloaded.items[0].failed);
+    assert_string_equal(unpreloaded_reason_name(out.unpreloaded.items[0].reason), "cleared");
+    assert_true(out.unpreloaded.items[1].failed);
+    assert_string_equal(unpreloaded_reason_name(out.unpreloaded.items[1].reason), "setuid");
+    run_records_free(&out);
+}
+
 static void test_valid_stream(void **state)
 {
     (void)state;
@@ -313,6 +349,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_stream),
+        cmocka_unit_test(test_unpreloaded_and_failed_execs),
         cmocka_unit_test(test_live_sets_are_summed_per_site),
         cmocka_unit_test(test_system_call_names),
         cmocka_unit_test(test_nofail_flag_and_failpoint_names),
