@@ -69,23 +69,49 @@ static bool frames_equal(const struct record_frame *a, const struct record_frame
     return a->module == b->module && a->offset == b->offset;
 }
 
+/* Is the function of this frame an allocation function by its name: one the campaign takes for
+   an allocation wrapper (--wrapper, or found: source.h), or one named like an allocator
+   (Tcl_Alloc, xmalloc, g_malloc)? Stripped code has no such name. */
+static bool allocator_named(struct campaign_context *context, const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    char name[256];
+    if (!path || !symboliser_function(context->symbols, path, frame->offset, true, NULL, name,
+                                      sizeof name))
+        return false;
+    if (wrapper_name_pattern(name))
+        return true;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    return wrapper_named(name, context->wrapper_names);
+}
+
 /* Did the process end (exit, or abort) in the activation of the function whose allocation failed
    or of the one that called it, rather than after the failure was passed further up? That is a
    program's own out-of-memory exit: xmalloc printing and exiting, or a caller that gets NULL
    from its allocation wrapper and calls its panic helper. Judged by function identity (the
    ending stack holds a frame of that function) plus the activation's callers (the return
-   addresses below it equal the injection stack's), so it works on stripped binaries too. */
+   addresses below it equal the injection stack's), so it works on stripped binaries too.
+   Higher up, an activation counts while its function is an allocation function by name: a
+   library's allocator layered two or more deep panics in its public entry (Tcl_Alloc ->
+   TclpAlloc -> GetBlocks -> malloc; Tcl_Alloc calls Tcl_Panic("unable to alloc %u bytes")),
+   a designed out-of-memory abort, not a crash. */
 static bool ended_in_caller(struct campaign_context *context, const struct run_records *records,
                             const struct frame_list *injection)
 {
     int caller = first_own_frame(&context->modules, injection);
     if (caller < 0)
         return false;
-    for (int level = caller; level <= caller + 1 && level < injection->count; level++) {
+    for (int level = caller; level < injection->count; level++) {
         /* The caller's caller counts only as the program's own code: main's return into libc
            is an ordinary error exit, not a panic helper. */
         if (level > caller &&
             module_is_plumbing(module_map_path(&context->modules, injection->frames[level].module)))
+            break;
+        if (level > caller + 1 && (injection->frames[level].module !=
+                                       injection->frames[level - 1].module ||
+                                   !allocator_named(context, &injection->frames[level])))
             break;
         struct function_id function = function_of(context, &injection->frames[level]);
         const struct record_frame *below = &injection->frames[level + 1];

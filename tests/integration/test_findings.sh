@@ -40,6 +40,12 @@ check "the report counts the unexplored error-path sites by reason" \
 check_equal "abort() from the panic helper: oom-abort, no crash" "0 1 0" \
     "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' abort.json)"
 
+# A library's public allocator three layers above malloc that panics (Tcl_Alloc -> Tcl_Panic
+# "unable to alloc"): its designed out-of-memory abort, judged by the function's name.
+"$FAILRUN" run -q --json --db layered.db -- "$P" layered >layered.json
+check_equal "abort() in the library's public allocator, three layers up: oom-abort, no crash" \
+    "0 1 0" "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' layered.json)"
+
 "$FAILRUN" run -q --json --db reachable.db -- "$P" reachable >reachable.json
 check_equal "a block kept reachable from a global: no leak, though more blocks stayed live" \
     "0 0" "$(jq -r '"\(.findings | length) \(.leaks.runs)"' reachable.json)"
