@@ -181,9 +181,11 @@ static int past_wrapper(struct campaign_context *context, const struct frame_lis
    program's own code it was reached from; for an abort, a leak or wrong output both are the
    program's frame (glibc aborts for its caller; a leak is where the block was allocated; wrong
    output is where the failure was ignored). One faulty error leg
-   reached from many sites is one finding seen in many runs; two functions are two findings. */
-static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
-                         const struct frame_list *evidence)
+   reached from many sites is one finding seen in many runs; two functions are two findings.
+   A leak inside a system library (system_leak_frame, source.h) is keyed by the library's
+   function that lost it, `library` its frame in the evidence (-1: none). */
+static char *finding_key_at(struct campaign_context *context, enum outcome outcome, int signal,
+                            const struct frame_list *evidence, int library)
 {
     if (evidence->count == 0)
         return xasprintf("%s:%d", outcome_name(outcome), signal);
@@ -198,6 +200,8 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
                 fault = i;
                 break;
             }
+    if (outcome == OUTCOME_LEAK && library >= 0 && library < evidence->count)
+        fault = library;
     /* Wrong output of a test program started alone (owner.c; the command's own wrong output is
        deduplicated by that output: record_finding): the function whose allocation failed, and
        the entry into its module that the test called (the outermost frame of that module): one
@@ -214,6 +218,12 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
+}
+
+static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
+                         const struct frame_list *evidence)
+{
+    return finding_key_at(context, outcome, signal, evidence, -1);
 }
 
 /* A module named only by a sanitizer's report: found by path, or added under the id the preload
@@ -255,14 +265,14 @@ static void sanitizer_frames(struct campaign_context *context,
 
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
                               enum outcome outcome, int signal, const struct frame_list *evidence,
-                              const char *detail, uint64_t bytes, uint64_t symptom)
+                              const char *detail, uint64_t bytes, uint64_t symptom, int library)
 {
     /* A symptom deduplicates by what the user sees: every failure inside one regcomp (or one
        statically linked regex, dozens of functions) that ends in the same wrong output of the
        command is one bug; a kernel report by its text (kernel_report_symptom). */
     char *key = symptom ? xasprintf("%s:output:%016llx", outcome_name(outcome),
                                     (unsigned long long)symptom)
-                        : finding_key(context, outcome, signal, evidence);
+                        : finding_key_at(context, outcome, signal, evidence, library);
     char *frames = frames_to_json(evidence);
     sqlite3_stmt *statement = database_prepare(
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
@@ -431,8 +441,11 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
                                  (unsigned long long)leaks[i].bytes,
                                  (unsigned long long)leaks[i].objects,
                                  leaks[i].direct ? "" : " (indirectly)");
+        const struct ingest_fault *target = target_fault(job);
+        int library = target ? system_leak_frame(context->symbols, &context->modules, &frames,
+                                                 &target->stack) : -1;
         int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
-                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0);
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0, library);
         if (!*finding)
             *finding = id;
         free(detail);
@@ -480,7 +493,7 @@ static void record_kernel_reports(struct campaign_context *context, const struct
         char *headline = log ? kernel_report_headline(log) : NULL;
         if (headline) {
             int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
-                                        &armed->stack, log, 0, kernel_report_symptom(headline));
+                                        &armed->stack, log, 0, kernel_report_symptom(headline), -1);
             if (!*finding)
                 *finding = id;
         }
@@ -721,7 +734,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
                                  observation.sanitizer ? report.kind : NULL, 0,
-                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0);
+                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0, -1);
     if (reported)
         sanitizer_report_free(&report);
     uint64_t leaked = target && leak_possible(outcome, &observation, &baseline)
