@@ -125,14 +125,22 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
             const struct frame_list *ending =
                 process->signal ? &process->crash_stack : &process->exit_stack;
             for (int j = 0; j < ending->count; j++) {
-                if (ending->frames[j].module != function.module ||
-                    !same_function(function_of(context, &ending->frames[j]), function))
+                if (ending->frames[j].module != function.module)
                     continue;
+                bool same = same_function(function_of(context, &ending->frames[j]), function);
                 int k = 0;
                 while (k < below_count && j + 1 + k < ending->count &&
                        frames_equal(&below[k], &ending->frames[j + 1 + k]))
                     k++;
-                if (k == below_count || (k > 0 && j + 1 + k == ending->count))
+                if (same && (k == below_count || (k > 0 && j + 1 + k == ending->count)))
+                    return true;
+                /* Another function start, but the very same callers down to the end of both
+                   stacks: the activation's cold part (gcc moves unlikely code, an abort() after
+                   a failed call, into a separate .cold range with an .eh_frame entry of its
+                   own: grep's GEAcompile aborting when regex_compile fails), or a function it
+                   tail-called. The callers must all match (the injection's stack may be cut
+                   below them, at --depth). */
+                if (!same && k == below_count)
                     return true;
             }
         }
