@@ -47,7 +47,8 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
                    $(BUILD)/tests/programs/covcrash-stripped \
-                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/programs/callercrash \
+                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg \
+                   $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
@@ -149,6 +150,11 @@ $(BUILD)/examples/cov/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c
 
 # The I/O error legs' program with --coverage, for failrun cov with --faults io.
 $(BUILD)/tests/cov/iolegs: tests/programs/iolegs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ $<
+
+# A suite's two programs with --coverage: a leg one of them runs without a fault is not deletable.
+$(BUILD)/tests/cov/plainleg: tests/programs/plainleg.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ $<
 

@@ -241,10 +241,10 @@ static void site_table_free(struct site_table *table)
 
 /* ---- the JSON document ---- */
 
-static const char *const line_keys[] = {"tested", "deletable", "kept", "kept_io", "unreached",
-                                        "ordinary", "total"};
-static const char *const branch_keys[] = {"tested", "deletable", "kept", "kept_io", "untaken",
-                                          "unreached", "ordinary", "total"};
+static const char *const line_keys[] = {"tested", "deletable", "kept", "kept_io", "kept_plain",
+                                        "unreached", "ordinary", "total"};
+static const char *const branch_keys[] = {"tested", "deletable", "kept", "kept_io", "kept_plain",
+                                          "untaken", "unreached", "ordinary", "total"};
 #define LINE_KEYS (sizeof line_keys / sizeof *line_keys)
 #define BRANCH_KEYS (sizeof branch_keys / sizeof *branch_keys)
 
@@ -261,8 +261,9 @@ static void count_into(json_t *summary, const struct coverage_item *item)
     enum line_class class = item->class;
     const char *keys[] = {line_class_name(class), "total",
                           class == LINE_DELETABLE || class == LINE_KEPT ? "tested" : NULL,
-                          item->by_io ? "kept_io" : NULL};
-    for (size_t i = 0; i < 4; i++)
+                          item->by_io ? "kept_io" : NULL,
+                          item->by_plain && class == LINE_KEPT ? "kept_plain" : NULL};
+    for (size_t i = 0; i < 5; i++)
         if (keys[i])
             json_object_set_new(summary, keys[i],
                                 json_integer(json_integer_value(json_object_get(summary, keys[i])) + 1));
@@ -294,6 +295,49 @@ static void append_range(json_t *ranges, json_int_t first, json_int_t last)
     json_array_append_new(ranges, first == last
                                       ? json_sprintf("%lld", (long long)first)
                                       : json_sprintf("%lld-%lld", (long long)first, (long long)last));
+}
+
+/* The deletable lines again, each range with the sites whose failure reached any of its lines
+   (indices into the report's sites): {"lines": "12-14", "first": 12, "last": 14, "sites": [..]}. */
+static void close_deletable(json_t *ranges, json_t *range)
+{
+    json_int_t first = json_integer_value(json_object_get(range, "first"));
+    json_int_t last = json_integer_value(json_object_get(range, "last"));
+    json_object_set_new(range, "lines", first == last ? json_sprintf("%lld", (long long)first)
+                                        : json_sprintf("%lld-%lld", (long long)first, (long long)last));
+    json_array_append_new(ranges, range);
+}
+
+static json_t *deletable_ranges(json_t *lines)
+{
+    json_t *ranges = json_array(), *range = NULL;
+    size_t index, at;
+    json_t *line, *site;
+    json_array_foreach(lines, index, line) {
+        if (strcmp(json_string_value(json_object_get(line, "class")), "deletable")) {
+            if (range)
+                close_deletable(ranges, range);
+            range = NULL;
+            continue;
+        }
+        json_t *number = json_object_get(line, "line");
+        if (!range)
+            range = json_pack("{s:O,s:O,s:[]}", "first", number, "last", number, "sites");
+        json_object_set(range, "last", number);
+        json_t *sites = json_object_get(range, "sites");
+        json_array_foreach(json_object_get(line, "sites"), at, site) {
+            size_t i = 0;
+            while (i < json_array_size(sites) &&
+                   json_integer_value(json_array_get(sites, i)) < json_integer_value(site))
+                i++;
+            if (i == json_array_size(sites) ||
+                json_integer_value(json_array_get(sites, i)) != json_integer_value(site))
+                json_array_insert(sites, i, site);
+        }
+    }
+    if (range)
+        close_deletable(ranges, range);
+    return ranges;
 }
 
 static json_t *line_ranges(json_t *lines, bool by_io)
@@ -336,6 +380,9 @@ static json_t *file_entry(const struct coverage_result *result, const char *path
         json_array_append_new(line_list, json_pack("{s:i,s:s,s:I,s:o,s:b}", "line", line->line,
             "class", line_class_name(item->class), "count", (json_int_t)result->line_totals[l],
             "sites", site_list(item), "io", item->by_io));
+        if (item->class == LINE_KEPT && item->by_plain)
+            json_object_set_new(json_array_get(line_list, json_array_size(line_list) - 1),
+                                "plain", json_true());
         for (size_t b = line->first_branch; b < line->first_branch + line->branch_count; b++) {
             const struct coverage_item *branch = &result->branches[b];
             count_into(branch_summary, branch);
@@ -347,6 +394,7 @@ static json_t *file_entry(const struct coverage_result *result, const char *path
         }
     }
     json_object_set_new(file, "only_small_allocations", line_ranges(line_list, false));
+    json_object_set_new(file, "deletable", deletable_ranges(line_list));
     json_object_set_new(file, "kept_by_io", line_ranges(line_list, true));
     json_object_set_new(file, "lines_summary", summary);
     json_object_set_new(file, "branches_summary", branch_summary);
@@ -450,6 +498,8 @@ static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_pa
     json_t *report = json_object();
     json_object_set_new(report, "database", json_string(database_path));
     json_object_set_new(report, "policy", json_string(settings.policy_nofail ? "nofail" : "all"));
+    if (settings.cwd)
+        json_object_set_new(report, "cwd", json_string(settings.cwd));
     json_object_set_new(report, "nofail_below", json_integer((json_int_t)nofail_below));
     json_object_set_new(report, "sites", json_incref(sites.entries));
     json_object_set_new(report, "outcomes", report_outcome_counts(db));
@@ -553,16 +603,54 @@ static void print_warnings(json_t *runs)
     }
 }
 
-/* ", of them N by an I/O failure" inside a summary's parentheses, when there are any. */
+/* ", of them N by an I/O failure, N run without a fault" inside a summary's parentheses, when
+   there are any. */
 static void print_kept_io(FILE *out, json_t *summary)
 {
     if (number(summary, "kept_io"))
         fprintf(out, ", of them %lld by an I/O failure", number(summary, "kept_io"));
+    if (number(summary, "kept_plain"))
+        fprintf(out, "%s %lld run without a fault too", number(summary, "kept_io") ? "," : ", of them",
+                number(summary, "kept_plain"));
 }
 
-/* "title, per file (lines):" and "  file: 12-14, 30" for each file with any. */
-static void print_ranges(FILE *out, json_t *files, const char *key, const char *title)
+/* Under each file of the deletable list, each range with the small allocations that reach it:
+   "    42-44: malloc (6 bytes) in list at tests/programs/plainleg.c:41". */
+#define NAMED_SITES 4
+static void print_deletable_sites(FILE *out, json_t *report, json_t *file, const char *cwd)
 {
+    json_t *sites = json_object_get(report, "sites");
+    size_t index, at;
+    json_t *range, *site;
+    json_array_foreach(json_object_get(file, "deletable"), index, range) {
+        fprintf(out, "    %s:", json_string_value(json_object_get(range, "lines")));
+        json_t *list = json_object_get(range, "sites");
+        json_array_foreach(list, at, site) {
+            if (at == NAMED_SITES) {
+                fprintf(out, " and %zu more (--json lists them)", json_array_size(list) - at);
+                break;
+            }
+            json_t *entry = json_array_get(sites, (size_t)json_integer_value(site));
+            json_t *location = json_object_get(entry, "location");
+            fprintf(out, "%s %s (%lld bytes)", at ? ";" : "",
+                    json_string_value(json_object_get(entry, "function")), number(entry, "size"));
+            if (location)
+                fprintf(out, " in %s at %s:%lld",
+                        json_string_value(json_object_get(location, "function")),
+                        display_path(json_string_value(json_object_get(location, "file")), cwd),
+                        number(location, "line"));
+            else
+                fprintf(out, " site %s", json_string_value(json_object_get(entry, "id")));
+        }
+        fputc('\n', out);
+    }
+}
+
+/* "title, per file (lines):" and "  file: 12-14, 30" for each file with any; for the deletable
+   list, each range then on a line of its own with the small allocations that reach it. */
+static void print_ranges(FILE *out, json_t *report, const char *key, const char *title)
+{
+    json_t *files = json_object_get(report, "files");
     size_t index, at;
     json_t *file, *range;
     bool any = false;
@@ -577,6 +665,9 @@ static void print_ranges(FILE *out, json_t *files, const char *key, const char *
         json_array_foreach(ranges, at, range)
             fprintf(out, "%s %s", at ? "," : "", json_string_value(range));
         fputc('\n', out);
+        if (!strcmp(key, "only_small_allocations"))
+            print_deletable_sites(out, report, file,
+                                  json_string_value(json_object_get(report, "cwd")));
     }
 }
 
@@ -618,9 +709,9 @@ static void print_text(json_t *report, FILE *out)
                 number(s, "deletable"), number(s, "kept"), number(s, "unreached"),
                 number(json_object_get(file, "branches_summary"), "untaken"));
     }
-    print_ranges(out, json_object_get(report, "files"), "only_small_allocations",
+    print_ranges(out, report, "only_small_allocations",
                  "error legs that exist only for small allocations (deletable under NOFAIL)");
-    print_ranges(out, json_object_get(report, "files"), "kept_by_io",
+    print_ranges(out, report, "kept_by_io",
                  "error legs kept because an I/O failure reaches them (--faults io)");
     json_t *check = json_object_get(report, "nofail_check");
     if (check) {

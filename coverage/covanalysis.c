@@ -26,6 +26,7 @@ const char *line_class_name(enum line_class class)
 struct reach {
     bool leg, kept, executed;
     bool by_io; /* kept by a run whose own failure was an I/O call */
+    bool plain; /* executed by a run without a fault (the baseline, a program's run alone) */
 };
 
 struct coverage_analysis {
@@ -161,6 +162,15 @@ static void resolve_sites(struct coverage_analysis *a)
     a->call_start[a->site_count] = at;
 }
 
+/* Lines and branches a run without any fault executed: live whatever the policy. */
+static void add_plain(struct coverage_analysis *a, const uint64_t *lines, const uint64_t *branches)
+{
+    for (size_t l = 0; lines && l < a->layout->line_count; l++)
+        a->line_reach[l].plain |= lines[l] > 0;
+    for (size_t b = 0; branches && b < a->layout->branch_count; b++)
+        a->branch_reach[b].plain |= branches[b] > 0;
+}
+
 struct coverage_analysis *coverage_analysis_new(const struct coverage_layout *layout,
                                                 const struct coverage_site *sites,
                                                 size_t site_count, const uint64_t *baseline_lines,
@@ -181,6 +191,7 @@ struct coverage_analysis *coverage_analysis_new(const struct coverage_layout *la
     };
     for (size_t l = 0; l < layout->line_count; l++)
         a->line_function[l] = -1;
+    add_plain(a, baseline_lines, baseline_branches);
     assign_functions(a);
     resolve_sites(a);
     return a;
@@ -406,6 +417,12 @@ void coverage_analysis_add_run(struct coverage_analysis *a, const struct coverag
         a->line_reach[l].executed |= run->line_counts[l] > 0;
     for (size_t b = 0; b < a->layout->branch_count; b++)
         a->branch_reach[b].executed |= run->branch_counts[b] > 0;
+    /* Every unfailed run of the whole command: the baseline, and each program's run alone
+       that a fault run is compared with (it ran in the baseline too, but it counts alone). */
+    if (run->baseline)
+        add_plain(a, run->line_counts, run->branch_counts);
+    if (run->reference_lines)
+        add_plain(a, run->reference_lines, run->reference_branches);
     if (run->baseline || run->site < 0 || (size_t)run->site >= a->site_count)
         return;
     bool needs_eligible = run_needs_eligible(a, run);
@@ -433,8 +450,12 @@ static int compare_ints(const void *left, const void *right)
 static void classify(const struct reach *reach, bool reaction, struct coverage_item *item)
 {
     if (reach->leg) {
-        item->class = reach->kept ? LINE_KEPT : LINE_DELETABLE;
+        /* A leg some run without a fault also executes (a parse error another test program of
+           the suite reports, a public error getter) is live code: the policy cannot make it
+           dead, so it is kept, whichever sites' failures reach it. */
+        item->class = reach->kept || reach->plain ? LINE_KEPT : LINE_DELETABLE;
         item->by_io = reach->by_io;
+        item->by_plain = reach->plain;
     } else if (reach->executed)
         item->class = LINE_ORDINARY;
     else

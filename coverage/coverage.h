@@ -47,9 +47,14 @@
  * (threads, timing) can add or hide lines.
  *   - deletable: every fault run that reached a leg failed a NOFAIL-eligible site on the way
  *     (its chain holds one): a campaign under --policy nofail can reach it through none of
- *     them; kept: some run reached it failing only sites the policy still lets fail — any I/O
- *     failure (--faults io) is one, the policy never exempts an I/O site; a kept item reached
- *     so by a run whose own failure was an I/O call is marked (by_io): kept because of I/O;
+ *     them, and no run without a fault executes it (the baseline of the whole command: every
+ *     program of a suite, and each program's run alone); kept: some run reached it failing
+ *     only sites the policy still lets fail — any I/O failure (--faults io) is one, the policy
+ *     never exempts an I/O site; a kept item reached so by a run whose own failure was an I/O
+ *     call is marked (by_io): kept because of I/O; a leg that a run without a fault executes
+ *     too (another program's parse error, a public error getter: a fault run is compared with
+ *     its own program's run alone, so what another program runs plainly can be its error
+ *     leg) is marked (by_plain): kept, as live code, whichever sites reach it;
  *   - unreached: a line (or branch) no run executed;
  *   - untaken: a branch at the reaction point right after a failable site's call that no run
  *     took: an error reaction no failure exercised.
@@ -156,6 +161,7 @@ struct coverage_run {
 struct coverage_item {
     enum line_class class;
     bool by_io; /* kept: reached by a run the policy allows whose own failure was an I/O call */
+    bool by_plain; /* an error leg that a run without any fault executes too: kept, live code */
     size_t site_count; /* sites whose failure reached it, sorted, each once (error legs only) */
     int *sites;
 };

@@ -70,23 +70,49 @@ static bool frames_equal(const struct record_frame *a, const struct record_frame
     return a->module == b->module && a->offset == b->offset;
 }
 
+/* Is the function of this frame an allocation function by its name: one the campaign takes for
+   an allocation wrapper (--wrapper, or found: source.h), or one named like an allocator
+   (Tcl_Alloc, xmalloc, g_malloc)? Stripped code has no such name. */
+static bool allocator_named(struct campaign_context *context, const struct record_frame *frame)
+{
+    const char *path = module_map_path(&context->modules, frame->module);
+    char name[256];
+    if (!path || !symboliser_function(context->symbols, path, frame->offset, true, NULL, name,
+                                      sizeof name))
+        return false;
+    if (wrapper_name_pattern(name))
+        return true;
+    if (!context->wrapper_names)
+        context->wrapper_names = wrappers_find(context->db, context->symbols,
+                                               context->options->settings.wrappers);
+    return wrapper_named(name, context->wrapper_names);
+}
+
 /* Did the process end (exit, or abort) in the activation of the function whose allocation failed
    or of the one that called it, rather than after the failure was passed further up? That is a
    program's own out-of-memory exit: xmalloc printing and exiting, or a caller that gets NULL
    from its allocation wrapper and calls its panic helper. Judged by function identity (the
    ending stack holds a frame of that function) plus the activation's callers (the return
-   addresses below it equal the injection stack's), so it works on stripped binaries too. */
+   addresses below it equal the injection stack's), so it works on stripped binaries too.
+   Higher up, an activation counts while its function is an allocation function by name: a
+   library's allocator layered two or more deep panics in its public entry (Tcl_Alloc ->
+   TclpAlloc -> GetBlocks -> malloc; Tcl_Alloc calls Tcl_Panic("unable to alloc %u bytes")),
+   a designed out-of-memory abort, not a crash. */
 static bool ended_in_caller(struct campaign_context *context, const struct run_records *records,
                             const struct frame_list *injection)
 {
     int caller = first_own_frame(&context->modules, injection);
     if (caller < 0)
         return false;
-    for (int level = caller; level <= caller + 1 && level < injection->count; level++) {
+    for (int level = caller; level < injection->count; level++) {
         /* The caller's caller counts only as the program's own code: main's return into libc
            is an ordinary error exit, not a panic helper. */
         if (level > caller &&
             module_is_plumbing(module_map_path(&context->modules, injection->frames[level].module)))
+            break;
+        if (level > caller + 1 && (injection->frames[level].module !=
+                                       injection->frames[level - 1].module ||
+                                   !allocator_named(context, &injection->frames[level])))
             break;
         struct function_id function = function_of(context, &injection->frames[level]);
         const struct record_frame *below = &injection->frames[level + 1];
@@ -100,14 +126,22 @@ static bool ended_in_caller(struct campaign_context *context, const struct run_r
             const struct frame_list *ending =
                 process->signal ? &process->crash_stack : &process->exit_stack;
             for (int j = 0; j < ending->count; j++) {
-                if (ending->frames[j].module != function.module ||
-                    !same_function(function_of(context, &ending->frames[j]), function))
+                if (ending->frames[j].module != function.module)
                     continue;
+                bool same = same_function(function_of(context, &ending->frames[j]), function);
                 int k = 0;
                 while (k < below_count && j + 1 + k < ending->count &&
                        frames_equal(&below[k], &ending->frames[j + 1 + k]))
                     k++;
-                if (k == below_count || (k > 0 && j + 1 + k == ending->count))
+                if (same && (k == below_count || (k > 0 && j + 1 + k == ending->count)))
+                    return true;
+                /* Another function start, but the very same callers down to the end of both
+                   stacks: the activation's cold part (gcc moves unlikely code, an abort() after
+                   a failed call, into a separate .cold range with an .eh_frame entry of its
+                   own: grep's GEAcompile aborting when regex_compile fails), or a function it
+                   tail-called. The callers must all match (the injection's stack may be cut
+                   below them, at --depth). */
+                if (!same && k == below_count)
                     return true;
             }
         }
@@ -156,9 +190,11 @@ static int past_wrapper(struct campaign_context *context, const struct frame_lis
    program's own code it was reached from; for an abort, a leak or wrong output both are the
    program's frame (glibc aborts for its caller; a leak is where the block was allocated; wrong
    output is where the failure was ignored). One faulty error leg
-   reached from many sites is one finding seen in many runs; two functions are two findings. */
-static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
-                         const struct frame_list *evidence)
+   reached from many sites is one finding seen in many runs; two functions are two findings.
+   A leak inside a system library (system_leak_frame, source.h) is keyed by the library's
+   function that lost it, `library` its frame in the evidence (-1: none). */
+static char *finding_key_at(struct campaign_context *context, enum outcome outcome, int signal,
+                            const struct frame_list *evidence, int library)
 {
     if (evidence->count == 0)
         return xasprintf("%s:%d", outcome_name(outcome), signal);
@@ -173,6 +209,8 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
                 fault = i;
                 break;
             }
+    if (outcome == OUTCOME_LEAK && library >= 0 && library < evidence->count)
+        fault = library;
     /* Wrong output of a test program started alone (owner.c; the command's own wrong output is
        deduplicated by that output: record_finding): the function whose allocation failed, and
        the entry into its module that the test called (the outermost frame of that module): one
@@ -189,6 +227,12 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
     return xasprintf("%s:%d:%016llx+%llx@%016llx+%llx", outcome_name(outcome), signal,
                      (unsigned long long)where.module, (unsigned long long)where.start,
                      (unsigned long long)from.module, (unsigned long long)from.start);
+}
+
+static char *finding_key(struct campaign_context *context, enum outcome outcome, int signal,
+                         const struct frame_list *evidence)
+{
+    return finding_key_at(context, outcome, signal, evidence, -1);
 }
 
 /* A module named only by a sanitizer's report: found by path, or added under the id the preload
@@ -230,14 +274,14 @@ static void sanitizer_frames(struct campaign_context *context,
 
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
                               enum outcome outcome, int signal, const struct frame_list *evidence,
-                              const char *detail, uint64_t bytes, uint64_t symptom)
+                              const char *detail, uint64_t bytes, uint64_t symptom, int library)
 {
     /* A symptom deduplicates by what the user sees: every failure inside one regcomp (or one
        statically linked regex, dozens of functions) that ends in the same wrong output of the
        command is one bug; a kernel report by its text (kernel_report_symptom). */
     char *key = symptom ? xasprintf("%s:output:%016llx", outcome_name(outcome),
                                     (unsigned long long)symptom)
-                        : finding_key(context, outcome, signal, evidence);
+                        : finding_key_at(context, outcome, signal, evidence, library);
     char *frames = frames_to_json(evidence);
     sqlite3_stmt *statement = database_prepare(
         context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
@@ -406,8 +450,11 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
                                  (unsigned long long)leaks[i].bytes,
                                  (unsigned long long)leaks[i].objects,
                                  leaks[i].direct ? "" : " (indirectly)");
+        const struct ingest_fault *target = target_fault(job);
+        int library = target ? system_leak_frame(context->symbols, &context->modules, &frames,
+                                                 &target->stack) : -1;
         int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
-                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0);
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0, library);
         if (!*finding)
             *finding = id;
         free(detail);
@@ -455,7 +502,7 @@ static void record_kernel_reports(struct campaign_context *context, const struct
         char *headline = log ? kernel_report_headline(log) : NULL;
         if (headline) {
             int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
-                                        &armed->stack, log, 0, kernel_report_symptom(headline));
+                                        &armed->stack, log, 0, kernel_report_symptom(headline), -1);
             if (!*finding)
                 *finding = id;
         }
@@ -759,7 +806,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
                                  observation.sanitizer ? report.kind : swallowed, 0,
-                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0);
+                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0, -1);
     if (reported)
         sanitizer_report_free(&report);
     free(swallowed);

@@ -351,6 +351,36 @@ static json_t *site_stack(sqlite3 *db, struct symboliser *symboliser,
     return symbolise_stack(symboliser, map, &frames);
 }
 
+/* The stored frames of a site (none when unknown). */
+static void site_frames(sqlite3 *db, const char *site, struct frame_list *frames)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    frames->count = 0;
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), frames);
+    database_finalize(statement);
+}
+
+/* A leak lost inside a system library (system_leak_frame, source.h): that library's function,
+   symbolised (its out-of-line frame); NULL otherwise. */
+static json_t *system_leak_fault(sqlite3 *db, struct symboliser *symboliser,
+                                 const struct module_map *map, const char *site,
+                                 const struct frame_list *leaked)
+{
+    struct frame_list injection = {0};
+    site_frames(db, site, &injection);
+    int library = system_leak_frame(symboliser, map, leaked, &injection);
+    if (library < 0)
+        return NULL;
+    struct frame_list one = {.count = 1};
+    one.frames[0] = leaked->frames[library];
+    json_t *stack = symbolise_stack(symboliser, map, &one);
+    json_t *fault = json_deep_copy(json_array_get(stack, json_array_size(stack) - 1));
+    json_decref(stack);
+    return fault;
+}
+
 /* failrun kernel: the kernel allocation the injected failure of `run` hit (kmem.c), into `into`
    as "allocation"; nothing when the run's trace named none. */
 static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
@@ -677,15 +707,20 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                                            : stack_location(evidence));
         if (through)
             json_object_set_new(finding, "through", json_string(through));
-        json_t *fault = leak ? json_deep_copy(json_object_get(finding, "location"))
-                             : fault_frame(evidence);
+        /* A leak whose allocation, failed call and loss lie inside a system library is that
+           library's, headlined at its function that lost the block. */
+        json_t *library = leak && site ? system_leak_fault(db, symboliser, &map, site, &frames)
+                                       : NULL;
+        json_t *fault = library ? library
+                        : leak  ? json_deep_copy(json_object_get(finding, "location"))
+                                : fault_frame(evidence);
         /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
            injection), and an abort is deliberate: glibc's assertion or heap check, raised for
            its caller's bug. */
         bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
-        bool system = crashed && signal != SIGABRT &&
-                      json_is_true(json_object_get(fault, "system")) &&
-                      !fault_in_caller(evidence);
+        bool system = library || (crashed && signal != SIGABRT &&
+                                  json_is_true(json_object_get(fault, "system")) &&
+                                  !fault_in_caller(evidence));
         json_object_set_new(finding, "system_library", json_boolean(system));
         /* "module!function", and for a fault in a system library also where it was reached
            from: "libc.so.6!strlen<-prog!parse". */

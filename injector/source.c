@@ -257,3 +257,68 @@ char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *name
     module_map_free(&map);
     return result;
 }
+
+/* ---- a leak inside a system library ---- */
+
+static bool system_frame(const struct module_map *map, const struct record_frame *frame)
+{
+    return module_is_system(module_map_path(map, frame->module));
+}
+
+static bool tool_frame(const struct module_map *map, const struct record_frame *frame)
+{
+    return module_is_tool(module_map_path(map, frame->module));
+}
+
+/* Are frames first .. last - 1 each the system library's (or, on the leak's side, the tools'
+   allocator interposers above them), with at least one library frame? */
+static bool all_system(const struct module_map *map, const struct frame_list *frames, int last)
+{
+    bool any = false;
+    for (int i = 0; i < last; i++) {
+        if (tool_frame(map, &frames->frames[i]) && !any)
+            continue;
+        if (!system_frame(map, &frames->frames[i]))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+int system_leak_frame(struct symboliser *symboliser, const struct module_map *map,
+                      const struct frame_list *leaked, const struct frame_list *injection)
+{
+    int own_leaked = first_own_frame(map, leaked), own_injection = first_own_frame(map, injection);
+    if (own_leaked <= 0 || own_injection <= 0 ||
+        leaked->frames[own_leaked].module != injection->frames[own_injection].module ||
+        leaked->frames[own_leaked].offset != injection->frames[own_injection].offset ||
+        !all_system(map, leaked, own_leaked) || !all_system(map, injection, own_injection))
+        return -1;
+    /* From the program's call inwards: the same return addresses are the same activations. */
+    int i = own_leaked - 1, j = own_injection - 1, shared = -1, depth = 0;
+    while (i >= 0 && j >= 0 && leaked->frames[i].module == injection->frames[j].module &&
+           leaked->frames[i].offset == injection->frames[j].offset &&
+           system_frame(map, &leaked->frames[i])) {
+        shared = i--;
+        j--;
+        depth++;
+    }
+    /* Then the innermost shared activation: one function, called at one place (the frames below
+       were equal), left at two places, one to allocate the block, one to fail. */
+    if (i >= 0 && j >= 0 && leaked->frames[i].module == injection->frames[j].module &&
+        system_frame(map, &leaked->frames[i])) {
+        const char *path = module_map_path(map, leaked->frames[i].module);
+        uint64_t start_leaked = 0, start_injection = 0;
+        if (path &&
+            symboliser_function(symboliser, path, leaked->frames[i].offset, true, &start_leaked,
+                                NULL, 0) &&
+            symboliser_function(symboliser, path, injection->frames[j].offset, true,
+                                &start_injection, NULL, 0) &&
+            start_leaked == start_injection) {
+            shared = i;
+            depth++;
+        }
+    }
+    /* The function the program called is depth 1: a block allocated there may be its own. */
+    return depth >= 2 ? shared : -1;
+}

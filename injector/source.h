@@ -59,4 +59,19 @@ bool wrapper_named(const char *function, const char *wrappers);
    names, `named` (the --wrapper list, may be NULL) first; newly allocated. */
 char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named);
 
+/* ---- a leak inside a system library ----
+   A leak is the system library's (DESIGN.md: a fault inside a system library is headlined
+   there) when the leaked block's allocation, the failed call and the loss all lie inside it:
+   below the program's one call into the library (the same frame of the program's own code on
+   both stacks), the allocation stack and the injection stack share library frames down to an
+   activation of a library function that the program did not call itself (same function, and
+   the same return addresses below it), and each stack's frames above that activation are the
+   library's. The program never saw the block: glibc's setlocale -> _nl_find_locale allocates the
+   normalised codeset, a later allocation fails, and _nl_find_locale returns NULL without
+   freeing it. A block allocated in the function the program called (getline's buffer,
+   strdup's copy) may be the program's to free: never the library's by this rule.
+   Returns the index in `leaked` of that shared activation's frame, or -1. */
+int system_leak_frame(struct symboliser *symboliser, const struct module_map *map,
+                      const struct frame_list *leaked, const struct frame_list *injection);
+
 #endif

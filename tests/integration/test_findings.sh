@@ -40,6 +40,32 @@ check "the report counts the unexplored error-path sites by reason" \
 check_equal "abort() from the panic helper: oom-abort, no crash" "0 1 0" \
     "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' abort.json)"
 
+# A library's public allocator three layers above malloc that panics (Tcl_Alloc -> Tcl_Panic
+# "unable to alloc"): its designed out-of-memory abort, judged by the function's name.
+"$FAILRUN" run -q --json --db layered.db -- "$P" layered >layered.json
+check_equal "abort() in the library's public allocator, three layers up: oom-abort, no crash" \
+    "0 1 0" "$(jq -r '"\(.findings | length) \(.outcomes["oom-abort"]) \(.outcomes.crash)"' layered.json)"
+
+# Under a UTF-8 locale setlocale(LC_ALL, "") reaches glibc 2.36's leak in _nl_find_locale: the
+# block is allocated, the allocation fails and the block is lost, all inside the C library. It
+# is the library's finding, headlined there, and the default suppressions hide it.
+if locale -a 2>/dev/null | grep -qix 'c.utf-\{0,1\}8'; then
+    LC_ALL=C.UTF-8 "$FAILRUN" run -q --json --db locale.db --no-default-suppressions -- "$P" locale \
+        >locale.json
+    check_equal "setlocale's leak inside glibc: the C library's, reached from the program's main" \
+        "leak true libc.so.6 main" \
+        "$(jq -r '.findings[] | "\(.outcome) \(.system_library) \(.identity | sub("!.*"; "")) \(.location.function)"' locale.json)"
+    check "... its identity names the library's function, then the program's" \
+        test "$(jq -r '.findings[0].identity' locale.json | grep -c '^libc\.so\.6![^<]*<-findings!main$')" = 1
+    "$FAILRUN" report --db locale.db --no-default-suppressions >locale.txt
+    check "... and the text report says so" grep -q "^BUG 1: leak in libc.so.6 (system library): " locale.txt
+    "$FAILRUN" report --db locale.db --json >locale-default.json
+    check_equal "the default suppressions hide it" "0 1 leak:libc.so.6!" \
+        "$(jq -r '"\(.findings | length) \(.suppressed) \(.suppressed_findings[0].suppressed_by | sub("!.*"; "!"))"' locale-default.json)"
+else
+    echo "# no C.UTF-8 locale: the setlocale leak is not checked"
+fi
+
 "$FAILRUN" run -q --json --db reachable.db -- "$P" reachable >reachable.json
 check_equal "a block kept reachable from a global: no leak, though more blocks stayed live" \
     "0 0" "$(jq -r '"\(.findings | length) \(.leaks.runs)"' reachable.json)"

@@ -5,11 +5,19 @@
  *   panic      an allocation wrapper returns NULL and its caller calls the program's own panic
  *              helper, which exits 3: a deliberate out-of-memory exit (oom-abort), not a bug
  *   abort      the same with abort(): oom-abort too
+ *   layered    a library's allocator three layers deep (Pool_Alloc -> pool_take -> pool_more ->
+ *              malloc) whose public entry panics and aborts when the layers below return NULL,
+ *              as Tcl_Alloc calls Tcl_Panic("unable to alloc"): its designed oom-abort
+ *   locale     setlocale(LC_ALL, "") under a UTF-8 locale: glibc 2.36 loses the normalised
+ *              codeset in _nl_find_locale when a later allocation of its own fails, a leak
+ *              whose allocation, failed call and loss all lie inside the C library: glibc's,
+ *              not the program's, and suppressed by default
  *   reachable  the failure leaves a block live at exit, still reachable from a global: no leak
  *   lost       the failure leaves a block nothing points to any more: a leak
  *   stream     the failure leaves a NULL stream that fputs is given: a crash inside the C
  *              library whose fault is the program's argument, headlined at the program's line
  * Every mode prints the same line as without a failure when it absorbs one. */
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +73,37 @@ static int panics(int abort_instead)
     return 0;
 }
 
+__attribute__((noinline)) static void *pool_more(size_t size)
+{
+    return malloc(size);
+}
+
+__attribute__((noinline)) static void *pool_take(size_t size)
+{
+    void *block = pool_more(size);
+    return block ? block : NULL;
+}
+
+/* The library's public allocator: never returns NULL, it panics (Tcl_Alloc's design). */
+__attribute__((noinline)) static void *Pool_Alloc(size_t size)
+{
+    void *block = pool_take(size);
+    if (!block) {
+        fprintf(stderr, "findings: unable to alloc %zu bytes\n", size);
+        abort();
+    }
+    return block;
+}
+
+static int layered(void)
+{
+    char *line = Pool_Alloc(32);
+    strcpy(line, "result 42");
+    puts(line);
+    free(line);
+    return 0;
+}
+
 static int keeps(int lose)
 {
     char *first = malloc(48);
@@ -106,6 +145,13 @@ int main(int argc, char **argv)
         return keeps(!strcmp(mode, "lost"));
     if (!strcmp(mode, "stream"))
         return stream();
-    fputs("usage: findings warn|panic|abort|reachable|lost|stream\n", stderr);
+    if (!strcmp(mode, "layered"))
+        return layered();
+    if (!strcmp(mode, "locale")) {
+        setlocale(LC_ALL, "");
+        puts("result 42");
+        return 0;
+    }
+    fputs("usage: findings warn|panic|abort|layered|reachable|lost|stream|locale\n", stderr);
     return 2;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """check.py — judge a realworld corpus run against the hand verdicts (make realworld).
 
-Usage: check.py PROGRAMS.tsv EXPECTED.tsv OUTDIR
-OUTDIR holds NAME.json (failrun's report) for each program and cpu.tsv (name, failrun's exit
-status, CPU seconds including children, wall seconds), written by run.sh.
+Usage: check.py [--locales "C C.UTF-8"] PROGRAMS.tsv EXPECTED.tsv OUTDIR
+Each program ran once per locale (default: C only), its campaign labelled NAME under C and
+NAME@LOCALE under another. OUTDIR holds LABEL.json (failrun's report) for each and cpu.tsv
+(label, failrun's exit status, CPU seconds including children, wall seconds), written by run.sh.
+An expectation line names the program (it holds in every locale) or NAME@LOCALE (only there:
+a path only that locale takes).
 
 A finding's identity is the report's `.identity`. Each program passes when every finding has an
 expectation line, every expected `real` finding is present, and every finding expected
@@ -44,14 +47,30 @@ def suppressed_count(report):
 
 
 def main():
-    programs_path, expected_path, outdir = sys.argv[1:4]
-    programs = [row[0] for row in read_tsv(programs_path)]
+    arguments = sys.argv[1:]
+    locales = ["C"]
+    if arguments[:1] == ["--locales"]:
+        locales = arguments[1].split()
+        arguments = arguments[2:]
+    programs_path, expected_path, outdir = arguments[:3]
+    names = [row[0] for row in read_tsv(programs_path)]
+    # (label, program name, locale) per campaign: NAME under C, NAME@LOCALE under another.
+    programs = [(name if locale == "C" else "%s@%s" % (name, locale), name, locale)
+                for locale in locales for name in names]
     expected = {}
     for row in read_tsv(expected_path):
         if len(row) < 5 or row[3] not in ("real", "false", "suppressed"):
             print("expected.tsv: bad line: %s" % "\t".join(row))
             continue
         expected[(row[0], row[1], row[2])] = (row[3], row[4])
+
+    def verdict_of(name, locale, outcome, ident):
+        """The expectation for this locale's campaign, else the program's."""
+        return expected.get(("%s@%s" % (name, locale), outcome, ident),
+                            expected.get((name, outcome, ident)))
+
+    def applies(program, name, locale):
+        return program in (name, "%s@%s" % (name, locale))
     cpu = {}
     cpu_path = os.path.join(outdir, "cpu.tsv")
     if os.path.exists(cpu_path):
@@ -62,29 +81,29 @@ def main():
     passed = failed = 0
     total = real = 0
     total_cpu = total_wall = 0.0
-    for name in programs:
+    for label, name, locale in programs:
         problems = []
         report = None
-        status, seconds, wall = cpu.get(name, (None, 0.0, 0.0))
+        status, seconds, wall = cpu.get(label, (None, 0.0, 0.0))
         total_cpu += seconds
         total_wall += wall
         try:
-            with open(os.path.join(outdir, name + ".json"), encoding="utf-8") as handle:
+            with open(os.path.join(outdir, label + ".json"), encoding="utf-8") as handle:
                 report = json.load(handle)
         except (OSError, ValueError) as error:
-            problems.append("%s: no report (%s)" % (name, error))
+            problems.append("%s: no report (%s)" % (label, error))
         if status not in (None, 0, 1):
-            problems.append("%s: failrun exited %s (see build/realworld/%s.err)" % (name, status, name))
+            problems.append("%s: failrun exited %s (see build/realworld/%s.err)" % (label, status, label))
         counts = {}
         present = set()
         reals = 0
         if report is not None:
             for finding in report.get("findings", []):
-                key = (name, finding.get("outcome"), identity(finding))
+                key = (label, finding.get("outcome"), identity(finding))
                 counts[key[1]] = counts.get(key[1], 0) + 1
                 total += 1
-                present.add(key)
-                verdict = expected.get(key)
+                present.add(key[1:])
+                verdict = verdict_of(name, locale, key[1], key[2])
                 if verdict is None:
                     problems.append("unjudged finding: %s\t%s\t%s\t(replay: %s)"
                                     % (key + (finding.get("replay", ""),)))
@@ -95,18 +114,22 @@ def main():
                     problems.append("not suppressed: %s\t%s\t%s" % key)
         hidden = set()
         for finding in (report or {}).get("suppressed_findings", []):
-            hidden.add((name, finding.get("outcome"), identity(finding)))
+            hidden.add((finding.get("outcome"), identity(finding)))
         for key, (verdict, reason) in sorted(expected.items()):
-            if key[0] != name or key in present:
+            if not applies(key[0], name, locale) or key[1:] in present:
                 continue
+            # A locale's own line overrides the program's for that campaign.
+            if key[0] == name and ("%s@%s" % (name, locale),) + key[1:] in expected:
+                continue
+            shown = (label,) + key[1:]
             if verdict == "suppressed":
-                if key not in hidden:
-                    problems.append("lost suppressed finding: %s\t%s\t%s" % key)
+                if key[1:] not in hidden:
+                    problems.append("lost suppressed finding: %s\t%s\t%s" % shown)
                 continue
             if verdict == "real":
-                problems.append("lost real finding: %s\t%s\t%s\t(%s)" % (key + (reason,)))
+                problems.append("lost real finding: %s\t%s\t%s\t(%s)" % (shown + (reason,)))
             else:
-                print("gone (was judged false): %s\t%s\t%s" % key)
+                print("gone (was judged false): %s\t%s\t%s" % shown)
         for problem in problems:
             print(problem)
         if problems:
@@ -117,7 +140,7 @@ def main():
         found = ", ".join("%s %d" % (outcome, counts[outcome])
                           for outcome in OUTCOMES + sorted(set(counts) - set(OUTCOMES))
                           if outcome in counts) or "-"
-        table.append([name, str(campaign.get("sites", "?")), str(campaign.get("runs", "?")),
+        table.append([label, str(campaign.get("sites", "?")), str(campaign.get("runs", "?")),
                       "%.1f" % seconds, found, str(suppressed_count(report or {})),
                       "%d/%d" % (reals, sum(counts.values())), "FAIL" if problems else "ok"])
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# judge.sh NAME ID — help judge finding ID of program NAME after `make realworld`: prints its
+# judge.sh LABEL ID — help judge finding ID of campaign LABEL (NAME, or NAME@C.UTF-8 for the
+# UTF-8 pass) after `make realworld`: prints its
 # identity and stacks, replays it beside a plain run of the command (exit status, stderr, output
 # difference), and for a leak replays it again with LeakSanitizer's standalone runtime preloaded
 # after libfail: a block LSan does not report was still reachable at exit (no real leak).
@@ -23,7 +24,7 @@ import check
 report = json.load(open(sys.argv[1]))
 finding = [f for f in report["findings"] if f["id"] == int(sys.argv[2])][0]
 def frame(f):
-    text = "%s!%s+0x%x" % (os.path.basename(f.get("module") or "?"), check.function_name(f), f.get("offset") or 0)
+    text = "%s!%s+0x%x" % (os.path.basename(f.get("module") or "?"), (f.get("function") or "??"), f.get("offset") or 0)
     return text + (" (%s:%s)" % (f["file"], f["line"]) if f.get("file") else "")
 print("%s %s %s  identity %s  (%s(%s), %s run(s))" % (sys.argv[4], finding["outcome"], finding.get("signal_name") or "",
       check.identity(finding), finding.get("function"), finding.get("size"), finding.get("runs")))
@@ -42,7 +43,8 @@ stdin=/dev/null
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/libfail-judge.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 cd "$out/work/$name" || exit 2
-export LC_ALL=C
+# The campaign's locale: NAME ran under C, NAME@LOCALE under LOCALE (run.sh).
+case $name in *@*) export LC_ALL=${name#*@} ;; *) export LC_ALL=C ;; esac
 eval "$command" <"$stdin" >"$scratch/base.out" 2>"$scratch/base.err"
 echo "plain run: exit $?"
 eval "$root/build/$replay" </dev/null >"$scratch/replay.out" 2>"$scratch/replay.err"

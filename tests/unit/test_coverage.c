@@ -542,9 +542,10 @@ static void test_result_kept_for_later(void **state)
    twice in the baseline). Program 1 run alone ran it once, without failing; its fault run
    (runs.owner = 1) fails the malloc once. Against the whole suite's counts nothing changed
    (the leg ran twice there, once here); against program 1's own run alone (stored as run -1)
-   the failure took line 4's error branch: the leg is found. Program 2's run alone left no
-   coverage data: its run compares with the campaign's baseline, as a run of the whole command
-   does, and finds nothing. */
+   the failure took line 4's error branch: the leg is found, and credited to the site. But the
+   suite runs it without any fault of failrun's: live code, kept whatever the policy. Program
+   2's run alone left no coverage data: its run compares with the campaign's baseline, as a run
+   of the whole command does, and finds nothing. */
 static const char suite_counts[] =
     "1:3 3:3 4:3/2,1 5:2 6:2 8:1 9:1 10:3 11:2 13:2 14:2 15:3 17:3/2,1 18:2 19:2 21:1/0,1 22:0 "
     "23:1 24:3 25:1 27:1/0,1 28:0 29:1 30:1";
@@ -579,17 +580,57 @@ static void test_run_alone_compares_with_its_program_alone(void **state)
     struct coverage_result r = analyse(&c, sites, 2);
     int legs[] = {5, 6, 11, 13, 14, 18, 19};
     for (size_t i = 0; i < sizeof legs / sizeof *legs; i++) {
-        assert_int_equal(line_class(&r, c.file, legs[i]), LINE_DELETABLE);
+        assert_int_equal(line_class(&r, c.file, legs[i]), LINE_KEPT);
+        assert_true(line_item(&r, c.file, legs[i])->by_plain);
         assert_int_equal(line_item(&r, c.file, legs[i])->site_count, 1);
         assert_int_equal(line_item(&r, c.file, legs[i])->sites[0], 0);
     }
-    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_DELETABLE);
+    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_KEPT);
     assert_int_equal(line_class(&r, c.file, 8), LINE_ORDINARY);
     /* The run alone is a reference, not a run of the campaign: not counted, not in the totals. */
     assert_int_equal(r.baseline_runs, 1);
     assert_int_equal(r.fault_runs, 2);
     assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 5)], 2 + 1 + 1);
     assert_int_equal(line_class(&r, c.file, 22), LINE_UNREACHED);
+    finish(&c, &r);
+}
+
+/* A suite of two programs: program 1's fault run reaches put's leg and the helper report();
+   program 2 calls report() in the suite's plain run (a parse error it reports, say), program 1
+   alone never does. Compared with program 1's run alone, report() is an error leg of the
+   failure; but a run without a fault executes it: it is kept (marked so), never deletable,
+   while put's own leg and main's stay deletable. */
+static void test_a_leg_another_program_runs_plainly(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(
+        "1:1 3:1 4:1/0,1 5:0 6:0 8:1 9:1 10:1 11:1 13:1 14:1 15:1 17:1/0,1 18:0 19:0 21:1/0,1 "
+        "22:0 23:1 24:1 25:1 27:1/0,1 28:0 29:1 30:1");
+    database_exec(c.db, "INSERT INTO programs(id, exe, cwd, argv, environment, stdin_kind, top,"
+                        " alone, alone_dir) VALUES (1, '/t/a', '/t', x'', x'', 'null', 0, 'yes',"
+                        " '/t/alone-1');"
+                        "INSERT INTO cov_runs(run, data_files, gcov_files, read_ms)"
+                        " VALUES (-1, 1, 1, 0)");
+    char *alone = gcov_document(baseline_counts);
+    assert_int_equal(coverage_store_gcov_json(c.db, -1, alone, strlen(alone)), 1);
+    free(alone);
+    add_owned_run(&c, 2, site_ids[0], 1, failed_counts);
+    struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 1);
+    int deletable[] = {5, 6, 18, 19}, plain[] = {11, 13, 14};
+    for (size_t i = 0; i < sizeof deletable / sizeof *deletable; i++) {
+        assert_int_equal(line_class(&r, c.file, deletable[i]), LINE_DELETABLE);
+        assert_false(line_item(&r, c.file, deletable[i])->by_plain);
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        assert_int_equal(line_class(&r, c.file, plain[i]), LINE_KEPT);
+        assert_true(line_item(&r, c.file, plain[i])->by_plain);
+        assert_false(line_item(&r, c.file, plain[i])->by_io);
+        assert_int_equal(line_item(&r, c.file, plain[i])->site_count, 1);
+        assert_int_equal(line_item(&r, c.file, plain[i])->sites[0], 0);
+    }
+    assert_int_equal(branch_class(&r, c.file, 4, 0), LINE_DELETABLE);
     finish(&c, &r);
 }
 
@@ -684,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_read_failing_like_end_of_input),
         cmocka_unit_test(test_result_kept_for_later),
         cmocka_unit_test(test_run_alone_compares_with_its_program_alone),
+        cmocka_unit_test(test_a_leg_another_program_runs_plainly),
         cmocka_unit_test(test_wrapper_passes_the_failure_up),
         cmocka_unit_test(test_eligibility),
         cmocka_unit_test(test_gcov_json),

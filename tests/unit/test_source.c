@@ -1,6 +1,8 @@
 /*
  * test_source.c — the --source and --wrapper rules that need no campaign: glob matching on a
- * source path and its base name, and the joining of comma-separated, repeated arguments.
+ * source path and its base name, and the joining of comma-separated, repeated arguments; and
+ * when a leak is a system library's own (system_leak_frame), on stacks made of this machine's
+ * libc.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,9 +10,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
+#include <link.h>
+#include <locale.h>
 #include <stdlib.h>
 
+#include "campaign.h"
+#include "ingest.h"
 #include "source.h"
+#include "symbolise.h"
 
 static void no_globs_match_everything(void **state)
 {
@@ -82,6 +90,72 @@ static void wrapper_names(void **state)
     assert_false(wrapper_named("jsonp_malloc2", "a:jsonp_malloc"));
 }
 
+/* The offset in libc of a point `into` bytes inside its function `symbol` (a return address). */
+static uint64_t libc_offset(void *symbol, uint64_t into, const char **path)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    assert_true(dladdr1(symbol, &info, (void **)&map, RTLD_DL_LINKMAP) && map);
+    *path = info.dli_fname;
+    return (uint64_t)((uintptr_t)symbol - map->l_addr) + into;
+}
+
+static struct frame_list stack_of(int count, const struct record_frame *frames)
+{
+    struct frame_list list = {.count = count};
+    for (int i = 0; i < count; i++)
+        list.frames[i] = frames[i];
+    return list;
+}
+
+/* Modules: 1 libc, 2 the program, 3 libfail's preload, 4 another (not a system) library. */
+static void leak_inside_a_system_library(void **state)
+{
+    (void)state;
+    const char *libc = NULL;
+    uint64_t inner_a = libc_offset((void *)setlocale, 0x30, &libc);
+    uint64_t inner_b = libc_offset((void *)setlocale, 0x60, &libc);
+    uint64_t entry = libc_offset((void *)newlocale, 0x30, &libc);
+    uint64_t other = libc_offset((void *)qsort, 0x30, &libc);
+    uint64_t ids[] = {1, 2, 3, 4};
+    char *paths[] = {(char *)libc, "/usr/bin/prog", "/usr/lib/libfail-preload.so",
+                     "/usr/lib/libother.so.1"};
+    struct module_map map = {4, ids, paths};
+    struct symboliser *symboliser = symboliser_new();
+    const struct record_frame main_call = {2, 0x1234}, interposer = {3, 0x99};
+    /* The program calls the library once (`entry`); inside it one function (its frames at
+       inner_a and inner_b) allocates the block, through `other`, and later fails. */
+    struct record_frame leaked[] = {interposer, {1, other}, {1, inner_a}, {1, entry}, main_call};
+    struct record_frame injected[] = {{1, inner_b}, {1, entry}, main_call};
+    struct frame_list a = stack_of(5, leaked), b = stack_of(3, injected);
+    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), 2);
+    /* The block allocated in the function the program called itself (getline's buffer): it
+       may be the program's to free. */
+    struct record_frame leaked_entry[] = {interposer, {1, inner_a}, main_call};
+    struct record_frame injected_entry[] = {{1, inner_b}, main_call};
+    a = stack_of(3, leaked_entry);
+    b = stack_of(2, injected_entry);
+    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
+    /* Two calls of the program into the library: the block may have come back to it. */
+    struct record_frame injected_later[] = {{1, inner_b}, {1, entry}, {2, 0x5678}};
+    a = stack_of(5, leaked);
+    b = stack_of(3, injected_later);
+    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
+    /* A library that is not a system library (its own finding, by the usual rules). */
+    struct record_frame leaked_other[] = {interposer, {4, 0x10}, {4, 0x20}, {4, 0x30}, main_call};
+    struct record_frame injected_other[] = {{4, 0x40}, {4, 0x30}, main_call};
+    a = stack_of(5, leaked_other);
+    b = stack_of(3, injected_other);
+    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
+    /* Different functions below the shared entry: where the failure happened the block was
+       no longer in hand (it went back through the entry). */
+    struct record_frame injected_elsewhere[] = {{1, other}, {1, entry}, main_call};
+    a = stack_of(5, leaked);
+    b = stack_of(3, injected_elsewhere);
+    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
+    symboliser_free(symboliser);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -91,6 +165,7 @@ int main(void)
         cmocka_unit_test(unknown_file_matches_no_glob),
         cmocka_unit_test(arguments_join_comma_separated_and_repeated),
         cmocka_unit_test(wrapper_names),
+        cmocka_unit_test(leak_inside_a_system_library),
     };
     return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }
