@@ -467,6 +467,7 @@ LIBDIR := $(PREFIX)/lib
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so \
     $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
     $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
@@ -482,6 +483,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	install -m 644 $(BUILD)/libfail.a $(DESTDIR)$(LIBDIR)/libfail.a
 	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
 	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
+	install -m 755 $(BUILD)/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so
 	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
 	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
 	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1
