@@ -169,7 +169,8 @@ $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
-$(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o
+$(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o \
+                             $(BUILD)/obj/injector/boundary.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 

@@ -77,25 +77,31 @@ enum api_verdict api_verdict(const char *rules, const char *function, uint64_t s
                              uint64_t value)
 {
     enum report_kind kind = rule_for(rules, function);
-    if (kind == REPORT_NONE) {
-        kind = learned(seen);
-        /* An int function that returned negatives and 0 unfailed: a value of a class it never
-           returned is still a report (0 from one that only returned positives). */
-        if (kind == REPORT_NONE && seen && !(seen & BOUNDARY_CLASS_WIDE))
-            return (boundary_classes(value) & ~seen &
-                    (BOUNDARY_CLASS_NULL | BOUNDARY_CLASS_ZERO32 | BOUNDARY_CLASS_NEG32))
-                       ? API_REPORTED
-                       : API_SWALLOWED;
+    if (kind != REPORT_NONE)
+        return is_report(kind, value) ? API_REPORTED : API_SWALLOWED;
+    if (!seen)
+        return API_UNKNOWN;
+    uint64_t classes = boundary_classes(value);
+    if (seen & BOUNDARY_CLASS_WIDE) { /* it returns addresses */
+        if (!(classes & BOUNDARY_CLASS_NULL))
+            return API_SWALLOWED;
+        /* NULL from a function that also returned NULL unfailed (a lookup, a parser given bad
+           input) cannot be told from a report. */
+        return seen & BOUNDARY_CLASS_NULL ? API_UNKNOWN : API_REPORTED;
     }
-    if (kind == REPORT_NONE)
-        return seen ? API_SWALLOWED : API_UNKNOWN;
-    /* 0 from a function whose convention is "negative" but that never returned 0 either is a
-       report too: e.g. a count that is never 0 unfailed. */
-    if (is_report(kind, value) ||
-        (kind == REPORT_NEGATIVE && seen && !(seen & BOUNDARY_CLASS_ZERO32) &&
-         (boundary_classes(value) & BOUNDARY_CLASS_ZERO32)))
-        return API_REPORTED;
-    return API_SWALLOWED;
+    /* It returns ints (or bools). A value of a kind it never returned unfailed is a report; a
+       negative it also returned unfailed may be a report of another error: unknown. */
+    if (classes & BOUNDARY_CLASS_NEG32)
+        return seen & BOUNDARY_CLASS_NEG32 ? API_UNKNOWN : API_REPORTED;
+    if (classes & BOUNDARY_CLASS_ZERO32) {
+        if (!(seen & BOUNDARY_CLASS_ZERO32))
+            return API_REPORTED; /* false, or a count that is never 0 */
+        /* 0 is success where the errors are negative, or where 0 is all it returns; beside
+           positive values and no negatives it may be false: unknown. */
+        return (seen & BOUNDARY_CLASS_NEG32) || !(seen & BOUNDARY_CLASS_OTHER) ? API_SWALLOWED
+                                                                             : API_UNKNOWN;
+    }
+    return seen & BOUNDARY_CLASS_OTHER ? API_SWALLOWED : API_UNKNOWN;
 }
 
 const char *api_convention(const char *rules, const char *function, uint64_t seen)

@@ -128,7 +128,7 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
     const char *runtime = scanner_runtime();
     char *preload = preload_path(&context->options->settings);
     const char *existing = getenv("LD_PRELOAD");
-    char *extra[4] = {
+    char *extra[5] = {
         existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, runtime, existing)
                               : xasprintf("LD_PRELOAD=%s:%s", preload, runtime),
         /* Debian's programs have no frame pointers: the slow unwinder reads .eh_frame. Reports
@@ -137,6 +137,9 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
         xasprintf("ASAN_OPTIONS=" SCANNER_OPTIONS ":malloc_context_size=%d:log_path=%s/" SCAN_LOG,
                   RECORD_MAX_FRAMES, dir),
         xstrdup("LIBFAIL_LEAK_SCAN=1"),
+        /* No audit module beside the sanitizer runtime, which must come first in the process;
+           the preload leaves the linker's frames out of stacks, so the sites are the same. */
+        xstrdup("LD_AUDIT="),
         NULL,
     };
     struct spawn_result result =

@@ -51,6 +51,7 @@ static struct boundary_function *LF_TEXT function_entry(uintptr_t address)
 
 LF_TEXT LF_EXPORT void libfail_boundary_enter(uintptr_t stack)
 {
+    stack_skip_loader();
     if (depth > 0 && stack >= entry_stack)
         depth = 0; /* the outermost call was left by longjmp */
     if (depth++ == 0) {

@@ -100,6 +100,9 @@ int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
    the program's descriptors and never touch a descriptor the program took over. Called before
    every use of libunwind; cheap after the first. */
 void unwinder_bind(void) LF_HIDDEN;
+/* From now on, leave the dynamic linker's frames out of captured stacks (an LD_AUDIT module's
+   trampoline sits between the program and the library it calls; boundary.c). */
+void stack_skip_loader(void) LF_HIDDEN;
 /* From a signal handler: the interrupted context's stack, pcs[0] the faulting pc. */
 int stack_capture_signal(void *ucontext, uintptr_t *pcs, int max) LF_HIDDEN;
 /* From a SIGSYS handler of syscall user dispatch: the trapped call's stack, pcs[0] the address

@@ -47,6 +47,42 @@ LF_INLINE bool is_sanitizer_frame(uintptr_t pc)
            pc - 1 < end;
 }
 
+/* The dynamic linker's text, once an LD_AUDIT module reports calls (boundary.c): its trampoline
+   stands between the program and the library it called, so its frames are left out and a site's
+   signature is the same with the audit or without it. */
+static _Atomic uintptr_t loader_start, loader_end;
+
+LF_INLINE bool is_loader_frame(uintptr_t pc)
+{
+    uintptr_t end = atomic_load_explicit(&loader_end, memory_order_relaxed);
+    return LF_UNLIKELY(end) && pc - 1 >= atomic_load_explicit(&loader_start, memory_order_relaxed) &&
+           pc - 1 < end;
+}
+
+static int LF_TEXT find_loader(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size, (void)data;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (strncmp(base, "ld-linux", 8) != 0)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            atomic_store(&loader_start, info->dlpi_addr + ph->p_vaddr);
+            atomic_store(&loader_end, info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+        }
+    }
+    return 1;
+}
+
+void LF_TEXT stack_skip_loader(void)
+{
+    if (!atomic_load_explicit(&loader_end, memory_order_relaxed))
+        dl_iterate_phdr(find_loader, NULL);
+}
+
 LF_INLINE bool is_own_frame(uintptr_t pc)
 {
     /* A return address points just past the call; pc - 1 is inside the calling function. */
@@ -70,7 +106,8 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
         skip++;
     int count = 0;
     for (int i = skip; i < n && count < max; i++)
-        if (!is_sanitizer_frame((uintptr_t)raw[i]) && !is_own_frame((uintptr_t)raw[i]))
+        if (!is_sanitizer_frame((uintptr_t)raw[i]) && !is_own_frame((uintptr_t)raw[i]) &&
+            !is_loader_frame((uintptr_t)raw[i]))
             pcs[count++] = (uintptr_t)raw[i];
     return count;
 }
@@ -88,6 +125,8 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
             break;
         /* Frame 0 is the faulting instruction itself; later frames are return addresses. Store
            frame 0 as pc + 1 so every frame can be symbolised uniformly as "return address - 1". */
+        if (count > 0 && is_loader_frame((uintptr_t)ip))
+            continue; /* the audit's trampoline (is_loader_frame) */
         pcs[count] = count == 0 ? (uintptr_t)ip + 1 : (uintptr_t)ip;
         count++;
     } while (count < max && unw_step(&cursor) > 0);
@@ -101,7 +140,8 @@ static int LF_TEXT capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count,
         unw_word_t ip = 0;
         if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
-        if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip))
+        if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip) &&
+            !is_loader_frame((uintptr_t)ip))
             pcs[count++] = (uintptr_t)ip;
     } while (count < max && unw_step(cursor) > 0);
     return count;

@@ -9,7 +9,9 @@
 
 #include <signal.h>
 
+#include "boundary.h"
 #include "classify.h"
+#include "record.h"
 
 static const struct baseline_observation clean = {.exit_code = 0, .signal = 0};
 
@@ -153,6 +155,43 @@ static void test_names(void **state)
     assert_false(outcome_is_bug(OUTCOME_CALLER_CRASH));
 }
 
+/* The library boundary's verdict on a value, from the classes the function returned unfailed. */
+static void test_api_verdicts(void **state)
+{
+    (void)state;
+    uint64_t address = 0x7f1234567890ull, minus_one = 0xffffffffull, enomem = (uint64_t)-12;
+    uint64_t pointer = boundary_classes(address), lookup = pointer | boundary_classes(0);
+    /* A constructor that always returned an address: NULL reports, an address is success. */
+    assert_int_equal(api_verdict(NULL, "f", pointer, 0), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", pointer, address), API_SWALLOWED);
+    /* A lookup or parser that returned NULL unfailed too: its NULL cannot be told apart. */
+    assert_int_equal(api_verdict(NULL, "f", lookup, 0), API_UNKNOWN);
+    /* 0 on success, never negative: -1 and -ENOMEM report, 0 is success. */
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), minus_one), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), enomem), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0), API_SWALLOWED);
+    /* -1 also returned unfailed (another error): unknown; 0 still success. */
+    uint64_t both = boundary_classes(0) | boundary_classes(minus_one);
+    assert_int_equal(api_verdict(NULL, "f", both, minus_one), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", both, 0), API_SWALLOWED);
+    /* A bool that was always true: false reports, true is success; true and false: unknown. */
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 0), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 1), API_SWALLOWED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1) | boundary_classes(0), 0),
+                     API_UNKNOWN);
+    /* Never returned unfailed: no convention. */
+    assert_int_equal(api_verdict(NULL, "f", 0, 0), API_UNKNOWN);
+    /* A --returns rule decides, whatever was learned. */
+    assert_int_equal(api_verdict("g=null:f=zero", "f", pointer, 0), API_REPORTED);
+    assert_int_equal(api_verdict("f=zero", "f", boundary_classes(0), minus_one), API_SWALLOWED);
+    assert_int_equal(api_verdict("f=false", "f", 0, 0x100), API_REPORTED); /* low byte 0 */
+    assert_true(returns_rule_valid("f=negative"));
+    assert_false(returns_rule_valid("f=maybe"));
+    assert_false(returns_rule_valid("=null"));
+    assert_string_equal(api_convention(NULL, "f", pointer), "NULL");
+    assert_string_equal(api_convention("f=zero", "f", pointer), "0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,7 +199,7 @@ int main(void)
         cmocka_unit_test(test_oom_abort),            cmocka_unit_test(test_handled),
         cmocka_unit_test(test_silent_absorbed),      cmocka_unit_test(test_names),
         cmocka_unit_test(test_leak_possible),
-        cmocka_unit_test(test_sanitizer),
+        cmocka_unit_test(test_sanitizer),           cmocka_unit_test(test_api_verdicts),
     };
     return cmocka_run_group_tests_name("classify", tests, NULL, NULL);
 }
