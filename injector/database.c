@@ -130,6 +130,12 @@ static const char schema[] =
     "  alone_dir TEXT);"                /* the check's first run alone, its gcov data beside it
                                            (coverage_directory): failrun cov reads it as run
                                            -id, the reference counts of the runs it owns */
+    /* Every in-scope site each program reached in the baseline (its first start, with its fork
+       children), whichever process reached it first: alone it must reach them all (owner.c).
+       Created on open, so a database of this version made before it has none: its checks
+       compare the sites each program owns. */
+    "CREATE TABLE IF NOT EXISTS program_sites(program INTEGER NOT NULL, site TEXT NOT NULL,"
+    "  PRIMARY KEY (program, site)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("
