@@ -113,7 +113,6 @@ static int compare_signatures(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-
 /* What each program reached in the baseline: every in-scope site its first start recorded (and
    the fork children it stands for), not only the sites it reached first. The check runs it alone
    against all of them: a site another program reached before it is still a part of what it
@@ -339,7 +338,7 @@ static char *start_problem(const struct program *program)
 
 struct check {
     struct program *program;
-    VECTOR(uint64_t) sites; /* it owns: alone it must reach each */
+    VECTOR(uint64_t) sites; /* it reached in the baseline: alone it must reach each */
     char *reason;           /* NULL: it passed */
     uint64_t stdout_hash, stderr_hash;
     int64_t wall_ms;
@@ -529,7 +528,7 @@ static void *check_worker(void *argument)
    shard's. Every one of them, not only those it owns (reached first): a site it shares with the
    programs before it can tell that it found what an earlier run left. A database made before
    program_sites compares the sites it owns. */
-static void owned_sites(sqlite3 *db, struct check *check)
+static void expected_sites(sqlite3 *db, struct check *check)
 {
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT site FROM program_sites WHERE program = ?1 AND site IN (SELECT site FROM runs)"
@@ -558,7 +557,7 @@ void owners_check(struct campaign_context *context)
     if (!checks.count)
         return;
     for (size_t i = 0; i < checks.count; i++)
-        owned_sites(context->db, &checks.items[i]);
+        expected_sites(context->db, &checks.items[i]);
     if (!context->options->quiet)
         fprintf(stderr, "failrun: checking that %zu program(s) do alone what they did in the "
                         "command\n", checks.count);
