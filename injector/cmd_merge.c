@@ -175,6 +175,13 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
     database_exec(db, "CREATE TEMP TABLE program_map(old INTEGER PRIMARY KEY, new INTEGER)");
     database_exec(db, "INSERT INTO temp.program_map SELECT s.id, (SELECT min(m.id) FROM"
                       " main.programs m WHERE" SAME_PROGRAM ") FROM src.programs s");
+    statement = database_prepare(db, "SELECT count(*) FROM src.sqlite_master"
+                                     " WHERE name = 'program_sites'");
+    bool reached = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0);
+    database_finalize(statement);
+    if (reached) /* a shard of a failrun that had them */
+        database_exec(db, "INSERT OR IGNORE INTO main.program_sites SELECT m.new, p.site"
+                          " FROM src.program_sites p JOIN temp.program_map m ON m.old = p.program");
     database_exec(db, "CREATE TEMP TABLE copied(old INTEGER PRIMARY KEY, new INTEGER)");
     bind_and_run(db,
                  "INSERT INTO temp.copied SELECT r.id, iif(r.kind = 'baseline',"

@@ -149,6 +149,12 @@ static const char schema[] =
     "  reason TEXT NOT NULL,"           /* 'cleared' (LD_PRELOAD or LIBFAIL_*), 'setuid' */
     "  count INTEGER NOT NULL,"         /* times it was started so */
     "  PRIMARY KEY(run, program, reason)) WITHOUT ROWID;"
+    /* Every in-scope site each program reached in the baseline (its first start, with its fork
+       children), whichever process reached it first: alone it must reach them all (owner.c).
+       Created on open, so a database of this version made before it has none: its checks
+       compare the sites each program owns. */
+    "CREATE TABLE IF NOT EXISTS program_sites(program INTEGER NOT NULL, site TEXT NOT NULL,"
+    "  PRIMARY KEY (program, site)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("

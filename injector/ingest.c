@@ -138,6 +138,7 @@ static void take_module(struct run_records *out, const struct record *r)
 static void take_site(struct run_records *out, const struct record *r, size_t process)
 {
     const char *exe = out->processes.items[process].exe;
+    VECTOR_PUSH(out->processes.items[process].reached, r->signature);
     /* A system call's FAULT carries the kernel's N in `value`, not a size. */
     uint64_t size = record_function_kind(r->function) == KIND_SYSCALL ? 0 : r->value;
     for (size_t i = 0; i < out->sites.count; i++) {
@@ -497,6 +498,7 @@ void run_records_free(struct run_records *records)
 {
     for (size_t i = 0; i < records->processes.count; i++) {
         free(records->processes.items[i].exe);
+        free(records->processes.items[i].reached.items);
         invocation_free(records->processes.items[i].invocation);
         free(records->processes.items[i].invocation);
     }

@@ -71,6 +71,8 @@ struct ingest_process {
     bool faulted; /* the planned fault fired in this process */
     struct ingest_invocation *invocation; /* NULL: none written (not record mode, out of scope) */
     int64_t program; /* its invocation's row in programs, set by owner.c; 0: none */
+    VECTOR(uint64_t) reached; /* the signature of every site it recorded, in record order: what
+                                 it reached, whichever process reached a site first (owner.c) */
 };
 
 /* Blocks still live at exit, counted by the allocation's caller (frame 0: the static site). */

@@ -239,6 +239,9 @@ static char *finding_key(struct campaign_context *context, enum outcome outcome,
    gives a module without build-id, so symbolisation can find the file. */
 static uint64_t module_for_path(struct campaign_context *context, const char *path)
 {
+    /* A name the sanitizer shortened (strip_path_prefix in the program's own options): the
+       module the preload recorded under its full path. */
+    path = sanitizer_module_path(path, context->modules.paths, context->modules.count);
     for (size_t i = 0; i < context->modules.count; i++)
         if (!strcmp(context->modules.paths[i], path))
             return context->modules.ids[i];

@@ -120,6 +120,13 @@ static bool candidate(const struct campaign_context *context, const struct job *
     "handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:allow_user_segv_handler=1:"                 \
     "check_malloc_usable_size=0:print_legend=0:symbolize=0"
 
+/* The flags of SCANNER_OPTIONS that LeakSanitizer reads from LSAN_OPTIONS too (sanitizer_common's
+   own, so libasan warns of none), and an empty strip_path_prefix: modules by their full path. */
+#define SCANNER_LSAN_OPTIONS                                                                       \
+    "detect_leaks=1:exitcode=0:fast_unwind_on_malloc=0:allocator_may_return_null=1:"              \
+    "handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:"              \
+    "allow_user_segv_handler=1:symbolize=0:strip_path_prefix="
+
 /* The run under the scanner, in `dir`: its leaks, kept when their process is in scope. */
 static bool scanned_run(struct campaign_context *context, const char *dir, const char *plan,
                         sanitizer_leak_list *leaks, struct run_records *records,
@@ -135,6 +142,13 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
            go to files; the program's exit status stays its own; a request no allocator can
            serve returns NULL to the program, as glibc's does, instead of ending it. */
         xasprintf("ASAN_OPTIONS=" SCANNER_OPTIONS ":malloc_context_size=%d:log_path=%s/" SCAN_LOG,
+                  RECORD_MAX_FRAMES, dir),
+        /* libasan reads LSAN_OPTIONS after ASAN_OPTIONS, and a program's own wins over ours:
+           git's test-lib.sh sets strip_path_prefix=<its build folder>/, which names the program
+           "git" in the report (no file a symboliser can open), and may set a log_path of its
+           own. Here ours again, the flags that say what the report is and where it goes; a
+           suite that puts its own before what it was given (test-lib.sh does) keeps ours last. */
+        xasprintf("LSAN_OPTIONS=" SCANNER_LSAN_OPTIONS ":malloc_context_size=%d:log_path=%s/" SCAN_LOG,
                   RECORD_MAX_FRAMES, dir),
         xstrdup("LIBFAIL_LEAK_SCAN=1"),
         /* No audit module beside the sanitizer runtime, which must come first in the process;

@@ -11,11 +11,17 @@
  * /dev/null.
  *
  * Alone is only as good as a program that does alone what it did in the suite: before its first
- * run, each program is started alone twice without a fault. It must end as in the baseline and
- * reach every site it owns; the two runs tell whether its output is stable (then a fault run
- * with other output is `silent`, as for a command). A program that fails the check (standard
- * input a pipe, a descriptor or a file its driver made, a status of its own) keeps the whole
- * command for its runs, and the report says why. Verdicts are stored, so a resumed campaign
+ * run, each program is started alone twice without a fault. Each run must end as in the baseline
+ * and reach every site the program reached there (program_sites: all of them, not only those it
+ * reached first, which it owns); the two runs tell whether its output is stable (then a fault run
+ * with other output is `silent`, as for a command). The second run is where a program finds what
+ * its first left: `git init DIR` in a folder the suite empties creates a repository, run again
+ * it finds one and misses the sites of a new one, as every fault run would. Such a program is
+ * not given a fresh copy of its folder (that would need a snapshot of the folder as the baseline
+ * found it); it is re-run within the whole command, which prepares its folder as the suite does.
+ * A program that fails the check (standard input a pipe, a descriptor or a file its driver
+ * made, a status of its own, a folder its own runs change) keeps the whole command for its runs,
+ * and the report says why. Verdicts are stored, so a resumed campaign
  * checks nothing twice. The first of the two runs of a program that passes keeps its gcov data
  * (programs.alone_dir): failrun cov compares that program's fault runs with it, not with the
  * whole command's baseline (coverage.h).
@@ -101,6 +107,62 @@ static const struct ingest_process *starting_process(const struct run_records *r
     return process;
 }
 
+static int compare_signatures(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What each program reached in the baseline: every in-scope site its first start recorded (and
+   the fork children it stands for), not only the sites it reached first. The check runs it alone
+   against all of them: a site another program reached before it is still a part of what it
+   did, and what it finds left by an earlier run alone shows there first. */
+static void store_reached(sqlite3 *db, const struct run_records *records)
+{
+    /* the sites in scope, sorted: what a process reached out of scope is no one's */
+    uint64_t *scope = xcalloc(records->sites.count + 1, sizeof *scope);
+    for (size_t i = 0; i < records->sites.count; i++)
+        scope[i] = records->sites.items[i].signature;
+    qsort(scope, records->sites.count, sizeof *scope, compare_signatures);
+    VECTOR(int64_t) done = {0};
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *process = &records->processes.items[i];
+        bool seen = !process->program || process->forked;
+        for (size_t j = 0; j < done.count && !seen; j++)
+            seen = done.items[j] == process->program;
+        if (seen)
+            continue;
+        VECTOR_PUSH(done, process->program);
+        VECTOR(uint64_t) reached = {0};
+        for (size_t j = 0; j < records->processes.count; j++) {
+            if (starting_process(records, j) != process)
+                continue;
+            const struct ingest_process *member = &records->processes.items[j];
+            for (size_t k = 0; k < member->reached.count; k++)
+                VECTOR_PUSH(reached, member->reached.items[k]);
+        }
+        if (reached.count)
+            qsort(reached.items, reached.count, sizeof *reached.items, compare_signatures);
+        sqlite3_stmt *insert = database_prepare(
+            db, "INSERT OR IGNORE INTO program_sites(program, site) VALUES (?, ?)");
+        for (size_t k = 0; k < reached.count; k++) {
+            if ((k && reached.items[k] == reached.items[k - 1]) ||
+                !bsearch(&reached.items[k], scope, records->sites.count, sizeof *scope,
+                         compare_signatures))
+                continue;
+            char site[17];
+            hex16(site, reached.items[k]);
+            sqlite3_bind_int64(insert, 1, process->program);
+            sqlite3_bind_text(insert, 2, site, -1, SQLITE_TRANSIENT);
+            database_step_done(insert);
+        }
+        database_finalize(insert);
+        free(reached.items);
+    }
+    free(done.items);
+    free(scope);
+}
+
 void owners_store(struct campaign_context *context, struct run_records *records, int top_pid)
 {
     const struct campaign_settings *settings = &context->options->settings;
@@ -124,6 +186,7 @@ void owners_store(struct campaign_context *context, struct run_records *records,
     }
     if (!owner_mode(settings))
         return;
+    store_reached(context->db, records);
     for (size_t i = 0; i < records->sites.count; i++) {
         const struct ingest_process *owner = starting_process(records, records->sites.items[i].process);
         if (owner && owner->program && (int)owner->pid != top_pid)
@@ -275,7 +338,7 @@ static char *start_problem(const struct program *program)
 
 struct check {
     struct program *program;
-    VECTOR(uint64_t) sites; /* it owns: alone it must reach each */
+    VECTOR(uint64_t) sites; /* it reached in the baseline: alone it must reach each */
     char *reason;           /* NULL: it passed */
     uint64_t stdout_hash, stderr_hash;
     int64_t wall_ms;
@@ -349,9 +412,16 @@ static void check_round(struct campaign_context *context, struct check *check, i
         free(alone);
         free(baseline);
     } else if (!check->reason) {
+        size_t reached = sites_reached(check, &records);
         if (result.signal != first->signal || result.exit_code != first->exit_code ||
             result.timed_out)
             check->reason = xstrdup("alone it does not end the same way twice");
+        else if (reached < check->sites.count)
+            /* Its first run left what it finds now (a repository created in a folder the
+               command had emptied): each fault run would find it too, and miss those sites.
+               The whole command gives it the folder as the command does. */
+            check->reason = xasprintf("alone a second time it reaches %zu of its %zu sites: it "
+                                      "finds what its first run left", reached, check->sites.count);
         if (stdout_hash != check->stdout_hash)
             check->stdout_hash = 0; /* its output varies by itself: never `silent` */
         if (stderr_hash != check->stderr_hash)
@@ -453,12 +523,16 @@ static void *check_worker(void *argument)
     return NULL;
 }
 
-/* The sites it owns that have runs: not gcov's (whose allocations differ when its data file
-   exists already, as in a suite where one program runs many times), nor another shard's. */
-static void owned_sites(sqlite3 *db, struct check *check)
+/* The sites it reached in the baseline that have runs: not gcov's (whose allocations differ when
+   its data file exists already, as in a suite where one program runs many times), nor another
+   shard's. Every one of them, not only those it owns (reached first): a site it shares with the
+   programs before it can tell that it found what an earlier run left. A database made before
+   program_sites compares the sites it owns. */
+static void expected_sites(sqlite3 *db, struct check *check)
 {
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id FROM sites WHERE owner = ? AND id IN (SELECT site FROM runs)");
+        db, "SELECT site FROM program_sites WHERE program = ?1 AND site IN (SELECT site FROM runs)"
+            " UNION SELECT id FROM sites WHERE owner = ?1 AND id IN (SELECT site FROM runs)");
     sqlite3_bind_int64(statement, 1, check->program->id);
     while (sqlite3_step(statement) == SQLITE_ROW) {
         uint64_t signature;
@@ -483,7 +557,7 @@ void owners_check(struct campaign_context *context)
     if (!checks.count)
         return;
     for (size_t i = 0; i < checks.count; i++)
-        owned_sites(context->db, &checks.items[i]);
+        expected_sites(context->db, &checks.items[i]);
     if (!context->options->quiet)
         fprintf(stderr, "failrun: checking that %zu program(s) do alone what they did in the "
                         "command\n", checks.count);

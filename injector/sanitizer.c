@@ -18,6 +18,26 @@ char *sanitizer_options(const char *existing, const char *dir, bool undefined)
                      existing && *existing ? ":" : "", common, dir, SANITIZER_LOG);
 }
 
+const char *sanitizer_module_path(const char *name, char *const *known, size_t count)
+{
+    if (!name || !*name || name[0] == '/')
+        return name;
+    size_t length = strlen(name);
+    const char *found = NULL;
+    bool whole = false; /* found ends in "/name" */
+    for (size_t i = 0; i < count && !whole; i++) {
+        const char *path = known[i];
+        size_t path_length = path ? strlen(path) : 0;
+        if (path_length <= length || path[0] != '/' || strcmp(path + path_length - length, name))
+            continue;
+        if (!found || path[path_length - length - 1] == '/') {
+            found = path;
+            whole = path[path_length - length - 1] == '/';
+        }
+    }
+    return found ? found : name;
+}
+
 char *sanitizer_user_options(const char *value, bool undefined, bool *ours)
 {
     const char *common = undefined ? "print_stacktrace=1" : "verify_asan_link_order=0";

@@ -48,6 +48,12 @@ size_t sanitizer_read_leaks(const char *dir, const char *prefix, sanitizer_leak_
 bool sanitizer_parse_leaks(const char *text, sanitizer_leak_list *out, bool *scan_failed);
 void sanitizer_leaks_free(sanitizer_leak_list *list);
 
+/* The module a sanitizer named `name`: itself when it is a full path; else the first of `known`
+   (full paths) that ends in it, one ending in "/name" first; `name` when none does. A runtime
+   given strip_path_prefix (git's test-lib.sh sets its build folder) names a module by what is left
+   of its path, and a frame of a module no symboliser can open is "??". */
+const char *sanitizer_module_path(const char *name, char *const *known, size_t count);
+
 /* The options failrun adds to ASAN_OPTIONS / UBSAN_OPTIONS for a run in `dir`. */
 char *sanitizer_options(const char *existing, const char *dir, bool undefined);
 /* The reverse, for a value a process of a run had: *ours tells whether it ends with what

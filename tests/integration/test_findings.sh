@@ -77,6 +77,27 @@ check_equal "a block nothing points to: one leak, 48 bytes, at its allocation" \
 check_equal "the leaking runs' outcome is judged first (absorbed), the leak apart" "absorbed" \
     "$(jq -r '[.runs[] | select(.finding != null) | .outcome] | unique | join(" ")' lost.json)"
 
+# A program's own LeakSanitizer options must not shorten the names of its modules: git's
+# test-lib.sh exports LSAN_OPTIONS=strip_path_prefix=<its build folder>/, and the leak scan then
+# named the program "findings", a file no symboliser finds: "leak at findings+0x... in ??".
+# The command itself, a program a suite runs (started alone), and a suite that prepends its own
+# options to what it was given, as test-lib.sh does.
+leak_where='.findings[] | "\(.outcome) \(.location.function) \(.location.module | sub(".*/"; "")) \(.location.file | sub(".*/"; ""))"'
+LSAN_OPTIONS="strip_path_prefix=$PROGRAMS/" "$FAILRUN" run -q --json --db strip.db -- "$P" lost >strip.json
+check_equal "strip_path_prefix in LSAN_OPTIONS: the leak is still named (keeps in findings.c)" \
+    "leak keeps findings findings.c" "$(jq -r "$leak_where" strip.json)"
+"$FAILRUN" run -q --json --db strip-suite.db -- sh -c \
+    "LSAN_OPTIONS=strip_path_prefix=$PROGRAMS/ '$P' lost; '$P' reachable" >strip-suite.json
+check_equal "... in a program a suite runs with it" \
+    "leak keeps findings findings.c" "$(jq -r "$leak_where" strip-suite.json)"
+"$FAILRUN" run -q --json --whole-command --db strip-prepend.db -- sh -c \
+    "LSAN_OPTIONS=strip_path_prefix=$PROGRAMS/\${LSAN_OPTIONS:+:\$LSAN_OPTIONS} '$P' lost" >strip-prepend.json
+check_equal "... and in a suite that puts it before the options it was given" \
+    "leak keeps findings findings.c" "$(jq -r "$leak_where" strip-prepend.json)"
+"$FAILRUN" report --db strip-suite.db >strip-suite.txt
+check "the text report's headline names the function and line" \
+    grep -q "^BUG 1: leak at .*findings.c:[0-9]* in keeps$" strip-suite.txt
+
 "$FAILRUN" run -q --json --db stream.db -- "$P" stream >stream.json
 check_equal "a NULL stream given to fputs: the crash is the program's, at the line that passed it" \
     "crash SEGV false $(marker tests/programs/findings.c 'BUG(stream)' | cut -d: -f2)" \

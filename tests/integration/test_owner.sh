@@ -163,3 +163,37 @@ check_equal "schema 4: the database is migrated to 9" 9 "$(sql old.db "PRAGMA us
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"
+
+# A program that finds what its own earlier run left (issue 26: git's test-lib.sh empties its
+# trash folder, `git init` creates a repository there, the suite removes it at its end). Its
+# first run alone finds the folder empty, as in the suite; the second finds the repository and
+# takes another path. Before, only its exit was compared on the second run (its other output
+# was taken for instability), the check passed, and every fault run found the repository: the
+# sites of a fresh repository were not-reached. Now each run alone must reach every site the
+# program reached in the suite, and a program that does not is re-run within the whole command.
+# -j1: two runs of the whole command at once would share its folder (the suite's, as git's).
+mkdir repo
+repo_suite="sh $ROOT/tests/programs/reposuite.sh $PROGRAMS $work/repo"
+"$FAILRUN" run -q -j1 --json --db repo.db -- $repo_suite >repo.json
+check_equal "a suite creating a repository: failrun exits 1 (list's crash)" 1 $?
+init=$(sql repo.db "SELECT id FROM programs WHERE instr(argv, CAST('init' AS BLOB)) > 0")
+check "the program creating the repository is re-run within the whole command, and why" \
+    sh -c "sqlite3 repo.db \"SELECT alone FROM programs WHERE id = $init\" |
+        grep -qx 'alone a second time it reaches [0-9]* of its [0-9]* sites: it finds what its first run left'"
+check_equal "the program that does alone what it did in the suite still runs alone" "yes" \
+    "$(sql repo.db "SELECT alone FROM programs WHERE instr(argv, CAST('list' AS BLOB)) > 0")"
+check_equal "its sites are every site it reached in the suite that has runs" \
+    "$(sql repo.db "SELECT count(*) FROM program_sites WHERE program = $init AND site IN (SELECT site FROM runs)")" \
+    "$(sql repo.db "SELECT alone FROM programs WHERE id = $init" | sed 's/.* of its \([0-9]*\) sites.*/\1/')"
+check_equal "no fault run misses its site" 0 \
+    "$(sql repo.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
+check_equal "the runs of its sites re-ran the whole command" 0 \
+    "$(sql repo.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site WHERE s.owner = $init
+        AND r.owner IS NOT NULL")"
+check "the site only a new repository reaches failed, the program said so (handled)" \
+    test "$(sql repo.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
+        WHERE s.owner = $init AND r.outcome = 'handled'")" -ge 2
+"$FAILRUN" report --db repo.db >repo.txt
+check "the report says it is re-run within the whole command, and why" grep -qF \
+    "  1 program re-run within the whole command: ownertest init $work/repo/trash: alone a second time it reaches" \
+    repo.txt

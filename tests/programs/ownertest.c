@@ -7,6 +7,9 @@
      ownertest token   needs SUITE_TOKEN and the same token on descriptor 3, both from the driver:
                        alone (without descriptor 3) it cannot do what it did
      ownertest count   counts the lines of standard input, a pipe from the driver
+     ownertest init DIR  creates the repository DIR (like `git init`): a folder and its config
+                       file; when DIR is there already it only says so (Reinitialized), through
+                       other allocations: run alone twice, the second run finds the first's
    OWNERTEST_SLEEP_MS=N makes each start N ms slower (so a test can kill a campaign part-way). */
 #include <ctype.h>
 #include <stdio.h>
@@ -157,6 +160,49 @@ static int count(void)
     return 0;
 }
 
+/* A path under dir; NULL (after saying so) when there is no memory for it. */
+static char *path_in(const char *dir, const char *name)
+{
+    size_t size = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(size); /* OWNER(init-path) */
+    if (!path) {
+        fputs("ownertest: out of memory\n", stderr);
+        return NULL;
+    }
+    snprintf(path, size, "%s/%s", dir, name);
+    return path;
+}
+
+static int init(const char *dir)
+{
+    char *config = path_in(dir, "config");
+    if (!config)
+        return 1;
+    struct stat st;
+    if (stat(config, &st) == 0) {
+        printf("Reinitialized existing repository in %s\n", dir);
+        free(config);
+        return 0;
+    }
+    char *text = malloc(64); /* OWNER(init-fresh): reached only when DIR is new */
+    if (!text || mkdir(dir, 0755) != 0) {
+        fputs("ownertest: cannot create the repository\n", stderr);
+        free(text);
+        free(config);
+        return 1;
+    }
+    snprintf(text, 64, "[core]\n\tversion = 0\n");
+    FILE *file = fopen(config, "w");
+    int status = file && fputs(text, file) >= 0 && fclose(file) == 0 ? 0 : 1;
+    if (status)
+        fputs("ownertest: cannot write the config\n", stderr);
+    else
+        printf("Initialized empty repository in %s\n", dir);
+    free(text);
+    free(config);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *sleep_ms = getenv("OWNERTEST_SLEEP_MS");
@@ -174,6 +220,8 @@ int main(int argc, char **argv)
         return token();
     if (!strcmp(mode, "count"))
         return count();
-    fprintf(stderr, "usage: ownertest words|list|token|count\n");
+    if (!strcmp(mode, "init") && argc > 2)
+        return init(argv[2]);
+    fprintf(stderr, "usage: ownertest words|list|token|count|init DIR\n");
     return 2;
 }

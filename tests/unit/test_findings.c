@@ -65,6 +65,25 @@ static void test_leak_report_other(void **state)
     assert_int_equal(leaks.count, 0);
 }
 
+/* A runtime given strip_path_prefix names modules by what is left of their path (git's test-lib.sh:
+   "git" for <build>/git): the module of the campaign it is the end of, a whole name first. */
+static void test_shortened_module(void **state)
+{
+    (void)state;
+    char *known[] = {"/usr/lib/x86_64-linux-gnu/libgit-helper.so", "/usr/bin/legit",
+                     "/src/git-2.39.5/git", "/usr/bin/git", "/lib/x86_64-linux-gnu/libc.so.6"};
+    size_t count = sizeof known / sizeof known[0];
+    assert_string_equal(sanitizer_module_path("git", known, count), "/src/git-2.39.5/git");
+    assert_string_equal(sanitizer_module_path("git-2.39.5/git", known, count), "/src/git-2.39.5/git");
+    /* a prefix that cut a name in two: the path that ends with what is left */
+    assert_string_equal(sanitizer_module_path("bin/legit", known, count), "/usr/bin/legit");
+    assert_string_equal(sanitizer_module_path("egit", known, count), "/usr/bin/legit");
+    /* a full path is itself, known or not; a name no module ends in stays as it is */
+    assert_string_equal(sanitizer_module_path("/opt/git", known, count), "/opt/git");
+    assert_string_equal(sanitizer_module_path("libz.so.1", known, count), "libz.so.1");
+    assert_string_equal(sanitizer_module_path("git", NULL, 0), "git");
+}
+
 static const struct suppress_frame nss_crash[] = {
     {"fn_1a2b3", "/lib/x86_64-linux-gnu/libc.so.6", ""},
     {"getpwuid_r", "/lib/x86_64-linux-gnu/libc.so.6", "getpwent_r.c"},
@@ -100,6 +119,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_leak_report),
         cmocka_unit_test(test_leak_report_other),
+        cmocka_unit_test(test_shortened_module),
         cmocka_unit_test(test_suppression_rules),
     };
     return cmocka_run_group_tests_name("findings", tests, NULL, NULL);
