@@ -135,7 +135,7 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
     const char *runtime = scanner_runtime();
     char *preload = preload_path(&context->options->settings);
     const char *existing = getenv("LD_PRELOAD");
-    char *extra[5] = {
+    char *extra[6] = {
         existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, runtime, existing)
                               : xasprintf("LD_PRELOAD=%s:%s", preload, runtime),
         /* Debian's programs have no frame pointers: the slow unwinder reads .eh_frame. Reports
