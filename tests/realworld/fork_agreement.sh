@@ -24,6 +24,10 @@ out=$root/build/realworld-fork
 programs=$here/programs.tsv
 jobs=${FORK_AGREEMENT_JOBS:-2}
 repeated=${FORK_AGREEMENT_REPEATED:-"lua5.4 gawk xmllint"}
+# Programs whose sites move between runs of one campaign by themselves, so that no two campaigns
+# are comparable site by site: Tcl's allocator refills its blocks at other calls from run to run
+# (issue 21, "one campaign, one environment"). Named and skipped, not counted.
+unstable=${FORK_AGREEMENT_UNSTABLE:-"tclsh"}
 
 # shellcheck disable=SC2046
 sh "$root/tools/install-packages.sh" realworld python3 jq \
@@ -102,7 +106,10 @@ repeats() {
 while IFS=$'\t' read -r name _package command <&3; do
     case $name in '' | '#'*) continue ;; esac
     wanted "$name" || continue
-    agreement "$name" "$command"
+    case " $unstable " in
+    *" $name "*) echo "$name: skipped, not counted: its sites move from run to run by themselves" ;;
+    *) agreement "$name" "$command" ;;
+    esac
 done 3<"$programs"
 if wanted kvtest; then agreement kvtest "$root/build/examples/kvtest"; fi
 if wanted csvstat; then
