@@ -50,10 +50,11 @@ const char run_usage[] =
     "                    Other sites are recorded (coverage) but get no run; a crash in code\n"
     "                    outside GLOB (a test using the library's NULL), or an assert at the\n"
     "                    entry it called, is a caller-crash, not a finding\n"
-    "  --boundary        with --source or --module: record what each call into the code under\n"
-    "                    test that a fault fired in returned (LD_AUDIT, calls into shared\n"
-    "                    libraries); an error report makes the caller's other output its\n"
-    "                    reaction (reported), a success value a failed test a finding (swallowed)\n"
+    "  --no-boundary     with --source or --module, each call into the code under test that a\n"
+    "                    fault fired in is followed to its return (LD_AUDIT, calls into shared\n"
+    "                    libraries): an error report makes the caller's other output its\n"
+    "                    reaction (reported), a success value a failed test a finding\n"
+    "                    (swallowed). This turns that off (--boundary: on, the default)\n"
     "  --returns FUNC=KIND  how FUNC of the code under test reports an error to its caller:\n"
     "                    null, negative, zero or false (repeatable). Without it, learned from\n"
     "                    the unfailed runs: a value of a kind FUNC never returned there (NULL\n"
@@ -166,11 +167,13 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"no-default-suppressions", no_argument, NULL, 'Z'},
         {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
         {"returns", required_argument, NULL, 'V'}, {"boundary", no_argument, NULL, 'G'},
+        {"no-boundary", no_argument, NULL, 'b'},
         {NULL, 0, NULL, 0},
     };
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
     settings->depth = 8;
+    settings->boundary = true;
     settings->occurrence = 1;
     settings->seed = 1;
     settings->nofail_below = NOFAIL_BELOW_DEFAULT;
@@ -299,6 +302,9 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         }
         case 'G':
             settings->boundary = true;
+            break;
+        case 'b':
+            settings->boundary = false;
             break;
         case 'V': {
             if (!returns_rule_valid(optarg))

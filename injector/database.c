@@ -15,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 9;"
+    "PRAGMA user_version = 10;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -52,6 +52,13 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS conventions("
     "  module INTEGER NOT NULL, function TEXT NOT NULL, classes INTEGER NOT NULL,"
     "  PRIMARY KEY(module, function));"
+    /* The same per call: the function called from one place (the call's return address, a
+       module and offset). A parser that returns NULL for bad input never did at the call that
+       parses good input: there NULL is the report of the failure. */
+    "CREATE TABLE IF NOT EXISTS call_conventions("
+    "  module INTEGER NOT NULL, function TEXT NOT NULL,"
+    "  caller_module INTEGER NOT NULL, caller_offset INTEGER NOT NULL, classes INTEGER NOT NULL,"
+    "  PRIMARY KEY(module, function, caller_module, caller_offset));"
     "CREATE TABLE IF NOT EXISTS kernel_faults("  /* failrun kernel: what each armed call did */
     "  run INTEGER PRIMARY KEY,"
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
@@ -259,6 +266,9 @@ static const char migrate_8_to_9[] =
     "ALTER TABLE runs ADD COLUMN reaction TEXT;"
     "PRAGMA user_version = 9;";
 
+/* Version 10: the conventions per call (the schema makes call_conventions). */
+static const char migrate_9_to_10[] = "PRAGMA user_version = 10;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -288,7 +298,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 8))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 9))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -315,7 +325,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 7 || sqlite3_exec(db, migrate_6_to_7, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 8 || version < 5 || /* before 5, the schema makes programs whole */
                sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK);
+              (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }
@@ -493,24 +504,34 @@ bool frames_from_json(const char *text, struct frame_list *out)
 }
 
 /* An unfailed run (no fault fired) teaches each function of the code under test the classes of
-   value it returns (conventions). */
+   value it returns (conventions), in all and at each call (call_conventions). */
 static void store_conventions(sqlite3 *db, const struct run_records *records)
 {
     if (records->faults.count || !records->boundaries.count)
         return;
-    sqlite3_stmt *statement = database_prepare(
+    sqlite3_stmt *function = database_prepare(
         db, "INSERT INTO conventions(module, function, classes) VALUES (?, ?, ?)"
             " ON CONFLICT(module, function) DO UPDATE SET classes = classes | excluded.classes");
+    sqlite3_stmt *call = database_prepare(
+        db, "INSERT INTO call_conventions(module, function, caller_module, caller_offset, classes)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET classes = classes | excluded.classes");
     for (size_t i = 0; i < records->boundaries.count; i++) {
         const struct ingest_boundary *b = &records->boundaries.items[i];
         if (b->faulted)
             continue;
-        sqlite3_bind_int64(statement, 1, (sqlite3_int64)b->module);
-        sqlite3_bind_text(statement, 2, b->function, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(statement, 3, (sqlite3_int64)b->value2);
-        database_step_done(statement);
+        sqlite3_bind_int64(function, 1, (sqlite3_int64)b->module);
+        sqlite3_bind_text(function, 2, b->function, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(function, 3, (sqlite3_int64)b->value2);
+        database_step_done(function);
+        sqlite3_bind_int64(call, 1, (sqlite3_int64)b->module);
+        sqlite3_bind_text(call, 2, b->function, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(call, 3, (sqlite3_int64)b->caller.module);
+        sqlite3_bind_int64(call, 4, (sqlite3_int64)b->caller.offset);
+        sqlite3_bind_int64(call, 5, (sqlite3_int64)b->value2);
+        database_step_done(call);
     }
-    database_finalize(statement);
+    database_finalize(call);
+    database_finalize(function);
 }
 
 void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records)

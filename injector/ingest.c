@@ -293,6 +293,8 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         break;
     case RECORD_SIGNAL:
         process->signal = (int)r->value;
+        process->signal_addressed = r->flags & RECORD_FLAG_SIGNAL_ADDRESS;
+        process->signal_address = r->value2;
         copy_frames(&process->crash_stack, r);
         break;
     case RECORD_LIVE:
@@ -305,12 +307,12 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         take_name(out, r);
         break;
     case RECORD_BOUNDARY: {
-        size_t length = strnlen(r->body.text.path, sizeof r->body.text.path);
+        size_t length = strnlen(r->body.call.name, sizeof r->body.call.name);
         struct ingest_boundary boundary = {
             .pid = r->pid, .module = r->signature, .function = xmalloc(length + 1),
-            .value = r->value, .value2 = r->value2,
+            .caller = r->body.call.caller, .value = r->value, .value2 = r->value2,
             .faulted = r->flags & RECORD_FLAG_BOUNDARY_FAULTED};
-        memcpy(boundary.function, r->body.text.path, length);
+        memcpy(boundary.function, r->body.call.name, length);
         boundary.function[length] = '\0';
         VECTOR_PUSH(out->boundaries, boundary);
         break;

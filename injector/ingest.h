@@ -67,6 +67,8 @@ struct ingest_process {
     bool live_overflow;
     struct frame_list exit_stack;
     int signal; /* 0: none recorded */
+    bool signal_addressed; /* a SIGSEGV or SIGBUS the kernel raised, at signal_address */
+    uint64_t signal_address;
     struct frame_list crash_stack;
     bool faulted; /* the planned fault fired in this process */
     struct ingest_invocation *invocation; /* NULL: none written (not record mode, out of scope) */
@@ -102,6 +104,7 @@ struct ingest_boundary {
     uint32_t pid;
     uint64_t module;  /* module id of the function */
     char *function;   /* its symbol */
+    struct record_frame caller; /* the call's return address */
     uint64_t value;   /* the integer return register */
     uint64_t value2;  /* faulted: errno after it; else the classes seen so far */
     bool faulted;     /* a fault fired inside the call, in the calling thread */

@@ -439,16 +439,42 @@ void load_baseline_sanitizer(struct campaign_context *context)
 
 /* Each allocation site LeakSanitizer confirmed for the run is a leak finding, located at the
    allocation. Returns the bytes leaked; *finding gets the first, if the run had none. */
+/* Does a frame of `stack` lie in the function named `name`? */
+static bool stack_has_function(struct campaign_context *context, const struct frame_list *stack,
+                               const char *name)
+{
+    for (int i = 0; i < stack->count; i++) {
+        const char *path = module_map_path(&context->modules, stack->frames[i].module);
+        char function[256];
+        if (path && symboliser_function(context->symbols, path, stack->frames[i].offset, i > 0,
+                                        NULL, function, sizeof function) &&
+            !strcmp(function, name))
+            return true;
+    }
+    return false;
+}
+
+/* The leaks the leak scan confirmed, a finding each; returns their bytes. After `reported` (the
+   call the fault fired in, when it returned an error report; else NULL), a block allocated
+   outside that call (by an earlier call whose result the caller still owns, or by the caller
+   itself) is the caller's to free: its loss is the caller's reaction, counted in
+   *caller_leaks, not a finding. */
 static uint64_t record_leaks(struct campaign_context *context, const struct job *job,
-                             int64_t *finding)
+                             const struct ingest_boundary *reported, int64_t *finding,
+                             int *caller_leaks)
 {
     struct confirmed_leak leaks[8];
-    uint64_t total = 0;
+    uint64_t total = 0, own = 0;
     size_t count = leak_confirmed(context, job, leaks, 8, &total);
     for (size_t i = 0; i < count; i++) {
         const struct sanitizer_leak *leak = leaks[i].leak;
         struct frame_list frames;
         frames_of_paths(context, leak->frame_count, leak->paths, leak->offsets, &frames);
+        if (reported && !stack_has_function(context, &frames, reported->function)) {
+            (*caller_leaks)++;
+            continue;
+        }
+        own += leaks[i].bytes;
         char *detail = xasprintf("%llu byte(s) in %llu object(s) unreachable at exit%s",
                                  (unsigned long long)leaks[i].bytes,
                                  (unsigned long long)leaks[i].objects,
@@ -462,7 +488,7 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
             *finding = id;
         free(detail);
     }
-    return total;
+    return reported ? own : total; /* total: beyond the 8 read too */
 }
 
 /* The headline without what changes from run to run (CPU, PID, addresses, offsets), hashed:
@@ -527,13 +553,20 @@ static const struct ingest_boundary *faulted_call(const struct run_records *reco
     return NULL;
 }
 
-/* The classes `call`'s function returned in the unfailed runs (conventions table); 0: unknown. */
-static uint64_t learned_classes(sqlite3 *db, const struct ingest_boundary *call)
+/* The classes `call`'s function returned in the unfailed runs (conventions table), or with
+   `at_call` there at the same call (call_conventions); 0: unknown. */
+static uint64_t learned_classes(sqlite3 *db, const struct ingest_boundary *call, bool at_call)
 {
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT classes FROM conventions WHERE module = ? AND function = ?");
+        db, at_call ? "SELECT classes FROM call_conventions WHERE module = ? AND function = ?"
+                      " AND caller_module = ? AND caller_offset = ?"
+                    : "SELECT classes FROM conventions WHERE module = ? AND function = ?");
     sqlite3_bind_int64(statement, 1, (sqlite3_int64)call->module);
     sqlite3_bind_text(statement, 2, call->function, -1, SQLITE_TRANSIENT);
+    if (at_call) {
+        sqlite3_bind_int64(statement, 3, (sqlite3_int64)call->caller.module);
+        sqlite3_bind_int64(statement, 4, (sqlite3_int64)call->caller.offset);
+    }
     uint64_t classes =
         sqlite3_step(statement) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
     database_finalize(statement);
@@ -685,6 +718,20 @@ static bool caller_crash(struct campaign_context *context, const struct frame_li
     return false;
 }
 
+/* After a call reported the failure and returned, did the process crash because its caller
+   handed the error value back to the code under test: an assertion on an argument, or a
+   dereference of NULL (plus a field's offset)? Corruption the library made stays its own. */
+static bool error_passed_back(struct campaign_context *context, const struct ingest_process *crash,
+                              const struct frame_list *stack)
+{
+    static const char *const assert_fail[] = {"__assert_fail"};
+    if (!crash || corruption_detected(context, stack))
+        return false;
+    if (crash->signal == SIGABRT)
+        return stopped_through(context, stack, assert_fail, 1);
+    return crash->signal_addressed && crash->signal_address < 65536;
+}
+
 /* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
    the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
    finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
@@ -731,10 +778,12 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         .stderr_text = stderr_text,
     };
     struct frame_list evidence = {0};
+    const struct ingest_process *crash_process = NULL;
     for (size_t i = 0; i < records->processes.count && !observation.crash_signal; i++) {
         if (records->processes.items[i].signal) {
-            observation.crash_signal = records->processes.items[i].signal;
-            evidence = records->processes.items[i].crash_stack;
+            crash_process = &records->processes.items[i];
+            observation.crash_signal = crash_process->signal;
+            evidence = crash_process->crash_stack;
         }
     }
     /* glibc aborts from inside free() or malloc() when it finds the heap corrupted (a double
@@ -784,8 +833,11 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     const char *reaction = NULL;
     if (call) {
         verdict = api_verdict(context->options->settings.returns, call->function,
-                              learned_classes(context->db, call), call->value);
+                              learned_classes(context->db, call, false),
+                              learned_classes(context->db, call, true), call->value);
         if (verdict == API_REPORTED) {
+            if (outcome == OUTCOME_CRASH && error_passed_back(context, crash_process, &evidence))
+                outcome = OUTCOME_CALLER_CRASH;
             reaction = outcome_name(outcome);
             if (outcome == OUTCOME_SILENT)
                 outcome = OUTCOME_REPORTED;
@@ -813,8 +865,14 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     if (reported)
         sanitizer_report_free(&report);
     free(swallowed);
+    int caller_leaks = 0;
     uint64_t leaked = target && leak_possible(judged, &observation, &baseline)
-                          ? record_leaks(context, job, &finding) : 0;
+                          ? record_leaks(context, job, verdict == API_REPORTED ? call : NULL,
+                                         &finding, &caller_leaks)
+                          : 0;
+    if (caller_leaks && (outcome == OUTCOME_REPORTED || outcome == OUTCOME_HANDLED ||
+                         outcome == OUTCOME_ABSORBED))
+        reaction = "leak";
     if (context->options->settings.kernel)
         record_kernel_reports(context, job, &finding);
     char *frames = evidence.count ? frames_to_json(&evidence) : NULL;

@@ -199,9 +199,10 @@ struct runtime_request {
 extern __thread struct runtime_request runtime_request LF_HIDDEN;
 /* Faults injected in this thread so far (boundary.c: did one fire inside a call?). */
 uint32_t runtime_thread_faults(void) LF_HIDDEN;
-/* A RECORD_BOUNDARY of `function` (its address and symbol), when records are written. */
-void runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uint64_t value,
-                      uint64_t value2) LF_HIDDEN;
+/* A RECORD_BOUNDARY of `function` (its address and symbol) called from `caller` (the call's
+   return address), when records are written. */
+void runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uintptr_t caller,
+                      uint64_t value, uint64_t value2) LF_HIDDEN;
 /* boundary.c: after fork, in the child. */
 void boundary_reset_after_fork(void) LF_HIDDEN;
 /* Initialise from the environment; idempotent, safe to call from any allocation. */

@@ -40,11 +40,12 @@ enum record_type {
        with RECORD_FLAG_EXEC_FAILED after the call failed takes it back. */
     RECORD_UNPRELOADED = 10,
     /* A call into the code under test, made from outside it, as it returned (boundary.c, through
-       the LD_AUDIT module): body.text.path = the function's symbol, signature = its module id,
-       value = the integer return register. RECORD_FLAG_BOUNDARY_FAULTED: a fault fired inside
-       this call in this thread; then value2 = errno after the return. Else a summary: value2 =
-       the return classes (BOUNDARY_CLASS_*) this process has seen from the function so far,
-       written when the set grows. */
+       the LD_AUDIT module): body.call.name = the function's symbol, body.call.caller = the
+       call's return address, signature = the function's module id, value = the integer return
+       register. RECORD_FLAG_BOUNDARY_FAULTED: a fault fired inside this call in this thread;
+       then value2 = errno after the return. Else a summary: value2 = the return classes
+       (BOUNDARY_CLASS_*) this process has seen from the function called from that place so
+       far, written when the set grows. */
     RECORD_BOUNDARY = 11,
     RECORD_TYPE_LIMIT
 };
@@ -122,6 +123,8 @@ static inline enum function_kind record_function_kind(uint32_t function)
 #define RECORD_FLAG_CALL_FAILED 0x80u
 #define RECORD_FLAG_ERRNO_SHIFT 16
 #define RECORD_FLAG_BOUNDARY_FAULTED 0x200u
+/* SIGNAL: the kernel raised it at an address it could not access: value2 = that address. */
+#define RECORD_FLAG_SIGNAL_ADDRESS 0x400u
 
 /* What kind of value a function returned (RECORD_BOUNDARY), one bit each, from the integer
    return register: a convention is learned as the classes the unfailed runs saw. */
@@ -188,6 +191,10 @@ struct record {
             uint8_t build_id[RECORD_BUILD_ID_MAX];
             char path[RECORD_PATH_MAX]; /* MODULE, START: NUL-terminated */
         } text;
+        struct {
+            struct record_frame caller; /* BOUNDARY: where the call returns to */
+            char name[RECORD_PATH_MAX]; /* BOUNDARY: the function's symbol, NUL-terminated */
+        } call;
     } body;
     uint64_t checksum; /* record_checksum() of every byte before this field */
 };

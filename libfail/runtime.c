@@ -629,8 +629,12 @@ static void LF_TEXT on_fatal_signal(int signo, siginfo_t *info, void *ucontext)
     struct record_frame frames[RECORD_MAX_FRAMES];
     int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
-    emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
-                count);
+    /* A fault the kernel raised tells the address it could not access (a NULL dereference:
+       NULL plus a field's offset). */
+    bool addressed = info && info->si_code > 0 && (signo == SIGSEGV || signo == SIGBUS);
+    emit_frames(RECORD_SIGNAL, addressed ? RECORD_FLAG_SIGNAL_ADDRESS : 0, 0,
+                stack_signature(frames, count), (uint64_t)signo,
+                addressed ? (uint64_t)(uintptr_t)info->si_addr : 0, frames, count);
     gcov_dump_modules(gcov_dump);
     /* Hand the signal to whoever had it before us (usually the default action: die). A fault
        the kernel raised recurs when the instruction runs again, with its genuine siginfo (a
@@ -1097,8 +1101,8 @@ uint32_t LF_TEXT runtime_thread_faults(void)
     return thread_faults;
 }
 
-void LF_TEXT runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uint64_t value,
-                              uint64_t value2)
+void LF_TEXT runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uintptr_t caller,
+                              uint64_t value, uint64_t value2)
 {
     if (!state.active || !state.in_scope)
         return;
@@ -1111,8 +1115,9 @@ void LF_TEXT runtime_boundary(uint32_t flags, const char *name, uintptr_t functi
     r.signature = frame.module;
     r.value = value;
     r.value2 = value2;
+    stack_normalise(&caller, 1, &r.body.call.caller);
     size_t length = strnlen(name, RECORD_PATH_MAX - 1);
-    memcpy(r.body.text.path, name, length);
+    memcpy(r.body.call.name, name, length);
     emit(&r);
 }
 

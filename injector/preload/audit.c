@@ -23,7 +23,7 @@
 /* The function's stack arguments are copied for it by the linker's trampoline: room for 32. */
 #define STACK_ARGUMENTS_BYTES 256
 
-static void (*boundary_enter)(uintptr_t stack);
+static void (*boundary_enter)(uintptr_t stack, uintptr_t caller);
 static void (*boundary_exit)(const char *name, uintptr_t function, uint64_t value);
 
 static uintptr_t dynamic_address(struct link_map *map, ElfW(Addr) value)
@@ -90,7 +90,7 @@ LF_EXPORT unsigned la_objopen(struct link_map *map, Lmid_t namespace, uintptr_t 
         void *enter = find_symbol(map, "libfail_boundary_enter");
         void *leave = find_symbol(map, "libfail_boundary_exit");
         if (enter && leave && !boundary_enter) {
-            boundary_enter = (void (*)(uintptr_t))enter;
+            boundary_enter = (void (*)(uintptr_t, uintptr_t))enter;
             boundary_exit = (void (*)(const char *, uintptr_t, uint64_t))leave;
         }
         return 0;
@@ -118,7 +118,8 @@ LF_EXPORT ElfW(Addr) la_x86_64_gnu_pltenter(ElfW(Sym) *symbol, unsigned index, u
 {
     (void)index, (void)from, (void)to, (void)flags, (void)name;
     if (boundary_enter) {
-        boundary_enter((uintptr_t)registers->lr_rsp);
+        /* lr_rsp: the stack as the call left it, its return address on top. */
+        boundary_enter((uintptr_t)registers->lr_rsp, *(const uintptr_t *)registers->lr_rsp);
         *frame_size = STACK_ARGUMENTS_BYTES; /* then la_pltexit follows the call */
     }
     return symbol->st_value;

@@ -1,7 +1,8 @@
 #!/bin/sh
-# test_boundary.sh — the library boundary: with a scope and --boundary, each fault run records what the outermost
-# call into the code under test returned (LD_AUDIT, libfail-audit.so); each function's error
-# convention is learned from the unfailed runs. An error report makes the caller's other output its
+# test_boundary.sh — the library boundary: with a scope, each fault run records what the
+# innermost call into the code under test that the fault fired in returned (LD_AUDIT,
+# libfail-audit.so); each function's error convention is learned from the unfailed runs, in all
+# and at each call. An error report makes the caller's other output its
 # reaction (outcome reported, not a finding); a success value after the failure makes a failed test
 # the library's finding (swallowed). tests/programs/boundary: libshelf.so and its test.
 . "$(dirname "$0")/lib.sh"
@@ -14,17 +15,27 @@ verdicts() {
               FROM runs WHERE api IS NOT NULL ORDER BY api, id"
 }
 
-"$FAILRUN" run -q --json --boundary --source shelf.c --db scoped.db -- "$program" >scoped.json
+# A scoped campaign follows the boundary by default.
+"$FAILRUN" run -q --json --source shelf.c --db scoped.db -- "$program" >scoped.json
 "$FAILRUN" report --db scoped.db >scoped.txt
 check_equal "each fault in the library: what its call returned, the verdict, the caller's reaction" \
     "shelf_count reported reported silent
 shelf_label reported reported silent
 shelf_label reported reported silent
+shelf_label reported reported silent
+shelf_label reported caller-crash caller-crash
+shelf_label reported reported silent
+shelf_parse unknown silent -
+shelf_parse reported reported silent
 shelf_rename swallowed swallowed -
-shelf_store reported handled handled" "$(verdicts scoped.db)"
-check_equal "the one finding: shelf_rename returned success after its strdup failed" \
-    "swallowed shelf_rename" \
-    "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' scoped.json)"
+shelf_store reported handled handled
+shelf_tag reported reported leak
+shelf_tag reported reported leak" "$(verdicts scoped.db)"
+check_equal "the findings: shelf_rename's success, shelf_tag's lost copy, the parse no convention tells" \
+    "leak shelf_tag
+silent shelf_parse
+swallowed shelf_rename" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' scoped.json | sort)"
 check "... headlined with the function and what it returned" \
     grep -q "swallowed: shelf_rename returned success (0x1) after the failure" scoped.txt
 check "... with no crash stack (nothing crashed)" test -z "$(grep 'crash stack' scoped.txt)"
@@ -32,35 +43,55 @@ check "... and no frame of the audit trampoline" test -z "$(grep _dl_runtime_pro
 check_equal "the learned conventions: a count never negative or 0, NULL, true only, 0 only" \
     "shelf_count a negative int, 0 or false
 shelf_label NULL
+shelf_parse NULL, at a call that never returned it unfailed
 shelf_rename a negative int, 0 or false
-shelf_store a negative int" \
+shelf_store a negative int
+shelf_tag a negative int" \
     "$(jq -r '.boundary[] | "\(.function) \(.error)"' scoped.json)"
 check "the report lists the conventions and the callers' reactions" \
-    grep -q "shelf_label (error: NULL, learned): reported 2, swallowed 0; caller reactions: silent 2" \
+    grep -q "shelf_label (error: NULL, learned): reported 5, swallowed 0; caller reactions: silent 4, caller-crash 1" \
     scoped.txt
-check_equal "what the library returned, as the caller saw it (-1, NULL, true, -ENOMEM)" \
-    "4294967295 0 1 4294967284" \
+check_equal "what the library returned, as the caller saw it (-1, NULL, NULL, true, -ENOMEM, -1)" \
+    "4294967295 0 0 1 4294967284 4294967295" \
     "$(sql scoped.db "SELECT group_concat(v, ' ') FROM (SELECT api, min(api_value) v FROM runs
                       WHERE api IS NOT NULL GROUP BY api ORDER BY api)")"
-# The longjmp out of shelf_visit's callback: the later shelf_label is still an outermost call.
-check_equal "after a longjmp out of the library, its next call is still seen" 2 \
+# The longjmp out of shelf_visit's callback: the later shelf_label is still seen.
+check_equal "after a longjmp out of the library its next call is still seen; the callback's call is its own" 5 \
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE api = 'shelf_label'")"
+check_equal "... and no fault is told as shelf_visit's" 0 \
+    "$(sql scoped.db "SELECT count(*) FROM runs WHERE api = 'shelf_visit'")"
+# shelf_parse returns NULL for bad text: its NULL reports where the call never returned NULL
+# unfailed (the parse of "7"), and cannot be told where it did (the loop over good and bad).
+check_equal "shelf_parse: reported at the call of good text only, unknown at the mixed call" \
+    "reported
+unknown" \
+    "$(sql scoped.db "SELECT api_verdict FROM runs WHERE api = 'shelf_parse' ORDER BY api_verdict")"
+# The test hands shelf_label's NULL to shelf_width, which dereferences it: the test's crash.
+check "a crash in a later call on the reported NULL is the caller's: no crash finding" \
+    test -z "$(jq -r '.findings[] | select(.outcome == "crash")' scoped.json)"
+# When shelf_tag reports -1, the test leaks its label: the caller's; when the realloc failed,
+# shelf_tag lost its own copy: the library's leak, at its strdup.
+check_equal "the library's own leak is a finding, at the allocation it lost; the test's is not" \
+    "shelf_tag shelf.c" \
+    "$(jq -r '.findings[] | select(.outcome == "leak") | "\(.location.function) \(.location.file | split("/") | last)"' scoped.json)"
+check_equal "... one leak finding although both shelf_tag runs leaked the test's label" 1 \
+    "$(jq '[.findings[] | select(.outcome == "leak")] | length' scoped.json)"
 
-# A --returns rule overrides what was learned: shelf_count reporting by 0 makes its -1 a success.
 "$FAILRUN" run -q --boundary --source shelf.c --returns shelf_count=zero --db rule.db -- "$program" >/dev/null
 check_equal "--returns shelf_count=zero: its -1 is a success value, the printed -1 a finding" \
     "shelf_count swallowed swallowed -" "$(verdicts rule.db | grep '^shelf_count')"
 check "--returns: a malformed rule is refused" \
     sh -c "! '$FAILRUN' run -q --source shelf.c --returns shelf_count=maybe --db bad.db -- '$program' 2>/dev/null"
 
-# Without --boundary nothing is known of the boundary: the output the test printed after a
+# With --no-boundary nothing is known of the boundary: the output the test printed after a
 # reported NULL is a silent finding, the failed test merely handled (the defects of issue 20).
-"$FAILRUN" run -q --json --source shelf.c --db plain.db -- "$program" >plain.json
-check_equal "without the boundary: silent findings, and the swallowed error only handled" \
-    "handled 2
-silent 3" \
+"$FAILRUN" run -q --json --no-boundary --source shelf.c --db plain.db -- "$program" >plain.json
+check_equal "with --no-boundary: silent findings, the swallowed error only handled, the crash" \
+    "crash 1
+handled 2
+silent 9" \
     "$(sql plain.db "SELECT outcome || ' ' || count(*) FROM runs WHERE kind = 'fault'
-                     AND outcome IN ('silent', 'handled') GROUP BY outcome ORDER BY outcome")"
+                     AND outcome IN ('silent', 'handled', 'crash') GROUP BY outcome ORDER BY outcome")"
 
 # The audit changes nothing the program computes: its output and status are as without failrun.
 check_equal "under the audit the program prints what it prints alone" "$("$program")" \

@@ -162,34 +162,43 @@ static void test_api_verdicts(void **state)
     uint64_t address = 0x7f1234567890ull, minus_one = 0xffffffffull, enomem = (uint64_t)-12;
     uint64_t pointer = boundary_classes(address), lookup = pointer | boundary_classes(0);
     /* A constructor that always returned an address: NULL reports, an address is success. */
-    assert_int_equal(api_verdict(NULL, "f", pointer, 0), API_REPORTED);
-    assert_int_equal(api_verdict(NULL, "f", pointer, address), API_SWALLOWED);
-    /* A lookup or parser that returned NULL unfailed too: its NULL cannot be told apart. */
-    assert_int_equal(api_verdict(NULL, "f", lookup, 0), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", pointer, 0, 0), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", pointer, 0, address), API_SWALLOWED);
+    /* A lookup or parser that returned NULL unfailed too: its NULL cannot be told apart... */
+    assert_int_equal(api_verdict(NULL, "f", lookup, 0, 0), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", lookup, lookup, 0), API_UNKNOWN);
+    /* ...unless this call of it never returned NULL unfailed (the parse of good input). */
+    assert_int_equal(api_verdict(NULL, "f", lookup, pointer, 0), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", lookup, pointer, address), API_SWALLOWED);
+    /* ...or always returned NULL there (a file the test expects to be missing). */
+    assert_int_equal(api_verdict(NULL, "f", lookup, boundary_classes(0), 0), API_REPORTED);
     /* 0 on success, never negative: -1 and -ENOMEM report, 0 is success. */
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), minus_one), API_REPORTED);
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), enomem), API_REPORTED);
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0), API_SWALLOWED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, minus_one), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, enomem), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, 0), API_SWALLOWED);
     /* -1 also returned unfailed (another error): unknown; 0 still success. */
     uint64_t both = boundary_classes(0) | boundary_classes(minus_one);
-    assert_int_equal(api_verdict(NULL, "f", both, minus_one), API_UNKNOWN);
-    assert_int_equal(api_verdict(NULL, "f", both, 0), API_SWALLOWED);
+    assert_int_equal(api_verdict(NULL, "f", both, 0, minus_one), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", both, boundary_classes(0), minus_one), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", both, both, minus_one), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", both, 0, 0), API_SWALLOWED);
     /* A bool that was always true: false reports, true is success; true and false: unknown. */
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 0), API_REPORTED);
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 1), API_SWALLOWED);
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1) | boundary_classes(0), 0),
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 0, 0), API_REPORTED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 0, 1), API_SWALLOWED);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(1) | boundary_classes(0), 0, 0),
                      API_UNKNOWN);
     /* Never returned unfailed: no convention. */
-    assert_int_equal(api_verdict(NULL, "f", 0, 0), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", 0, 0, 0), API_UNKNOWN);
     /* A --returns rule decides, whatever was learned. */
-    assert_int_equal(api_verdict("g=null:f=zero", "f", pointer, 0), API_REPORTED);
-    assert_int_equal(api_verdict("f=zero", "f", boundary_classes(0), minus_one), API_SWALLOWED);
-    assert_int_equal(api_verdict("f=false", "f", 0, 0x100), API_REPORTED); /* low byte 0 */
+    assert_int_equal(api_verdict("g=null:f=zero", "f", pointer, 0, 0), API_REPORTED);
+    assert_int_equal(api_verdict("f=zero", "f", boundary_classes(0), 0, minus_one), API_SWALLOWED);
+    assert_int_equal(api_verdict("f=false", "f", 0, 0, 0x100), API_REPORTED); /* low byte 0 */
     assert_true(returns_rule_valid("f=negative"));
     assert_false(returns_rule_valid("f=maybe"));
     assert_false(returns_rule_valid("=null"));
     assert_string_equal(api_convention(NULL, "f", pointer), "NULL");
     assert_string_equal(api_convention("f=zero", "f", pointer), "0");
+    assert_string_equal(api_convention(NULL, "f", lookup), "NULL, at a call that never returned it unfailed");
 }
 
 int main(void)

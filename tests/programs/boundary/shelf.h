@@ -12,6 +12,13 @@ int shelf_count(const char *text);             /* the length, or -1 */
 int shelf_store(struct shelf *shelf, int item); /* 0, or -ENOMEM */
 bool shelf_rename(struct shelf *shelf, const char *name); /* true: renamed (the bug: also when not) */
 const char *shelf_name(const struct shelf *shelf);
-/* Calls visit(item) for each item stored; visit may longjmp out. */
+/* Calls visit(item) for each item stored; visit may longjmp out, or call the library again. */
 void shelf_visit(struct shelf *shelf, void (*visit)(int item));
+/* A number parsed from text, in a block of its own; NULL for text that is not a number, and
+   when out of memory. */
+int *shelf_parse(const char *text);
+/* The length of a label; the label must not be NULL. */
+int shelf_width(const char *label);
+/* Adds a tag: 0, or -1 (the second bug: the tag's copy leaks when the entry cannot be made). */
+int shelf_tag(struct shelf *shelf, const char *tag);
 #endif
