@@ -220,7 +220,11 @@ int cmd_replay(int argc, char **argv)
             fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
                     function_name(fault->function), (unsigned long long)fault->size, site);
     }
-    if (!records.faults.count)
+    if (!records.faults.count && !have_campaign)
+        fprintf(stderr, "failrun: the plan was not reached: nothing was failed; no campaign at "
+                        "%s, so the environment the campaign's command gave the program is not "
+                        "known here: pass --db with the campaign's database\n", database_path);
+    else if (!records.faults.count)
         fprintf(stderr, "failrun: the plan was not reached: nothing was failed\n");
     run_records_free(&records);
     remove_tree(directory_template);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 const char report_usage[] =
-    "usage: failrun report [--db PATH] [--json]\n"
+    "usage: failrun report [--db PATH] [--json | --sites]\n"
     "\n"
     "Print the report of the campaign stored in the database: every finding (deduplicated by\n"
     "where it ended) with its injection stack, crash stack and replay command, then the number\n"
@@ -21,6 +21,8 @@ const char report_usage[] =
     "\n"
     "  --db PATH   campaign database (default .failrun/campaign.db)\n"
     "  --json      JSON instead of text\n"
+    "  --sites     instead of the findings, every fault run: the site it failed, by place\n"
+    "              (\"f at file.c:40\"), its outcome and its finding\n"
     "  --junit PATH   also write JUnit XML (a test case per fault run, failures for bugs)\n"
     "  --sarif PATH   also write SARIF 2.1.0 (a result per finding, stacks as code flows)\n"
     "  --suppressions FILE   hide findings matching its rules (repeatable; see failrun(1))\n"
@@ -31,6 +33,7 @@ int cmd_report(int argc, char **argv)
     static const struct option long_options[] = {
         {"db", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},
+        {"sites", no_argument, NULL, 'l'},
         {"junit", required_argument, NULL, 'u'},
         {"sarif", required_argument, NULL, 's'},
         {"suppressions", required_argument, NULL, 'S'},
@@ -39,7 +42,7 @@ int cmd_report(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *database_path = DEFAULT_DATABASE;
-    bool json = false;
+    bool json = false, sites = false;
     const char *junit = NULL, *sarif = NULL;
     VECTOR(const char *) suppression_files = {0};
     bool default_suppressions = true;
@@ -50,6 +53,8 @@ int cmd_report(int argc, char **argv)
             database_path = optarg;
         else if (c == 'j')
             json = true;
+        else if (c == 'l')
+            sites = true;
         else if (c == 'u')
             junit = optarg;
         else if (c == 's')
@@ -66,6 +71,8 @@ int cmd_report(int argc, char **argv)
     }
     if (optind < argc)
         fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
+    if (json && sites)
+        fatal("--json and --sites: give one (the JSON lists the runs with their sites' places)");
     VECTOR_PUSH(suppression_files, NULL);
     struct suppressions *rules = suppressions_load(suppression_files.items, default_suppressions);
     free(suppression_files.items);
@@ -76,6 +83,8 @@ int cmd_report(int argc, char **argv)
     if (json) {
         json_dumpf(report, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
+    } else if (sites) {
+        report_print_sites(report, stdout);
     } else {
         report_print_text(report, stdout);
     }

@@ -356,6 +356,10 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
     if (!settings->max_runs)
         settings->max_runs = settings->probability ? 100 : 10000;
+    /* The boundary is the scope's: without one there is nothing to follow (and the stored
+       setting then matches a campaign of a failrun that had no boundary). */
+    if (!(settings->source_globs && *settings->source_globs) && !*settings->module_globs)
+        settings->boundary = false;
     size_t count = (size_t)(argc - optind);
     settings->argv = xcalloc(count + 1, sizeof *settings->argv);
     for (size_t i = 0; i < count; i++)

@@ -80,11 +80,24 @@ void report_print_junit(json_t *report, FILE *out)
                  "errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
             json_array_size(runs), failures, seconds);
     json_array_foreach(runs, index, run) {
-        const char *target = text_of(run, "chain");
+        /* Named by the place it failed ("f at file.c:40"); the plan when there is none, the
+           chain beside the place when it fails more than one call. */
+        const char *target = text_of(run, "chain"), *place = text_of(run, "site_name");
+        char single[32];
+        snprintf(single, sizeof single, "%s:1", text_of(run, "site"));
         fputs("    <testcase classname=\"failrun.", out);
         xml_text(out, text_of(run, "function"));
         fputs("\" name=\"", out);
-        xml_text(out, *target ? target : text_of(run, "plan"));
+        if (*place && strcmp(place, "?")) {
+            xml_text(out, place);
+            if (*target && strcmp(target, single)) {
+                fputs(" (", out);
+                xml_text(out, target);
+                fputs(")", out);
+            }
+        } else {
+            xml_text(out, *target ? target : text_of(run, "plan"));
+        }
         fprintf(out, "\" time=\"%.3f\">\n",
                 (double)json_integer_value(json_object_get(run, "wall_ms")) / 1000.0);
         json_t *finding = finding_by_id(report, json_integer_value(json_object_get(run, "finding")));

@@ -203,8 +203,11 @@ static char *finding_key_at(struct campaign_context *context, enum outcome outco
         own = 0;
     own = past_wrapper(context, evidence, own);
     int fault = own;
+    /* A call through a pointer that holds no code: where it was called from, whatever the
+       address (frame 0 lies in no module). */
+    int first = evidence->count > 1 && evidence->frames[0].module == 0 ? 1 : 0;
     if (signal != SIGABRT && outcome != OUTCOME_LEAK && outcome != OUTCOME_SILENT)
-        for (int i = 0; i < evidence->count; i++)
+        for (int i = first; i < evidence->count; i++)
             if (!module_is_tool(module_map_path(&context->modules, evidence->frames[i].module))) {
                 fault = i;
                 break;
@@ -439,6 +442,24 @@ void load_baseline_sanitizer(struct campaign_context *context)
 
 /* Each allocation site LeakSanitizer confirmed for the run is a leak finding, located at the
    allocation. Returns the bytes leaked; *finding gets the first, if the run had none. */
+/* The leak scan's own frames on top of a leaked block's stack (the sanitizer's malloc
+   interceptor, our interposer that called it) say nothing of the program: dropped. */
+static void drop_scan_frames(struct campaign_context *context, struct frame_list *stack)
+{
+    int skip = 0;
+    for (; skip < stack->count; skip++) {
+        const char *path = module_map_path(&context->modules, stack->frames[skip].module);
+        const char *base = path ? strrchr(path, '/') : NULL;
+        base = base ? base + 1 : path;
+        if (!base || (strncmp(base, "libasan", 7) && strncmp(base, "libfail", 7)))
+            break;
+    }
+    if (skip == stack->count)
+        return;
+    memmove(stack->frames, stack->frames + skip, (size_t)(stack->count - skip) * sizeof *stack->frames);
+    stack->count -= skip;
+}
+
 /* Does a frame of `stack` lie in the function named `name`? */
 static bool stack_has_function(struct campaign_context *context, const struct frame_list *stack,
                                const char *name)
@@ -470,6 +491,7 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
         const struct sanitizer_leak *leak = leaks[i].leak;
         struct frame_list frames;
         frames_of_paths(context, leak->frame_count, leak->paths, leak->offsets, &frames);
+        drop_scan_frames(context, &frames);
         if (reported && !stack_has_function(context, &frames, reported->function)) {
             (*caller_leaks)++;
             continue;

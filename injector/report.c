@@ -314,8 +314,14 @@ static char *replay_command(sqlite3 *db, const struct campaign_settings *setting
         input = settings->stdin_path ? xasprintf(" < %s", settings->stdin_path) : xstrdup("");
         folder = xstrdup("");
     }
-    char *database = strcmp(database_path, DEFAULT_DATABASE)
-                         ? xasprintf(" --db %s", database_path) : xstrdup("");
+    /* A replay that moves to the program's folder (--cwd) is run from anywhere: it names the
+       database by its full path, or it would miss the environment the campaign recorded. */
+    char *absolute = *folder ? realpath(database_path, NULL) : NULL;
+    char *quoted_path = shell_quote(absolute ? absolute : database_path);
+    char *database = absolute || strcmp(database_path, DEFAULT_DATABASE)
+                         ? xasprintf(" --db %s", quoted_path) : xstrdup("");
+    free(quoted_path);
+    free(absolute);
     char *quoted = shell_quote(plan ? plan : "");
     char *what = chain ? xasprintf("%s%s", settings->persistent ? "--persistent " : "", chain)
                        : xasprintf("--plan %s", quoted);
@@ -735,6 +741,16 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_object_set_new(finding, "fault", fault);
         else
             json_decref(fault);
+        /* A call through a pointer that holds no code: the preload unwound from the call's
+           return address, frame 0 is the address called (stored plus one, as every frame 0). */
+        json_t *top = json_array_get(evidence, 0);
+        if (crashed && top && !strcmp(string_of(top, "module"), "?") &&
+            json_array_size(evidence) > 1) {
+            json_int_t address = json_integer_value(json_object_get(top, "offset")) - 1;
+            json_object_set_new(finding, "non_code_address", json_integer(address));
+            json_object_set_new(top, "no_code", json_true());
+            json_object_set_new(top, "offset", json_integer(address));
+        }
         json_object_set_new(finding, "injection_stack", injection);
         json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
                             evidence);
@@ -918,7 +934,33 @@ static json_t *caller_crashes(sqlite3 *db)
 }
 
 /* One entry per fault run: what it failed and what came of it (JUnit's test cases). */
-static json_t *run_list(sqlite3 *db)
+/* Each failed site's name ("f at file.c:40"), by site id: what a run tests, in words. */
+static json_t *site_names(sqlite3 *db, const struct campaign_settings *settings)
+{
+    struct symboliser *symboliser = symboliser_new();
+    struct module_map map;
+    module_map_load(db, &map);
+    char *wrappers = wrappers_find(db, symboliser, settings->wrappers);
+    json_t *names = json_object();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT DISTINCT site FROM runs WHERE kind = 'fault' AND site IS NOT NULL");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(statement, 0);
+        json_t *function, *max_size;
+        json_t *stack = site_stack(db, symboliser, &map, site, &function, &max_size);
+        json_object_set_new(names, site, site_title(stack, wrappers));
+        json_decref(stack);
+        json_decref(function);
+        json_decref(max_size);
+    }
+    database_finalize(statement);
+    free(wrappers);
+    module_map_free(&map);
+    symboliser_free(symboliser);
+    return names;
+}
+
+static json_t *run_list(sqlite3 *db, json_t *names)
 {
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
@@ -933,6 +975,8 @@ static json_t *run_list(sqlite3 *db)
             const char *text = (const char *)sqlite3_column_text(statement, i + 1);
             json_object_set_new(run, columns[i], text ? json_string(text) : json_null());
         }
+        json_t *name = json_object_get(names, string_of(run, "site"));
+        json_object_set(run, "site_name", name ? name : json_null());
         json_object_set_new(run, "wall_ms", json_integer(sqlite3_column_int64(statement, 5)));
         json_object_set_new(run, "exit_code", json_integer(sqlite3_column_int(statement, 6)));
         json_object_set_new(run, "signal", json_integer(sqlite3_column_int(statement, 7)));
@@ -970,7 +1014,9 @@ json_t *report_build(sqlite3 *db, const char *database_path,
     json_object_set_new(report, "leaks", report_leaks(db));
     json_object_set_new(report, "caller_crashes", caller_crashes(db));
     json_object_set_new(report, "boundary", boundary_summary(db, settings.returns));
-    json_object_set_new(report, "runs", run_list(db));
+    json_t *names = site_names(db, &settings);
+    json_object_set_new(report, "runs", run_list(db, names));
+    json_decref(names);
     if (settings.kernel) {
         kernelcov_prepare_report(db);
         json_object_set_new(report, "kernel", kernel_sweeps(db));
@@ -1001,6 +1047,11 @@ static void print_stack(FILE *out, const char *title, json_t *stack)
         const char *module = json_string_value(json_object_get(entry, "module"));
         json_int_t line = json_integer_value(json_object_get(entry, "line"));
         bool inlined = json_is_true(json_object_get(entry, "inlined"));
+        if (json_is_true(json_object_get(entry, "no_code"))) {
+            fprintf(out, "    #%-2d no code at 0x%llx: called through a pointer that holds none\n",
+                    number++, (unsigned long long)json_integer_value(json_object_get(entry, "offset")));
+            continue;
+        }
         fprintf(out, "    #%-2d %s%s", number, function, inlined ? " (inlined)" : "");
         if (file && *file)
             fprintf(out, " at %s:%lld\n", file, (long long)line);
@@ -1238,6 +1289,38 @@ static void print_unpreloaded(FILE *out, json_t *list)
                 times == 1 ? "" : "s");
     }
     fputc('\n', out);
+}
+
+static int by_place(const void *a, const void *b)
+{
+    json_t *left = *(json_t *const *)a, *right = *(json_t *const *)b;
+    int order = strcmp(string_of(left, "site_name"), string_of(right, "site_name"));
+    return order ? order
+                 : (json_integer_value(json_object_get(left, "id")) >
+                    json_integer_value(json_object_get(right, "id"))) -
+                       (json_integer_value(json_object_get(left, "id")) <
+                        json_integer_value(json_object_get(right, "id")));
+}
+
+void report_print_sites(json_t *report, FILE *out)
+{
+    json_t *runs = json_object_get(report, "runs");
+    size_t count = json_array_size(runs);
+    json_t **sorted = xcalloc(count ? count : 1, sizeof *sorted);
+    for (size_t i = 0; i < count; i++)
+        sorted[i] = json_array_get(runs, i);
+    qsort(sorted, count, sizeof *sorted, by_place);
+    fprintf(out, "%zu fault run(s), by the place of the site each failed:\n", count);
+    fprintf(out, "  %-16s  %-12s  %-7s  %s\n", "site", "outcome", "finding", "place");
+    for (size_t i = 0; i < count; i++) {
+        json_t *finding = json_object_get(sorted[i], "finding");
+        char number[24] = "-";
+        if (json_is_integer(finding))
+            snprintf(number, sizeof number, "#%lld", (long long)json_integer_value(finding));
+        fprintf(out, "  %-16s  %-12s  %-7s  %s\n", string_of(sorted[i], "site"),
+                string_of(sorted[i], "outcome"), number, string_of(sorted[i], "site_name"));
+    }
+    free(sorted);
 }
 
 void report_print_text(json_t *report, FILE *out)

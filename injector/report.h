@@ -17,6 +17,8 @@ struct suppressions;
 json_t *report_build(sqlite3 *db, const char *database_path, const struct suppressions *rules);
 /* The number of finished fault runs per outcome, every outcome present (0 when none). */
 json_t *report_outcome_counts(sqlite3 *db);
+/* Every fault run, one line each: site, outcome, finding, and the site's place, by place. */
+void report_print_sites(json_t *report, FILE *out);
 void report_print_text(json_t *report, FILE *out);
 /* JUnit XML: one test case per fault run (per site), a failure for each run that found a bug. */
 void report_print_junit(json_t *report, FILE *out);

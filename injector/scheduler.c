@@ -281,7 +281,8 @@ static void stable_output(struct campaign_context *context, const char *plan, in
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
         *stdout_hash = 0;
-        warn("the command's standard output differs from run to run; no run can be `silent`");
+        warn("the command's standard output differs from run to run: a run of the whole command "
+             "cannot be `silent` (a program run alone is compared with its own output alone)");
     }
     if (file_hash(err) != *stderr_hash)
         *stderr_hash = 0;

@@ -117,6 +117,35 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
     unw_cursor_t cursor;
     int count = 0;
     unwinder_bind();
+    if (max < 2)
+        return 0;
+#if defined(__x86_64__)
+    /* A call through a pointer that holds no code (NULL, freed or never set): the fault is at
+       that address, outside every module, where no unwind table reaches. The call left its
+       return address on top of the stack: frame 0 is the address, the rest unwinds from the
+       caller. */
+    ucontext_t *context = ucontext;
+    uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
+    struct module_info module;
+    if (!module_find(pc, &module) && sp && !(sp & 7) && module_find(*(const uintptr_t *)sp, &module)) {
+        static __thread ucontext_t caller __attribute__((tls_model("initial-exec")));
+        caller = *context;
+        caller.uc_mcontext.gregs[REG_RIP] = (greg_t)*(const uintptr_t *)sp;
+        caller.uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 8);
+        if (unw_init_local2(&cursor, (unw_context_t *)&caller, 0) < 0)
+            return 0;
+        pcs[count++] = pc + 1;
+        do {
+            unw_word_t ip = 0;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+                break;
+            if (!is_loader_frame((uintptr_t)ip))
+                pcs[count++] = (uintptr_t)ip;
+        } while (count < max && unw_step(&cursor) > 0);
+        return count;
+    }
+#endif
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
     do {

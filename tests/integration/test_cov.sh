@@ -87,13 +87,13 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
             ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
             ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
             DROP TABLE programs; DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; ALTER TABLE campaign DROP COLUMN boundary;
-             DROP TABLE conventions; ALTER TABLE runs DROP COLUMN api;
+             DROP TABLE conventions; DROP TABLE call_conventions; ALTER TABLE runs DROP COLUMN api;
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
               PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 9, coverage tables added, sites given their kind" "9|1|0" \
+check_equal "schema 1: migrated to 10, coverage tables added, sites given their kind" "10|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
                           (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"
@@ -109,15 +109,15 @@ sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_d
              ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
              ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
              ALTER TABLE programs DROP COLUMN alone_dir; DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; ALTER TABLE campaign DROP COLUMN boundary;
-             DROP TABLE conventions; ALTER TABLE runs DROP COLUMN api;
+             DROP TABLE conventions; DROP TABLE call_conventions; ALTER TABLE runs DROP COLUMN api;
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
              
              PRAGMA user_version = 5;"
 tar -xPf gcov.tar
 "$FAILRUN" cov --db old5.db --json >old5.json
-check_equal "schema 5: migrated to 9, its coverage read again with the same figures" \
-    "9 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
+check_equal "schema 5: migrated to 10, its coverage read again with the same figures" \
+    "10 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
 
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null

@@ -105,6 +105,18 @@ check_equal "a NULL stream given to fputs: the crash is the program's, at the li
 check "... and its crash stack starts inside the C library" \
     test "$(jq -r '.findings[0].crash_stack[0].module' stream.json | sed 's|.*/||')" = libc.so.6
 
+# A call through a function pointer that two failures leave holding no code (NULL, 0x10): the
+# preload unwinds from the call's return address; one finding, at the line that called.
+"$FAILRUN" run -q --json --db nocode.db -- "$P" nocode >nocode.json
+"$FAILRUN" report --db nocode.db >nocode.txt 2>/dev/null
+check_equal "a call through a pointer to no code: one crash finding, at the caller's line, both runs" \
+    "crash SEGV nocode $(marker tests/programs/findings.c 'CALL(nocode)' | cut -d: -f2) 2" \
+    "$(jq -r '.findings[] | "\(.outcome) \(.signal_name) \(.location.function) \(.location.line) \(.runs)"' nocode.json)"
+check_equal "... its crash stack: the address called, then the caller and main" "0 nocode main" \
+    "$(jq -r '.findings[0] | "\(.non_code_address) \(.crash_stack[1].function) \(.crash_stack[2].function)"' nocode.json)"
+check "... and the report says no code was there" \
+    grep -q "#0  no code at 0x0: called through a pointer that holds none" nocode.txt
+
 # Suppressions: a rule hides the finding, the report counts it, exit status 0.
 printf '# kv_put is known\ncrash:kv_put\n' >kv.supp
 "$FAILRUN" run -q --json --db kv.db --suppressions kv.supp -- "$EXAMPLES/kvtest" >kv.json

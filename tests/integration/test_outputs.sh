@@ -21,6 +21,17 @@ check_equal "junit: the suite's failure count agrees" "$bugs" \
 check "junit: a failure names the null dereference's line" \
     grep -q "kv.c:$(marker examples/kvstore/kv.c 'BUG(null-deref)' | cut -d: -f2) in kv_put" junit.xml
 
+check_equal "junit: each test case named by the place its site failed, as \"f at file.c:N\"" "$runs" \
+    "$(xmllint --xpath '//testcase/@name' junit.xml | grep -c ' name="[a-z_]* at [a-z_]*\.c:[0-9]*')"
+
+# report --sites: every fault run by the place of its site, with its outcome and finding.
+"$FAILRUN" report --sites --db kv.db >sites.txt
+check_equal "report --sites: a line per fault run" "$runs" "$(grep -c '^  [0-9a-f]\{16\} ' sites.txt)"
+check "report --sites: the null dereference's site with its finding" \
+    grep -q "crash  *#[0-9]*  *kv_put at kv.c:" sites.txt
+check "report --sites with --json is refused" \
+    sh -c "! '$FAILRUN' report --sites --json --db kv.db >/dev/null 2>&1"
+
 check "sarif: valid against the SARIF 2.1.0 object model" /usr/bin/python3 "$ROOT/tests/integration/check_sarif.py" out.sarif
 printf '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x","colour":"red"}}}]}' >bad.sarif
 check "sarif: the checker rejects a property SARIF does not have" \

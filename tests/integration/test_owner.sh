@@ -86,8 +86,8 @@ check_equal "the JSON report lists them too" "ownertest token|ownertest count" \
 
 # Replay names the program, its folder and its input, and reproduces the finding.
 replay=$(jq -r '.findings[] | select(.outcome == "crash") | .replay' owner.json)
-check_equal "the crash's replay names the program and its folder" \
-    "failrun replay --db owner.db --cwd $work/data $(jq -r '.findings[] | select(.outcome == "crash") | .site' owner.json):1 -- $PROGRAMS/ownertest list < /dev/null" \
+check_equal "the crash's replay names the program, its folder and the database by its full path" \
+    "failrun replay --db $work/owner.db --cwd $work/data $(jq -r '.findings[] | select(.outcome == "crash") | .site' owner.json):1 -- $PROGRAMS/ownertest list < /dev/null" \
     "$replay"
 eval "\"$FAILRUN\" ${replay#failrun }" >/dev/null 2>replay.err
 check_equal "the crash's replay crashes the program again (SIGSEGV)" 139 $?
@@ -98,6 +98,14 @@ eval "\"$FAILRUN\" ${replay#failrun }" >replay.out 2>replay.err
 check_equal "the dropped byte's replay prints the word without its first letter" "ELLO" "$(head -n 1 replay.out)"
 check "replay says it gives the program its environment from the campaign" \
     grep -q "with the environment the campaign's command gave it" replay.err
+# Run from another folder the replay still finds the campaign (its --db is absolute); without
+# the campaign it says why the plan may not be reached.
+(cd / && eval "\"$FAILRUN\" ${replay#failrun }" >/dev/null 2>"$work/elsewhere.err")
+check "a replay run from another folder finds the campaign's environment" \
+    grep -q "with the environment the campaign's command gave it" elsewhere.err
+(cd / && "$FAILRUN" replay 0123456789abcdef:1 -- "$PROGRAMS/ownertest" list </dev/null >/dev/null 2>"$work/nodb.err")
+check "with no campaign found a replay that fails nothing says the recorded environment is missing" \
+    grep -q "no campaign at .failrun/campaign.db, so the environment" nodb.err
 
 # Killed part-way (each start of ownertest slowed down), the campaign resumes: no program is
 # checked again, and it ends as the uninterrupted one did.
@@ -154,12 +162,12 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
     ALTER TABLE campaign DROP COLUMN source; ALTER TABLE campaign DROP COLUMN wrappers;
     ALTER TABLE sites DROP COLUMN source; ALTER TABLE sites DROP COLUMN outside_source;
     ALTER TABLE campaign DROP COLUMN whole_command; DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; ALTER TABLE campaign DROP COLUMN boundary;
-             DROP TABLE conventions; ALTER TABLE runs DROP COLUMN api;
+             DROP TABLE conventions; DROP TABLE call_conventions; ALTER TABLE runs DROP COLUMN api;
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
               PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json
-check_equal "schema 4: the database is migrated to 9" 9 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the database is migrated to 10" 10 "$(sql old.db "PRAGMA user_version")"
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"

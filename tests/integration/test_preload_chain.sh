@@ -65,12 +65,12 @@ check_equal "a failed exec or spawn returns what it returns without the preload"
 # A database of schema 8 (before the table) opens, migrated, and reports no such program.
 cp chain.db old.db
 sql old.db "DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; ALTER TABLE campaign DROP COLUMN boundary;
-             DROP TABLE conventions; ALTER TABLE runs DROP COLUMN api;
+             DROP TABLE conventions; DROP TABLE call_conventions; ALTER TABLE runs DROP COLUMN api;
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
               PRAGMA user_version = 8;"
 "$FAILRUN" report --json --db old.db >old.json
-check_equal "schema 8: migrated to 9, nothing listed" "9 0" \
+check_equal "schema 8: migrated to 10, nothing listed" "10 0" \
     "$(sql old.db "PRAGMA user_version") $(jq '.campaign.unpreloaded | length' old.json)"
 
 # Set-user-ID (as root: a copy owned by nobody): the loader ignores LD_PRELOAD, even put first.

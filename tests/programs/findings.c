@@ -16,8 +16,12 @@
  *   lost       the failure leaves a block nothing points to any more: a leak
  *   stream     the failure leaves a NULL stream that fputs is given: a crash inside the C
  *              library whose fault is the program's argument, headlined at the program's line
+ *   nocode     two failures leave a function pointer unset (NULL, or a stale value) and the
+ *              program calls through it: a crash at an address that holds no code, unwound from
+ *              the call's return address and headlined at the caller's line, one finding
  * Every mode prints the same line as without a failure when it absorbs one. */
 #include <locale.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +136,48 @@ static int stream(void)
     return 0;
 }
 
+struct codec {
+    char *name;
+    char *alias;
+    int (*decode)(const char *text);
+};
+
+static int decode_plain(const char *text)
+{
+    return (int)strlen(text);
+}
+
+__attribute__((noinline)) static struct codec *codec_new(void)
+{
+    struct codec *codec = calloc(1, sizeof *codec);
+    if (!codec)
+        return NULL;
+    codec->name = strdup("plain");
+    if (!codec->name)
+        return codec; /* BUG(nocode): decode is left NULL */
+    codec->alias = strdup("text");
+    if (!codec->alias) {
+        codec->decode = (int (*)(const char *))(uintptr_t)0x10; /* BUG(nocode): not code */
+        return codec;
+    }
+    codec->decode = decode_plain;
+    return codec;
+}
+
+static int nocode(void)
+{
+    struct codec *codec = codec_new();
+    if (!codec) {
+        puts("result 42");
+        return 0;
+    }
+    printf("result %d\n", codec->decode("the answer is 42") + 26); /* CALL(nocode) */
+    free(codec->alias);
+    free(codec->name);
+    free(codec);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -145,6 +191,8 @@ int main(int argc, char **argv)
         return keeps(!strcmp(mode, "lost"));
     if (!strcmp(mode, "stream"))
         return stream();
+    if (!strcmp(mode, "nocode"))
+        return nocode();
     if (!strcmp(mode, "layered"))
         return layered();
     if (!strcmp(mode, "locale")) {
@@ -152,6 +200,6 @@ int main(int argc, char **argv)
         puts("result 42");
         return 0;
     }
-    fputs("usage: findings warn|panic|abort|layered|reachable|lost|stream|locale\n", stderr);
+    fputs("usage: findings warn|panic|abort|layered|reachable|lost|stream|nocode|locale\n", stderr);
     return 2;
 }
