@@ -35,7 +35,8 @@ HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/prel
                      injector/preload/*.def coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
-             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so
+             $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so \
+             $(BUILD)/libfail-audit.supp
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
             $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
@@ -102,6 +103,10 @@ $(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/ker
 # symbols.
 $(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/text.o
 	$(CC) -shared -o $@ $^
+# Beside it, the LeakSanitizer rules of AddressSanitizer programs run under it.
+$(BUILD)/libfail-audit.supp: injector/preload/audit.supp
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # The names of this machine's system calls by number, from the C library's own header, for
 # reports of trapped calls (ingest.c's function_name).
@@ -254,7 +259,8 @@ $(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/sym
 	    tests/integration/symbolise_probe.c injector/symbolise.c -ldw -lelf
 
 # The examples built with AddressSanitizer and UBSan, and with jemalloc, for the tests.
-TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest
+TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest \
+                   $(BUILD)/tests/asan/boundary/test_shelf
 $(BUILD)/tests/asan/kvtest: examples/kvstore/kv.c examples/kvstore/kvtest.c examples/kvstore/kv.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address,undefined -o $@ examples/kvstore/kv.c \
@@ -293,6 +299,15 @@ $(BUILD)/tests/programs/boundary/libshelf.so: tests/programs/boundary/shelf.c \
 $(BUILD)/tests/programs/boundary/test_shelf: tests/programs/boundary/test_shelf.c \
                                              $(BUILD)/tests/programs/boundary/libshelf.so
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD)/tests/programs/boundary -Wl,-rpath,'$$ORIGIN' -lshelf
+
+# ... and both with AddressSanitizer: the boundary under ASan's interceptors (test_boundary.sh).
+$(BUILD)/tests/asan/boundary/libshelf.so: tests/programs/boundary/shelf.c tests/programs/boundary/shelf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address -fPIC -shared -o $@ $<
+$(BUILD)/tests/asan/boundary/test_shelf: tests/programs/boundary/test_shelf.c \
+                                         $(BUILD)/tests/asan/boundary/libshelf.so
+	$(CC) $(EXAMPLE_CFLAGS) -fsanitize=address -o $@ $< -L$(BUILD)/tests/asan/boundary \
+	    -Wl,-rpath,'$$ORIGIN' -lshelf
 
 # The same at -O2, where greet.c's static helper is inlined into its caller.
 $(BUILD)/tests/programs/callercrash-O2: tests/programs/callercrash/greet.c \
@@ -468,7 +483,7 @@ LIBDIR := $(PREFIX)/lib
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
-    $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp \
     $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
     $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
@@ -485,6 +500,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
 	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
 	install -m 755 $(BUILD)/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so
+	install -m 644 $(BUILD)/libfail-audit.supp $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp
 	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
 	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
 	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1

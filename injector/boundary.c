@@ -93,18 +93,21 @@ static enum api_verdict function_verdict(uint64_t seen, uint64_t value)
     if (classes & BOUNDARY_CLASS_ZERO32) {
         if (!(seen & BOUNDARY_CLASS_ZERO32))
             return API_REPORTED; /* false, or a count that is never 0 */
-        /* 0 is success where the errors are negative, or where 0 is all it returns; beside
-           positive values and no negatives it may be false: unknown. */
-        return (seen & BOUNDARY_CLASS_NEG32) || !(seen & BOUNDARY_CLASS_OTHER) ? API_SWALLOWED
-                                                                             : API_UNKNOWN;
+        /* 0 is success where the errors are negative; beside positive values and no negatives
+           it may be false; where 0 is all it ever returned it may be an int's success or a
+           pointer's NULL (a call the tests only make to see it fail): unknown. */
+        return seen & BOUNDARY_CLASS_NEG32 ? API_SWALLOWED : API_UNKNOWN;
     }
     return seen & BOUNDARY_CLASS_OTHER ? API_SWALLOWED : API_UNKNOWN;
 }
 
-/* The error-like classes of a value: NULL, a negative int, an int 0, false. */
+/* The error-like classes of a value: NULL, a negative int, an int 0, false; none when the
+   function only ever returned 0 unfailed (an int or a pointer: its 0 may be success). */
 static uint64_t error_like(uint64_t value, uint64_t seen)
 {
     uint64_t classes = boundary_classes(value);
+    if (!(seen & (BOUNDARY_CLASS_WIDE | BOUNDARY_CLASS_NEG32 | BOUNDARY_CLASS_OTHER)))
+        return 0;
     if (seen & BOUNDARY_CLASS_WIDE)
         return classes & BOUNDARY_CLASS_NULL;
     return classes & (BOUNDARY_CLASS_NULL | BOUNDARY_CLASS_ZERO32 | BOUNDARY_CLASS_NEG32 |

@@ -221,7 +221,7 @@ static char *finding_key_at(struct campaign_context *context, enum outcome outco
        json_tokener_parse_ex and under json_object_to_json_string are two bugs; under a test
        calling printbuf_memappend itself, which returns -1, a third finding, of the test. */
     int entry = own;
-    if (outcome == OUTCOME_SILENT)
+    if (outcome == OUTCOME_SILENT || outcome == OUTCOME_SWALLOWED)
         while (entry + 1 < evidence->count &&
                evidence->frames[entry + 1].module == evidence->frames[own].module)
             entry++;
@@ -864,7 +864,10 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
             if (outcome == OUTCOME_SILENT)
                 outcome = OUTCOME_REPORTED;
         } else if (verdict == API_SWALLOWED &&
-                   (outcome == OUTCOME_SILENT || outcome == OUTCOME_HANDLED)) {
+                   (outcome == OUTCOME_SILENT || outcome == OUTCOME_HANDLED ||
+                    outcome == OUTCOME_CALLER_CRASH)) {
+            /* A success value after the failure: what went wrong next is the library's, a
+               crash of the caller on the wrong result too. */
             outcome = OUTCOME_SWALLOWED;
         }
     }

@@ -83,6 +83,20 @@ check_equal "--returns shelf_count=zero: its -1 is a success value, the printed 
 check "--returns: a malformed rule is refused" \
     sh -c "! '$FAILRUN' run -q --source shelf.c --returns shelf_count=maybe --db bad.db -- '$program' 2>/dev/null"
 
+# The same library and test built with AddressSanitizer: under the audit module LeakSanitizer's
+# exit scan of thread-local storage would fault (status 1 without faults); failrun turns that part
+# off and keeps the dynamic linker's blocks out by its rules (libfail-audit.supp).
+"$FAILRUN" run -q --json --source shelf.c --db asan.db -- "$ROOT/build/tests/asan/boundary/test_shelf" \
+    >asan.json 2>asan.err
+check "under ASan the baseline passes: no warning of a status or a sanitizer report without faults" \
+    test -z "$(grep 'even without faults' asan.err)"
+check_equal "under ASan, what each call returned and each verdict are the plain build's" \
+    "$(verdicts scoped.db | cut -d' ' -f1-2)" "$(verdicts asan.db | cut -d' ' -f1-2)"
+check_equal "under ASan, the findings of the boundary are the plain build's" \
+    "silent shelf_parse
+swallowed shelf_rename" \
+    "$(jq -r '.findings[] | select(.outcome != "leak") | "\(.outcome) \(.location.function)"' asan.json | sort)"
+
 # With --no-boundary nothing is known of the boundary: the output the test printed after a
 # reported NULL is a silent finding, the failed test merely handled (the defects of issue 20).
 "$FAILRUN" run -q --json --no-boundary --source shelf.c --db plain.db -- "$program" >plain.json

@@ -172,10 +172,13 @@ static void test_api_verdicts(void **state)
     assert_int_equal(api_verdict(NULL, "f", lookup, pointer, address), API_SWALLOWED);
     /* ...or always returned NULL there (a file the test expects to be missing). */
     assert_int_equal(api_verdict(NULL, "f", lookup, boundary_classes(0), 0), API_REPORTED);
-    /* 0 on success, never negative: -1 and -ENOMEM report, 0 is success. */
+    /* 0 on success, never negative: -1 and -ENOMEM report. */
     assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, minus_one), API_REPORTED);
     assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, enomem), API_REPORTED);
-    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, 0), API_SWALLOWED);
+    /* 0 is all it returned unfailed: an int's success or a pointer's NULL, unknown. */
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), 0, 0), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(0), boundary_classes(0), 0),
+                     API_UNKNOWN);
     /* -1 also returned unfailed (another error): unknown; 0 still success. */
     uint64_t both = boundary_classes(0) | boundary_classes(minus_one);
     assert_int_equal(api_verdict(NULL, "f", both, 0, minus_one), API_UNKNOWN);
