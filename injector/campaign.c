@@ -122,9 +122,33 @@ char *coverage_directory(const char *run_dir)
     return xasprintf("%s.gcov", run_dir);
 }
 
+/* `text` lengthened to `width` with `pad` (as it is when longer already). */
+static char *padded(const char *text, size_t width, char pad)
+{
+    size_t length = strlen(text);
+    char *out = xmalloc((length > width ? length : width) + 1);
+    memcpy(out, text, length);
+    if (length < width)
+        memset(out + length, pad, width - length);
+    out[length > width ? length : width] = '\0';
+    return out;
+}
+
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan)
 {
+    /* Every run of a campaign gives the program environment values of the same lengths: the
+       folder's name grows with the run's number and the plan with its sites, and a program that
+       copies its environment (an interpreter's env array, in its own allocator's blocks) would
+       otherwise reach other allocation sites from run to run. A folder takes trailing slashes,
+       a plan empty fields. */
+    char *dir = padded(run_dir, RUN_DIR_WIDTH, '/');
+    char *coverage_dir = coverage_directory(run_dir);
+    char *coverage = padded(coverage_dir, RUN_DIR_WIDTH + 5, '/');
+    char *padded_plan = padded(plan, RUN_PLAN_WIDTH, ';');
+    free(coverage_dir);
+    run_dir = dir;
+    plan = padded_plan;
     char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
     char **environment = xcalloc(14, sizeof *environment);
@@ -159,7 +183,9 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
     environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
     /* Before the scope is decided (the baseline), every process records. */
-    environment[n++] = xasprintf("LIBFAIL_EXE=%s", settings->scope ? settings->scope : "*");
+    char *scope = padded(settings->scope ? settings->scope : "*", RUN_SCOPE_WIDTH, ':');
+    environment[n++] = xasprintf("LIBFAIL_EXE=%s", scope);
+    free(scope);
     environment[n++] = xasprintf("LIBFAIL_MODULE=%s", settings->module_globs);
     /* For targets built with -fsanitize=...: reports go to files in the run folder. */
     char *asan = sanitizer_options(getenv("ASAN_OPTIONS"), run_dir, false);
@@ -170,12 +196,13 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     free(ubsan);
     /* For targets built with --coverage: each run's .gcda files under its own prefix, at their
        full build path (strip nothing), so failrun cov finds each .gcno by dropping the prefix. */
-    char *coverage = coverage_directory(run_dir);
     environment[n++] = xasprintf("GCOV_PREFIX=%s", coverage);
     environment[n++] = xstrdup("GCOV_PREFIX_STRIP=0");
     free(coverage);
     environment[n] = NULL;
     free(preload);
+    free(dir);
+    free(padded_plan);
     return environment;
 }
 
@@ -222,7 +249,8 @@ char **program_environment(const struct campaign_settings *settings, char *const
             continue;
         }
         if ((entry_is(entry, "LD_AUDIT") && strstr(entry, "libfail-audit")) ||
-            entry_is(entry, "LIBFAIL_API_MODULES"))
+            entry_is(entry, "LIBFAIL_API_MODULES") ||
+            (entry_is(entry, "LSAN_OPTIONS") && strstr(entry, "use_tls=0")))
             continue; /* ours: this run's own follows */
         bool kept = false;
         for (int undefined = 0; undefined < 2 && !kept; undefined++) {
@@ -232,7 +260,9 @@ char **program_environment(const struct campaign_settings *settings, char *const
             bool ours;
             char *user = sanitizer_user_options(entry + strlen(name) + 1, undefined, &ours);
             if (ours) { /* the user's part, with this run's log folder */
-                char *options = sanitizer_options(user, run_dir, undefined);
+                char *dir = padded(run_dir, RUN_DIR_WIDTH, '/');
+                char *options = sanitizer_options(user, dir, undefined);
+                free(dir);
                 VECTOR_PUSH(out, xasprintf("%s=%s", name, options));
                 free(options);
             } else { /* the program's own, set by whatever started it: as it was */

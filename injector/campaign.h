@@ -59,6 +59,12 @@ char *coverage_directory(const char *run_dir);
    $LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
 char *preload_path(const struct campaign_settings *settings);
 /* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
+/* The lengths run_environment gives a run's folder (LIBFAIL_DIR, the sanitizers' log folder;
+   its coverage folder has 5 more), its plan (LIBFAIL_PLAN) and its scope (LIBFAIL_EXE), whatever
+   the run: longer ones are left as they are. */
+#define RUN_DIR_WIDTH 192
+#define RUN_PLAN_WIDTH 512
+#define RUN_SCOPE_WIDTH 256
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);
 void environment_free(char **environment);

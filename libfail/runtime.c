@@ -451,12 +451,12 @@ static void LF_TEXT write_invocation(void)
 /* ---- scope ---- */
 
 /* LIBFAIL_EXE: ':'-separated globs of the executables whose allocations count; empty or unset
-   means every executable outside the system's folders. failrun decides which applies (see
-   campaign.c, decide_scope). */
+   (or only separators: failrun pads it to one length, campaign.c) means every executable outside
+   the system's folders. failrun decides which applies (see campaign.c, decide_scope). */
 static bool LF_TEXT decide_scope(void)
 {
     const char *globs = getenv("LIBFAIL_EXE");
-    if (globs && *globs)
+    if (globs && globs[strspn(globs, ":")])
         return glob_list_match(globs, state.exe);
     return !path_is_system(state.exe);
 }

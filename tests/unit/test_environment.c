@@ -12,6 +12,7 @@
 #include "campaign.h"
 #include "sanitizer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,17 @@ static const char *value_of(char **environment, const char *name, int *count)
             ++*count;
         }
     return found;
+}
+
+/* A value of ours that run_environment pads: `text`, then `pad` up to `width` characters. */
+static char *padded_value(const char *text, char pad, size_t width)
+{
+    static char buffer[600];
+    size_t length = strlen(text);
+    memcpy(buffer, text, length);
+    memset(buffer + length, pad, width - length);
+    buffer[width] = '\0';
+    return buffer;
 }
 
 static void check_value(char **environment, const char *name, const char *expected)
@@ -78,18 +90,23 @@ static void test_baseline_values_replaced(void **state)
     /* Ours renewed for this run, the other preload kept behind ours. */
     check_value(environment, "LD_PRELOAD",
                  "/opt/libfail/libfail-preload.so:/usr/lib/libjemalloc.so.2");
-    check_value(environment, "LIBFAIL_DIR", "/scratch/runs/7-100");
-    check_value(environment, "LIBFAIL_PLAN", "mode=site;sites=x");
-    check_value(environment, "LIBFAIL_EXE", "");
+    /* Padded to one length whatever the run (trailing slashes, empty plan fields). */
+    check_value(environment, "LIBFAIL_DIR", padded_value("/scratch/runs/7-100", '/', RUN_DIR_WIDTH));
+    check_value(environment, "LIBFAIL_PLAN", padded_value("mode=site;sites=x", ';', RUN_PLAN_WIDTH));
+    check_value(environment, "LIBFAIL_EXE", padded_value("", ':', RUN_SCOPE_WIDTH));
     check_value(environment, "LIBFAIL_FAIL_NTH", NULL); /* an exec wrapper's, not this run's */
-    check_value(environment, "GCOV_PREFIX", "/scratch/runs/7-100.gcov");
+    check_value(environment, "GCOV_PREFIX",
+                padded_value("/scratch/runs/7-100.gcov", '/', RUN_DIR_WIDTH + 5));
     check_value(environment, "GCOV_PREFIX_STRIP", "0");
     /* The user's sanitizer options stay; failrun's log folder is this run's. */
-    check_value(environment, "ASAN_OPTIONS",
-                 "detect_leaks=0:verify_asan_link_order=0:log_path=/scratch/runs/7-100/sanitizer:"
-                 "symbolize=0");
-    check_value(environment, "UBSAN_OPTIONS",
-                 "print_stacktrace=1:log_path=/scratch/runs/7-100/sanitizer:symbolize=0");
+    char expected[800];
+    snprintf(expected, sizeof expected,
+             "detect_leaks=0:verify_asan_link_order=0:log_path=%s/sanitizer:symbolize=0",
+             padded_value("/scratch/runs/7-100", '/', RUN_DIR_WIDTH));
+    check_value(environment, "ASAN_OPTIONS", expected);
+    snprintf(expected, sizeof expected, "print_stacktrace=1:log_path=%s/sanitizer:symbolize=0",
+             padded_value("/scratch/runs/7-100", '/', RUN_DIR_WIDTH));
+    check_value(environment, "UBSAN_OPTIONS", expected);
     /* The order of the program's own variables is kept. */
     assert_string_equal(environment[0], "HOME=/home/me");
     environment_free(environment);
@@ -111,7 +128,10 @@ static void test_driver_values_kept(void **state)
     check_value(environment, "LD_PRELOAD", "/opt/libfail/libfail-preload.so");
     check_value(environment, "ASAN_OPTIONS", "halt_on_error=0");
     /* It had none: failrun's own, so reports of a sanitized build land in the run. */
-    check_value(environment, "UBSAN_OPTIONS", "print_stacktrace=1:log_path=/r/sanitizer:symbolize=0");
+    char expected[800];
+    snprintf(expected, sizeof expected, "print_stacktrace=1:log_path=%s/sanitizer:symbolize=0",
+             padded_value("/r", '/', RUN_DIR_WIDTH));
+    check_value(environment, "UBSAN_OPTIONS", expected);
     environment_free(environment);
 }
 
