@@ -141,6 +141,9 @@ const char *api_convention(const char *rules, const char *function, uint64_t see
     kind = learned(seen);
     if (kind == REPORT_NEGATIVE && !(seen & BOUNDARY_CLASS_ZERO32))
         return "a negative int, 0 or false";
+    /* Only 0 unfailed: an int's success or a pointer's NULL, so only a negative int reports. */
+    if (kind == REPORT_NEGATIVE && !(seen & (BOUNDARY_CLASS_WIDE | BOUNDARY_CLASS_OTHER)))
+        return "a negative int (0, all it returned unfailed, tells nothing)";
     /* It returned such values unfailed too: they report where a call never returned them. */
     if (kind == REPORT_NONE && (seen & BOUNDARY_CLASS_WIDE))
         return "NULL, at a call that never returned it unfailed";

@@ -45,8 +45,8 @@ check_equal "the learned conventions: a count never negative or 0, NULL, true on
 shelf_label NULL
 shelf_parse NULL, at a call that never returned it unfailed
 shelf_rename a negative int, 0 or false
-shelf_store a negative int
-shelf_tag a negative int" \
+shelf_store a negative int (0, all it returned unfailed, tells nothing)
+shelf_tag a negative int (0, all it returned unfailed, tells nothing)" \
     "$(jq -r '.boundary[] | "\(.function) \(.error)"' scoped.json)"
 check "the report lists the conventions and the callers' reactions" \
     grep -q "shelf_label (error: NULL, learned): reported 5, swallowed 0; caller reactions: silent 4, caller-crash 1" \

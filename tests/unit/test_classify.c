@@ -201,6 +201,9 @@ static void test_api_verdicts(void **state)
     assert_false(returns_rule_valid("=null"));
     assert_string_equal(api_convention(NULL, "f", pointer), "NULL");
     assert_string_equal(api_convention("f=zero", "f", pointer), "0");
+    /* Only 0 returned unfailed: no convention told (json_pack_ex, called to see it fail). */
+    assert_string_equal(api_convention(NULL, "f", boundary_classes(0)),
+                        "a negative int (0, all it returned unfailed, tells nothing)");
     assert_string_equal(api_convention(NULL, "f", lookup), "NULL, at a call that never returned it unfailed");
 }
 
