@@ -435,21 +435,25 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
 /* Data files the baseline wrote that a crashing run did not: the modules that did not dump
    their coverage when the run died (stripped, with no exported __gcov_dump). A run that started
    one program of a suite alone (runs.owner) writes only that program's files: for it, only the
-   files another, not crashing, run of that program wrote count (none known: none counts). */
+   files another, not crashing, run of that program wrote count (none known: none counts).
+   The (program, data file) pairs of those runs are listed once, up front: asked afresh for every
+   crashing run and file, the question scanned all of a program's runs each time (12 s of 76 on
+   json-c's suite). */
 static json_t *crash_missing(sqlite3 *db)
 {
     json_t *missing = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT d.path, count(*) FROM runs r"
+        db, "WITH written AS MATERIALIZED (SELECT DISTINCT o.owner, y.data FROM runs o"
+            "  JOIN cov_run_data y ON y.run = o.id"
+            "  WHERE o.owner IS NOT NULL AND o.outcome NOT IN ('crash', 'caller-crash'))"
+            " SELECT d.path, count(*) FROM runs r"
             " JOIN cov_runs c ON c.run = r.id"
             " JOIN cov_run_data b ON b.run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
             " JOIN cov_data d ON d.id = b.data"
             " WHERE r.outcome IN ('crash', 'caller-crash') AND NOT EXISTS"
             "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
-            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM runs o JOIN cov_run_data y"
-            "  ON y.run = o.id WHERE o.owner = r.owner"
-            "  AND o.outcome NOT IN ('crash', 'caller-crash')"
-            "  AND y.data = b.data))"
+            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM written w"
+            "  WHERE w.owner = r.owner AND w.data = b.data))"
             " GROUP BY d.path ORDER BY d.path");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_array_append_new(missing, json_pack("{s:s,s:I}",
