@@ -49,6 +49,7 @@ const char cov_usage[] =
     "                     comma-separated; '!GLOB' leaves out what it matches); default: the\n"
     "                     campaign's own --source\n"
     "  --json             print the analysis as JSON\n"
+    "  -q, --quiet        no progress lines (one every few seconds on standard error)\n"
     "\n"
     "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
 
@@ -56,7 +57,7 @@ struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
     char *source_globs; /* --source: ':'-separated (source.h); NULL: the campaign's */
     uint64_t nofail_below;
-    bool json, help;
+    bool json, help, quiet;
 };
 
 static void parse_options(int argc, char **argv, struct cov_options *options)
@@ -66,14 +67,14 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         {"nofail-db", required_argument, NULL, 'n'}, {"lcov", required_argument, NULL, 'l'},
         {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},       {"source", required_argument, NULL, 'g'},
-        {NULL, 0, NULL, 0},
+        {"quiet", no_argument, NULL, 'q'},      {NULL, 0, NULL, 0},
     };
     options->database_path = DEFAULT_DATABASE;
     options->nofail_below = NOFAIL_BELOW_DEFAULT;
     optind = 0;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+hq", long_options, NULL)) != -1) {
         switch (c) {
         case 'd': options->database_path = optarg; break;
         case 'n': options->nofail_database = optarg; break;
@@ -81,6 +82,7 @@ static void parse_options(int argc, char **argv, struct cov_options *options)
         case 'H': options->html_path = optarg; break;
         case 'j': options->json = true; break;
         case 'h': options->help = true; return;
+        case 'q': options->quiet = true; break;
         case 'g': {
             char *joined = source_globs_add(options->source_globs, optarg);
             free(options->source_globs);
@@ -486,12 +488,12 @@ static json_t *run_counts(sqlite3 *db)
 /* The whole analysis as JSON, its files those of `source_globs` (NULL: the campaign's own
    --source); NULL when the baseline left no coverage data. */
 static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_path,
-                     const char *source_globs)
+                     const char *source_globs, struct coverage_progress *progress)
 {
     struct site_table sites = {0};
     load_sites(db, nofail_below, &sites);
     struct coverage_result result;
-    if (!coverage_analyse_database(db, sites.ids, sites.sites, sites.count, &result)) {
+    if (!coverage_analyse_database(db, sites.ids, sites.sites, sites.count, progress, &result)) {
         site_table_free(&sites);
         return NULL;
     }
@@ -522,15 +524,16 @@ static json_t *build(sqlite3 *db, uint64_t nofail_below, const char *database_pa
 
 /* The other campaign (--policy nofail): which deletable lines are error legs of its fault runs?
    Its legs are found by the same rule against its own baseline. */
-static json_t *nofail_check(json_t *report, const char *other_path)
+static json_t *nofail_check(json_t *report, const char *other_path,
+                            struct coverage_progress *progress)
 {
     sqlite3 *other = database_open(other_path, false);
     struct coverage_read_stats stats;
-    coverage_read(other, &stats);
+    coverage_read(other, progress, &stats);
     struct campaign_settings settings = {0};
     campaign_load(other, &settings);
     json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
-    json_t *theirs = build(other, (uint64_t)threshold, other_path, NULL);
+    json_t *theirs = build(other, (uint64_t)threshold, other_path, NULL, progress);
     sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
                                                       " WHERE kind = 'fault' AND state = 'done'");
     json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
@@ -814,12 +817,13 @@ int cmd_cov(int argc, char **argv)
         return 0;
     }
     int64_t started = now_ms();
+    struct coverage_progress progress = {.quiet = options.quiet, .started_ms = started};
     sqlite3 *db = database_open(options.database_path, false);
     struct coverage_read_stats stats = {0};
     kernelcov_prepare_report(db);
     json_t *kernel_files = kernelcov_files(db);
     bool kernel_only = false;
-    if (!coverage_read(db, &stats)) {
+    if (!coverage_read(db, &progress, &stats)) {
         if (!json_array_size(kernel_files))
             fatal("no coverage data in the runs of %s: build the target with --coverage (see "
                   "`failrun help cov`) and run the campaign again", options.database_path);
@@ -833,7 +837,7 @@ int cmd_cov(int argc, char **argv)
                                              options.database_path, "lines", "runs", "files",
                                              "sites")
                                  : build(db, options.nofail_below, options.database_path,
-                                         options.source_globs);
+                                         options.source_globs, &progress);
     if (report)
         json_object_set_new(report, "kernel_files", kernel_files);
     else
@@ -843,7 +847,7 @@ int cmd_cov(int argc, char **argv)
               "unreadable): error legs cannot be told from ordinary lines; run the campaign again",
               options.database_path);
     if (options.nofail_database)
-        json_object_set_new(report, "nofail_check", nofail_check(report, options.nofail_database));
+        json_object_set_new(report, "nofail_check", nofail_check(report, options.nofail_database, &progress));
     json_t *runs = json_object_get(report, "runs");
     int64_t run_count = number(runs, "baseline") + number(runs, "fault");
     double elapsed = (double)(now_ms() - started);

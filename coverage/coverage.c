@@ -818,7 +818,24 @@ static void *fill_batch(void *argument)
     return NULL;
 }
 
-bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
+/* Every PROGRESS_MS, the next line; the first once failrun cov has run that long. */
+#define PROGRESS_MS 5000
+
+void coverage_progress(struct coverage_progress *progress, const char *done_what, size_t done,
+                       size_t total)
+{
+    int64_t now = now_ms();
+    if (!progress || progress->quiet ||
+        now - (progress->printed_ms ? progress->printed_ms : progress->started_ms) < PROGRESS_MS)
+        return;
+    progress->printed_ms = now;
+    fprintf(stderr, "failrun cov: %zu of %zu runs %s (%lld s)\n", done, total, done_what,
+            (long long)((now - progress->started_ms) / 1000));
+    fflush(stderr);
+}
+
+bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
+                   struct coverage_read_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     /* The baseline first: the other runs' files that equal its own reuse its counts. Then each
@@ -845,6 +862,7 @@ bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats)
         struct batch_builder next = {.pending = &pending, .batch = &batches[current ^ 1]};
         next.threaded = pthread_create(&next.thread, NULL, fill_batch, &next) == 0;
         read_batch(db, &batches[current], stats);
+        coverage_progress(progress, "read", (size_t)stats->runs, pending.ids.count);
         if (next.threaded)
             pthread_join(next.thread, NULL);
         else

@@ -74,8 +74,19 @@ struct coverage_read_stats {
     int missing;    /* .gcda files whose .gcno was gone */
 };
 
+/* Progress of failrun cov on standard error, a line every few seconds, whether or not it is a
+   terminal (a suite's campaign takes a minute or more: a log shows it is moving), none when
+   quiet: "failrun cov: 800 of 2068 runs read (12 s)". NULL where one is taken: no lines. */
+struct coverage_progress {
+    bool quiet;
+    int64_t started_ms, printed_ms;
+};
+void coverage_progress(struct coverage_progress *progress, const char *done_what, size_t done,
+                       size_t total);
+
 /* Read the gcov data of every finished run not read before. False when no run has any. */
-bool coverage_read(sqlite3 *db, struct coverage_read_stats *stats);
+bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
+                   struct coverage_read_stats *stats);
 
 /* The gcov JSON of one data file (or several, one document per line) into `run`'s rows, each
    document under its "data_file" name. Exposed for tests. Returns the number of documents
@@ -194,7 +205,7 @@ struct coverage_result {
    one whose id is site_ids[i]. False when the baseline has no coverage data. */
 bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
                                const struct coverage_site *sites, size_t site_count,
-                               struct coverage_result *out);
+                               struct coverage_progress *progress, struct coverage_result *out);
 void coverage_result_free(struct coverage_result *result);
 /* The index of (file, line) in the layout's lines; -1 when that line is not instrumented. */
 long coverage_find_line(const struct coverage_layout *layout, int64_t file, int line);

@@ -465,7 +465,7 @@ static void baseline_parts_free(struct baseline_parts *parts)
 
 bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
                                const struct coverage_site *sites, size_t site_count,
-                               struct coverage_result *out)
+                               struct coverage_progress *progress, struct coverage_result *out)
 {
     memset(out, 0, sizeof *out);
     int64_t baseline = baseline_run(db);
@@ -488,6 +488,11 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
         coverage_analysis_new(layout, sites, site_count, reference.lines, reference.branches);
     json_t *map = site_map(site_ids, site_count);
     reference_list references = {0};
+    sqlite3_stmt *count = database_prepare(
+        db, "SELECT count(*) FROM runs r JOIN cov_runs c ON c.run = r.id"
+            " WHERE r.state = 'done' AND c.data_files > 0");
+    size_t total = sqlite3_step(count) == SQLITE_ROW ? (size_t)sqlite3_column_int64(count, 0) : 0;
+    database_finalize(count);
     sqlite3_stmt *runs = database_prepare(
         db, "SELECT r.id, r.kind = 'baseline', r.site, r.chain, r.outcome IS 'not-reached',"
             " r.owner FROM runs r JOIN cov_runs c ON c.run = r.id"
@@ -525,6 +530,7 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
         else
             out->fault_runs++;
         free(chain.items);
+        coverage_progress(progress, "analysed", out->baseline_runs + out->fault_runs, total);
     }
     database_finalize(runs);
     out->lines = xcalloc(lines, sizeof *out->lines);

@@ -14,7 +14,7 @@ leg_line=$(grep -n 'LEG(crash)' "$ROOT/tests/programs/libcovlib.c" | cut -d: -f1
 "$FAILRUN" run -q --db crash.db -- "$PROGRAMS/covcrash" >/dev/null
 check "covcrash: the fault runs crash" \
     test "$(sql crash.db "SELECT count(*) FROM runs WHERE outcome = 'crash'")" -ge 2
-"$FAILRUN" cov --db crash.db --json >crash.json 2>crash.err
+"$FAILRUN" cov -q --db crash.db --json >crash.json 2>crash.err
 check_equal "cov: exits 0" 0 $?
 check_equal "every crashing run wrote the library's data file" 0 \
     "$(sql crash.db "SELECT count(*) FROM runs r WHERE r.outcome = 'crash' AND NOT EXISTS

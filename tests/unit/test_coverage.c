@@ -203,7 +203,7 @@ static struct coverage_result analyse(struct campaign *c, struct coverage_site *
                                       size_t count)
 {
     struct coverage_result result;
-    assert_true(coverage_analyse_database(c->db, site_ids, sites, count, &result));
+    assert_true(coverage_analyse_database(c->db, site_ids, sites, count, NULL, &result));
     return result;
 }
 
