@@ -39,11 +39,6 @@ void signals_for_child(sigset_t *mask)
             sigdelset(mask, sig);
 }
 
-void unblock_for_child(void)
-{
-    sigprocmask(SIG_UNBLOCK, &stop_signals, NULL);
-}
-
 void fatal(const char *format, ...)
 {
     if (failrun_stopping)

@@ -31,10 +31,9 @@ extern volatile sig_atomic_t failrun_stopping;
 __attribute__((noreturn)) void stop_here(void);
 /* The signals that one thread of a campaign waits for (INT, TERM, HUP; scratch.c), blocked in
    every other thread; empty outside a campaign. A process failrun starts must not inherit them
-   blocked: signals_for_child removes them from a mask, unblock_for_child from the caller's. */
+   blocked: signals_for_child removes them from the mask a child starts with. */
 extern sigset_t stop_signals;
 void signals_for_child(sigset_t *mask);
-void unblock_for_child(void);
 
 /* Print "failrun: <message>" and exit with EXIT_USAGE. One line, naming the problem and the fix.
    While failrun_stopping, the thread stops there instead (what it met was the removal). */
