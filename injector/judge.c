@@ -440,8 +440,6 @@ void load_baseline_sanitizer(struct campaign_context *context)
     free(dir);
 }
 
-/* Each allocation site LeakSanitizer confirmed for the run is a leak finding, located at the
-   allocation. Returns the bytes leaked; *finding gets the first, if the run had none. */
 /* The leak scan's own frames on top of a leaked block's stack (the sanitizer's malloc
    interceptor, our interposer that called it) say nothing of the program: dropped. */
 static void drop_scan_frames(struct campaign_context *context, struct frame_list *stack)
@@ -475,10 +473,11 @@ static bool stack_has_function(struct campaign_context *context, const struct fr
     return false;
 }
 
-/* The leaks the leak scan confirmed, a finding each; returns their bytes. After `reported` (the
-   call the fault fired in, when it returned an error report; else NULL), a block allocated
-   outside that call (by an earlier call whose result the caller still owns, or by the caller
-   itself) is the caller's to free: its loss is the caller's reaction, counted in
+/* Each allocation site LeakSanitizer confirmed for the run is a leak finding, located at the
+   allocation; returns the bytes leaked, and *finding gets the first if the run had none. After
+   `reported` (the call the fault fired in, when it returned an error report; else NULL), a
+   block allocated outside that call (by an earlier call whose result the caller still owns, or
+   by the caller itself) is the caller's to free: its loss is the caller's reaction, counted in
    *caller_leaks, not a finding. */
 static uint64_t record_leaks(struct campaign_context *context, const struct job *job,
                              const struct ingest_boundary *reported, int64_t *finding,
@@ -744,10 +743,10 @@ static bool caller_crash(struct campaign_context *context, const struct frame_li
    handed the error value back to the code under test: an assertion on an argument, or a
    dereference of NULL (plus a field's offset)? Corruption the library made stays its own. */
 static bool error_passed_back(struct campaign_context *context, const struct ingest_process *crash,
-                              const struct frame_list *stack)
+                              const struct frame_list *stack, uint32_t caller_pid)
 {
     static const char *const assert_fail[] = {"__assert_fail"};
-    if (!crash || corruption_detected(context, stack))
+    if (!crash || crash->pid != caller_pid || corruption_detected(context, stack))
         return false;
     if (crash->signal == SIGABRT)
         return stopped_through(context, stack, assert_fail, 1);
@@ -858,7 +857,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
                               learned_classes(context->db, call, false),
                               learned_classes(context->db, call, true), call->value);
         if (verdict == API_REPORTED) {
-            if (outcome == OUTCOME_CRASH && error_passed_back(context, crash_process, &evidence))
+            if (outcome == OUTCOME_CRASH &&
+                error_passed_back(context, crash_process, &evidence, target->pid))
                 outcome = OUTCOME_CALLER_CRASH;
             reaction = outcome_name(outcome);
             if (outcome == OUTCOME_SILENT)

@@ -129,8 +129,7 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
     uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
     struct module_info module;
     if (!module_find(pc, &module) && sp && !(sp & 7) && module_find(*(const uintptr_t *)sp, &module)) {
-        static __thread ucontext_t caller __attribute__((tls_model("initial-exec")));
-        caller = *context;
+        ucontext_t caller = *context; /* on the signal stack: 64 KiB of ours, or the program's */
         caller.uc_mcontext.gregs[REG_RIP] = (greg_t)*(const uintptr_t *)sp;
         caller.uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 8);
         if (unw_init_local2(&cursor, (unw_context_t *)&caller, 0) < 0)
