@@ -30,6 +30,9 @@ struct boundary_call {
     _Atomic uint64_t classes;
 };
 static struct boundary_call calls[BOUNDARY_CALLS];
+/* Whether any entry was ever taken: a process the audit never reports (most are) forks without
+   walking the table. */
+static _Atomic bool calls_used;
 
 #define BOUNDARY_DEPTH 16 /* calls open at once that are followed; deeper ones are counted */
 
@@ -56,8 +59,10 @@ static struct boundary_call *LF_TEXT call_entry(uintptr_t function, uintptr_t ca
             return entry;
         if (seen == 0) {
             uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&entry->key, &expected, key) || expected == key)
+            if (atomic_compare_exchange_strong(&entry->key, &expected, key) || expected == key) {
+                atomic_store_explicit(&calls_used, true, memory_order_relaxed);
                 return entry;
+            }
         }
     }
     return NULL; /* full: that call's classes are not learned */
@@ -101,6 +106,8 @@ LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t functio
 void LF_TEXT boundary_reset_after_fork(void)
 {
     /* The child writes its own record file: it tells its classes again. */
+    if (!atomic_load_explicit(&calls_used, memory_order_relaxed))
+        return;
     for (uint32_t i = 0; i < BOUNDARY_CALLS; i++)
         atomic_store(&calls[i].classes, 0);
 }
