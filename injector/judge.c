@@ -703,7 +703,8 @@ static bool corruption_detected(struct campaign_context *context, const struct f
 
 /* With a source scope (--source), is this crash the caller's (OUTCOME_CALLER_CRASH)? Either its
    own code crashed after the code under test had returned (a test's strcmp or puts of the NULL
-   the library returned, its assert on it), or the code under test asserted at its entry, in the
+   the library returned, its assert on it; also in a handler the code under test called back,
+   in the activation that made the failed call), or the code under test asserted at its entry, in the
    function the caller called directly, in a later call than the one whose allocation failed
    (json_object_array_add asserting that its argument is an array, given the NULL of an earlier
    json_object_new_array): a check of the caller's argument. An assert in the activation of the
@@ -719,7 +720,9 @@ static bool caller_crash(struct campaign_context *context, const struct frame_li
     if (!globs || !*globs || observation->sanitizer || crash->count >= RECORD_MAX_FRAMES ||
         corruption_detected(context, crash))
         return false;
-    if (crash_outside_source(context->symbols, &context->modules, crash, globs))
+    if (crash_outside_source(context->symbols, &context->modules, crash, globs) ||
+        (target && crash_in_calling_activation(context->symbols, &context->modules, crash,
+                                               &target->stack, globs)))
         return true;
     static const char *const assert_fail[] = {"__assert_fail"};
     if (observation->crash_signal != SIGABRT || !target ||

@@ -118,6 +118,33 @@ bool crash_outside_source(struct symboliser *symboliser, const struct module_map
     return true;
 }
 
+bool crash_in_calling_activation(struct symboliser *symboliser, const struct module_map *map,
+                                 const struct frame_list *crash, const struct frame_list *injection,
+                                 const char *globs)
+{
+    if (!globs || !*globs)
+        return false;
+    int own = first_own_frame(map, crash);
+    if (own < 0 || crash_frame_outside(symboliser, map, crash, own, globs, NULL) != 1)
+        return false;
+    int caller = -1;
+    for (int i = 0; i < injection->count && caller < 0; i++) {
+        int outside = crash_frame_outside(symboliser, map, injection, i, globs, NULL);
+        if (outside < 0)
+            return false; /* a frame of unknown source: no telling where the scope ends */
+        if (outside == 1)
+            caller = i;
+    }
+    if (caller < 1) /* none, or the allocation was the caller's own */
+        return false;
+    int compared = 0;
+    for (int k = 1; caller + k < injection->count && own + k < crash->count; k++, compared++)
+        if (injection->frames[caller + k].module != crash->frames[own + k].module ||
+            injection->frames[caller + k].offset != crash->frames[own + k].offset)
+            return false;
+    return compared >= 2;
+}
+
 bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct module_map *map,
                                  const struct frame_list *frames, const char *globs)
 {

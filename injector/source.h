@@ -40,6 +40,14 @@ struct frame_list;
    caller outside: the function of the code under test that the caller called directly. */
 bool crash_outside_source(struct symboliser *symboliser, const struct module_map *map,
                           const struct frame_list *frames, const char *globs);
+/* The first own frame of `crash` is outside the scope and is the very activation that called the
+   code under test in `injection` (a failed allocation's stack): the first frame of `injection`
+   outside the scope, below in-scope frames, with the same callers below it as far as both
+   stacks reach. A handler the code under test called back, which called into it in turn and
+   crashed on what that call returned (an assert on its NULL). */
+bool crash_in_calling_activation(struct symboliser *symboliser, const struct module_map *map,
+                                 const struct frame_list *crash, const struct frame_list *injection,
+                                 const char *globs);
 bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct module_map *map,
                                  const struct frame_list *frames, const char *globs);
 
