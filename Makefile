@@ -17,7 +17,7 @@ EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
-                libfail/boundary.c libfail/execenv.c
+                libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/scratch.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
@@ -48,7 +48,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
                    $(BUILD)/tests/programs/covcrash-stripped \
-                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg \
+                   $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg $(BUILD)/tests/cov/testcases \
                    $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
 
@@ -160,6 +160,12 @@ $(BUILD)/tests/cov/iolegs: tests/programs/iolegs.c
 
 # A suite's two programs with --coverage: a leg one of them runs without a fault is not deletable.
 $(BUILD)/tests/cov/plainleg: tests/programs/plainleg.c
+	@mkdir -p $(dir $@)
+	$(CC) $(COV_CFLAGS) -o $@ $<
+
+# A suite of test cases in one process with --coverage: fork children that stop at the end of
+# their test case still write their coverage.
+$(BUILD)/tests/cov/testcases: tests/programs/testcases.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ $<
 

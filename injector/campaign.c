@@ -399,7 +399,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
-            " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?");
+            " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
@@ -413,6 +413,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_text(statement, 8, settings->returns ? settings->returns : "", -1,
                       SQLITE_TRANSIENT);
     sqlite3_bind_int(statement, 9, settings->boundary);
+    sqlite3_bind_text(statement, 10, settings->test_cases ? settings->test_cases : "", -1,
+                      SQLITE_TRANSIENT);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -449,7 +451,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
-                             " whole_command, source, wrappers, returns, boundary FROM campaign");
+                             " whole_command, source, wrappers, returns, boundary, test_cases"
+                             " FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -461,6 +464,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->wrappers = column_text(statement, 6);
         settings->returns = column_text(statement, 7);
         settings->boundary = sqlite3_column_int(statement, 8);
+        settings->test_cases = column_text(statement, 9);
     }
     database_finalize(statement);
     return found;
@@ -482,6 +486,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 !strcmp(a->wrappers ? a->wrappers : "", b->wrappers ? b->wrappers : "") &&
                 !strcmp(a->returns ? a->returns : "", b->returns ? b->returns : "") &&
                 a->boundary == b->boundary &&
+                !strcmp(a->test_cases ? a->test_cases : "", b->test_cases ? b->test_cases : "") &&
                 !strcmp(fault_kinds_text(a->fault_kinds), fault_kinds_text(b->fault_kinds)) &&
                 !strcmp(a->probability ? a->probability : "", b->probability ? b->probability : "");
     free(left);
@@ -509,6 +514,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->source_globs);
     free(settings->wrappers);
     free(settings->returns);
+    free(settings->test_cases);
     memset(settings, 0, sizeof *settings);
 }
 

@@ -21,7 +21,9 @@ struct run_options {
     const char *database_path;
     struct campaign_settings settings;
     bool json, keep_runs, quiet, help;
-    bool fork; /* --fork: fault runs by forking inside one run of the command (forkrun.c) */
+    /* Fault runs by forking inside one run of the command or program (forkrun.c): --fork
+       always, --no-fork never, by default where re-running would cost a minute or more. */
+    enum { FORK_AUTO, FORK_ALWAYS, FORK_NEVER } fork;
     const char *junit, *sarif;
     int jobs;
     VECTOR(const char *) suppression_files; /* --suppressions, NULL-terminated after parsing */
@@ -123,6 +125,8 @@ struct job {
     sanitizer_leak_list leaks; /* LeakSanitizer's scan of its replay (leak_confirm) */
     bool leak_scanned;
     struct program *program; /* the program started alone; NULL: the whole command */
+    char *test_case; /* a fork child that stopped at the end of its test case: "passed FUNC" or
+                        "failed FUNC" (libfail/testcase.c); NULL: it ran to its process's end */
 };
 
 /* failrun kernel stops a site's sweep here even if every fault point so far was reached: a

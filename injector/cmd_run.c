@@ -90,10 +90,14 @@ const char run_usage[] =
     "  --json            print the report as JSON\n"
     "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
     "  -j, --jobs N      runs at once (default: the number of cores)\n"
-    "  --fork            instead of re-running COMMAND per site, run it once more and fork\n"
-    "                    each process at each site it reaches first: the child fails the\n"
-    "                    allocation, the parent goes on (-j N children at once). Same\n"
-    "                    outcomes; sites in multi-threaded processes are re-run\n"
+    "  --fork            instead of re-running a program per site, run it once more and fork\n"
+    "                    it at each site it reaches first: the child fails the allocation\n"
+    "                    and runs to its end, or to its test case's, the parent goes on (-j N\n"
+    "                    children at once). Same outcomes; sites in multi-threaded processes\n"
+    "                    are re-run. Default: where re-running would take a minute or more\n"
+    "  --no-fork         re-run every site\n"
+    "  --test-case FUNC[:int]  in fork mode, FUNC's return ends a test case (with :int, it\n"
+    "                    returns 0 when the test case passed); built in: minicheck, cmocka\n"
     "  --whole-command   every run re-runs COMMAND; by default a site whose owner (the first\n"
     "                    process that reached it) is a program COMMAND started, and that does\n"
     "                    alone what it did there, is failed by starting that program alone\n"
@@ -146,6 +150,28 @@ static uint64_t parse_keep_bound(const char *text)
     return (uint64_t)value << shift;
 }
 
+/* A C identifier, optionally followed by ":int". */
+static bool test_case_valid(const char *text)
+{
+    size_t length = strcspn(text, ":");
+    if (text[length] && strcmp(text + length, ":int") != 0)
+        return false;
+    if (length == 0 || (text[0] >= '0' && text[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < length; i++)
+        if (!(text[i] == '_' || (text[i] >= '0' && text[i] <= '9') ||
+              (text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* How many ways of choosing what a run fails are set beyond the default (first call). */
+static int modes_of(const struct campaign_settings *settings)
+{
+    return (settings->nth || settings->nth_sweep) + (settings->probability != NULL) +
+           (settings->occurrence != 1 || settings->persistent);
+}
+
 static void parse_options(int argc, char **argv, struct run_options *options)
 {
     static const struct option long_options[] = {
@@ -161,6 +187,7 @@ static void parse_options(int argc, char **argv, struct run_options *options)
         {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
         {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
         {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
+        {"no-fork", no_argument, NULL, 'n'},      {"test-case", required_argument, NULL, 'C'},
         {"suppressions", required_argument, NULL, 'X'},
         {"replace", no_argument, NULL, 'E'},
         {"whole-command", no_argument, NULL, 'H'},
@@ -316,8 +343,24 @@ static void parse_options(int argc, char **argv, struct run_options *options)
             break;
         }
         case 'F':
-            options->fork = true;
+            options->fork = FORK_ALWAYS;
             break;
+        case 'n':
+            options->fork = FORK_NEVER;
+            break;
+        case 'C': {
+            if (!test_case_valid(optarg))
+                fatal("--test-case %s: give a function name, or NAME:int when the function "
+                      "returns 0 for a test case that passed", optarg);
+            char *joined = settings->test_cases && *settings->test_cases
+                               ? xasprintf("%s,%s", settings->test_cases, optarg)
+                               : xstrdup(optarg);
+            free(settings->test_cases);
+            settings->test_cases = joined;
+            if (strlen(joined) >= PLAN_TESTS_MAX)
+                fatal("--test-case: at most %d bytes of names in all", PLAN_TESTS_MAX - 1);
+            break;
+        }
         case 'X':
             VECTOR_PUSH(options->suppression_files, optarg);
             break;
@@ -342,14 +385,13 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     }
     if (optind >= argc)
         fatal("no command given; usage: failrun run [options] -- COMMAND [ARGS...]");
-    int modes = (settings->nth || settings->nth_sweep) + (settings->probability != NULL) +
-                (settings->occurrence != 1 || settings->persistent);
+    int modes = modes_of(settings);
     if (modes > 1)
         fatal("choose one of --occurrence/--persistent, --nth/--nth-sweep and --probability");
     if (settings->policy_nofail && modes && !(settings->occurrence != 1 || settings->persistent))
         fatal("--policy nofail plans runs per site: it cannot be combined with --nth, "
               "--nth-sweep or --probability");
-    if (options->fork && modes)
+    if (options->fork == FORK_ALWAYS && modes)
         fatal("--fork fails each site's first call; it cannot be combined with --occurrence, "
               "--persistent, --nth, --nth-sweep or --probability");
     if (settings->nth && settings->nth_sweep)
@@ -485,7 +527,7 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
         fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
               "for failrun run");
     options.settings.kernel_wrappers = kernel && wrappers;
-    if (kernel && options.fork)
+    if (kernel && options.fork == FORK_ALWAYS)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");
     struct campaign_context context = {.options = &options, .symbols = symboliser_new()};
@@ -498,7 +540,7 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
     module_map_load(context.db, &context.modules);
     load_baseline_sanitizer(&context);
     signal(SIGPIPE, SIG_IGN);
-    if (options.fork)
+    if (options.fork != FORK_NEVER && !kernel && !modes_of(&options.settings))
         run_fork_phase(&context);
     owners_check(&context);
     run_planned(&context);

@@ -15,7 +15,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 10;"
+    "PRAGMA user_version = 11;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -46,7 +46,9 @@ static const char schema[] =
     "  source TEXT NOT NULL DEFAULT '',"  /* --source globs, ':'-separated: the sites failed */
     "  wrappers TEXT NOT NULL DEFAULT '',"  /* --wrapper functions, ':'-separated */
     "  returns TEXT NOT NULL DEFAULT '',"  /* --returns FUNC=KIND, ':'-separated */
-    "  boundary INTEGER NOT NULL DEFAULT 0);"  /* --boundary: what the code under test returned */
+    "  boundary INTEGER NOT NULL DEFAULT 0,"  /* --boundary: what the code under test returned */
+    "  test_cases TEXT NOT NULL DEFAULT '',"  /* --test-case FUNC[:int], ','-separated */
+    "  fork_note TEXT);"                 /* which processes forked at their sites, and why */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -126,7 +128,9 @@ static const char schema[] =
     "  api_value INTEGER,"              /* what it returned, errno after it, */
     "  api_errno INTEGER,"
     "  api_verdict TEXT,"               /* 'reported', 'swallowed', or 'unknown' (no convention) */
-    "  reaction TEXT);"                 /* reported: the caller's reaction (the outcome it had) */
+    "  reaction TEXT,"                  /* reported: the caller's reaction (the outcome it had) */
+    "  test_case TEXT);"                /* a fork child that ended with its test case: "passed
+                                           FUNC" or "failed FUNC" (libfail/testcase.c) */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"
@@ -269,6 +273,13 @@ static const char migrate_8_to_9[] =
 /* Version 10: the conventions per call (the schema makes call_conventions). */
 static const char migrate_9_to_10[] = "PRAGMA user_version = 10;";
 
+/* Version 11: fork children that end with their test case. */
+static const char migrate_10_to_11[] =
+    "ALTER TABLE campaign ADD COLUMN test_cases TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE campaign ADD COLUMN fork_note TEXT;"
+    "ALTER TABLE runs ADD COLUMN test_case TEXT;"
+    "PRAGMA user_version = 11;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -298,7 +309,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 9))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 10))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -326,7 +337,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 8 || version < 5 || /* before 5, the schema makes programs whole */
                sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK);
+              (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }

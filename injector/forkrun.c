@@ -42,9 +42,24 @@
     " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
     " AND site IS NOT NULL AND chain = site || ':1'"
 
-/* ... and of them those a fork run of `program` answers (its owner runs), or the command's (any
-   left: owner runs not answered by their program's fork run are marked tried by then). */
-#define OF_PROGRAM " AND (?1 = 0 OR owner = ?1)"
+/* ... and of them those a fork run of `program` answers (its owner runs), or the command's: with
+   ?1 = 0 any left (owner runs not answered by their program's fork run are marked tried by then),
+   with ?1 = UNOWNED those of no program alone (by default the command forks only for them: a
+   program alone that is not worth forking keeps its runs alone). */
+#define OF_PROGRAM " AND (?1 = 0 OR owner = ?1 OR (?1 = -1 AND owner IS NULL))"
+#define UNOWNED (-1)
+
+/* By default a process forks where re-running it once per site would take at least this long
+   (FAILRUN_FORK_ABOVE_MS sets another bound); --fork forks everywhere, --no-fork nowhere. */
+#define AUTO_FORK_COST_MS 60000
+
+static int64_t auto_fork_cost_ms(void)
+{
+    const char *text = getenv("FAILRUN_FORK_ABOVE_MS");
+    char *end = NULL;
+    long long value = text && *text ? strtoll(text, &end, 10) : -1;
+    return end && !*end && value >= 0 ? value : AUTO_FORK_COST_MS;
+}
 
 static int64_t forkable_count(sqlite3 *db, int64_t program)
 {
@@ -78,10 +93,12 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
 {
     const struct campaign_settings *settings = &context->options->settings;
     int64_t timeout_ms = program ? program->timeout_ms : context->timeout_ms;
-    char *plan = xasprintf("mode=fork;jobs=%d;timeout=%lld;depth=%d",
+    const char *tests = settings->test_cases && *settings->test_cases ? settings->test_cases : NULL;
+    char *plan = xasprintf("mode=fork;jobs=%d;timeout=%lld;depth=%d%s%s",
                            context->options->jobs < PLAN_MAX_JOBS ? context->options->jobs
                                                                  : PLAN_MAX_JOBS,
-                           (long long)timeout_ms, settings->depth);
+                           (long long)timeout_ms, settings->depth, tests ? ";tests=" : "",
+                           tests ? tests : "");
     char **base = program ? program_environment(settings, program->environment, dir, plan)
                           : run_environment(settings, dir, plan);
     size_t count = 0;
@@ -170,6 +187,21 @@ static bool read_result(const char *dir, struct spawn_result *result, int *paren
     return true;
 }
 
+/* How the child's test case ended, when it stopped there (libfail/testcase.c): "passed FUNC"
+   or "failed FUNC"; NULL when it ran to its process's end. */
+static char *read_test_case(const char *dir)
+{
+    char *path = xasprintf("%s/testcase", dir);
+    char *text = read_whole_file(path, NULL);
+    free(path);
+    if (text && (!strncmp(text, "passed ", 7) || !strncmp(text, "failed ", 7))) {
+        text[strcspn(text, "\n")] = '\0';
+        return text;
+    }
+    free(text);
+    return NULL;
+}
+
 /* Sanitizer reports go to the log path the process had at its start, the parent's folder, named
    by pid: move the child's to its own folder. */
 static void move_sanitizer_logs(const char *from, const char *to, int pid)
@@ -187,11 +219,11 @@ static void move_sanitizer_logs(const char *from, const char *to, int pid)
 /* Conclude the planned run of each site a child answered; returns how many. */
 static int64_t conclude_children(struct campaign_context *context, const char *root,
                                  const char *command_dir, const struct spawn_result *command,
-                                 struct program *program)
+                                 struct program *program, int64_t selector)
 {
     sqlite3_stmt *runs = database_prepare(
         context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
-    sqlite3_bind_int64(runs, 1, program ? program->id : 0);
+    sqlite3_bind_int64(runs, 1, selector);
     VECTOR(struct job) jobs = {0};
     while (sqlite3_step(runs) == SQLITE_ROW) {
         struct job job = {.program = program};
@@ -214,6 +246,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
             if (parent != command->pid)
                 job->result.pid = command->pid;
             move_sanitizer_logs(command_dir, job->dir, child);
+            job->test_case = read_test_case(job->dir);
             ingest_run(job->dir, &job->records);
             keep_sites_in_scope(&job->records, context->options->settings.scope);
             leak_confirm(context, job);
@@ -224,6 +257,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         free(job->chain);
         free(job->plan);
         free(job->dir);
+        free(job->test_case);
         run_records_free(&job->records);
         sanitizer_leaks_free(&job->leaks);
     }
@@ -265,12 +299,15 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     free(unkept.items);
 }
 
-/* One fork run: of `program` alone (its owner runs), or of the command (whatever is left).
-   Adds the sites it was for and those it answered to *forkable and *concluded. */
-static void fork_run(struct campaign_context *context, struct program *program,
+/* One fork run: of `program` alone (its owner runs), or of the command (`selector`: 0 whatever
+   is left, UNOWNED the runs of no program alone). Adds the sites it was for and those it
+   answered to *forkable and *concluded. */
+static void fork_run(struct campaign_context *context, struct program *program, int64_t selector,
                      int64_t *forkable_total, int64_t *concluded_total)
 {
-    int64_t forkable = forkable_count(context->db, program ? program->id : 0);
+    if (program)
+        selector = program->id;
+    int64_t forkable = forkable_count(context->db, selector);
     if (forkable == 0)
         return;
     char *root = program ? xasprintf("%s/fork-%ld-program%lld", context->runs_dir, (long)getpid(),
@@ -280,7 +317,7 @@ static void fork_run(struct campaign_context *context, struct program *program,
     remove_tree(root);
     if (!make_directories(command_dir))
         fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
-    claim_unwanted_sites(context->db, root, program ? program->id : 0);
+    claim_unwanted_sites(context->db, root, selector);
     if (!context->options->quiet && !program)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
@@ -316,11 +353,11 @@ static void fork_run(struct campaign_context *context, struct program *program,
              "have changed files it used; every site is re-run",
              program ? program->exe : context->options->settings.argv[0], diverged);
     else
-        concluded = conclude_children(context, root, command_dir, &command, program);
+        concluded = conclude_children(context, root, command_dir, &command, program, selector);
     /* What is still planned now was tried: re-run it, also after a resume. */
     sqlite3_stmt *tried = database_prepare(
         context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
-    sqlite3_bind_int64(tried, 1, program ? program->id : 0);
+    sqlite3_bind_int64(tried, 1, selector);
     char *kept_root = kept_path(context, root);
     sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
     free(kept_root);
@@ -336,6 +373,38 @@ static void fork_run(struct campaign_context *context, struct program *program,
     free(root);
 }
 
+/* Whether `name` (a program alone, or the command) forks for its `forkable` runs, each of which
+   would otherwise start it once more for `wall_ms`. By default only where that would add up to a
+   minute or more; the choice is said on stderr and kept for the report (campaign.fork_note). */
+static bool fork_pays(struct campaign_context *context, const char *name, int64_t forkable,
+                      int64_t wall_ms)
+{
+    if (forkable == 0)
+        return false;
+    if (context->options->fork == FORK_ALWAYS)
+        return true;
+    if (wall_ms < 1)
+        wall_ms = 1;
+    if (forkable * wall_ms < auto_fork_cost_ms())
+        return false;
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    char *note = xasprintf("%s forks at its sites: re-running it for each of its %lld sites would "
+                           "take about %lld s (%lld ms a run); --no-fork re-runs",
+                           base, (long long)forkable, (long long)(forkable * wall_ms / 1000),
+                           (long long)wall_ms);
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: %s\n", note);
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "UPDATE campaign SET fork_note = CASE WHEN fork_note IS NULL OR fork_note = ''"
+                     " THEN ?1 WHEN instr(fork_note, ?1) THEN fork_note"
+                     " ELSE fork_note || char(10) || ?1 END");
+    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
+    free(note);
+    return true;
+}
+
 void run_fork_phase(struct campaign_context *context)
 {
     int64_t forkable = 0, concluded = 0;
@@ -347,16 +416,29 @@ void run_fork_phase(struct campaign_context *context)
         while (sqlite3_step(owners) == SQLITE_ROW)
             VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
         database_finalize(owners);
-        if (programs.count && !context->options->quiet)
-            fprintf(stderr, "failrun: fork runs of %zu program(s) alone\n", programs.count);
+        bool told = false;
         for (size_t i = 0; i < programs.count; i++) {
             struct program *program = program_get(context, programs.items[i]);
-            if (program && program->alone)
-                fork_run(context, program, &forkable, &concluded);
+            if (!program || !program->alone)
+                continue;
+            if (!fork_pays(context, program->exe, forkable_count(context->db, program->id),
+                           program->alone_wall_ms))
+                continue;
+            if (!told && !context->options->quiet && context->options->fork == FORK_ALWAYS)
+                fprintf(stderr, "failrun: fork runs of %zu program(s) alone\n", programs.count);
+            told = true;
+            fork_run(context, program, 0, &forkable, &concluded);
         }
         free(programs.items);
     }
-    fork_run(context, NULL, &forkable, &concluded);
+    /* The command forks for what is left: by default only for the runs of no program alone. */
+    int64_t selector = context->options->fork == FORK_ALWAYS ? 0 : UNOWNED;
+    sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
+    int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
+    database_finalize(wall);
+    if (fork_pays(context, context->options->settings.argv[0],
+                  forkable_count(context->db, selector), baseline_wall))
+        fork_run(context, NULL, selector, &forkable, &concluded);
     if (!context->options->quiet && forkable)
         fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
                 (long long)concluded, (long long)forkable);

@@ -621,6 +621,17 @@ static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint6
     database_finalize(statement);
 }
 
+static void set_run_text(sqlite3 *db, int64_t run_id, const char *column, const char *value)
+{
+    char *sql = sqlite3_mprintf("UPDATE runs SET \"%w\" = ? WHERE id = ?", column);
+    sqlite3_stmt *statement = database_prepare(db, sql);
+    sqlite3_free(sql);
+    sqlite3_bind_text(statement, 1, value, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(statement, 2, run_id);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
 /* How the run was made: the program it started alone, or (NULL) the whole command. */
 static void set_run_owner(sqlite3 *db, int64_t run_id, int64_t program)
 {
@@ -797,8 +808,10 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
            timings, and which child said what is unknowable. Elsewhere exit statuses and stacks
            decide. */
         .stdout_same = !reference_stdout || (target && target->pid != (uint32_t)job->result.pid) ||
-                       stdout_hash == reference_stdout,
-        .stderr_same = !reference_stderr || file_hash(err) == reference_stderr,
+                       stdout_hash == reference_stdout || job->test_case,
+        /* A child that stopped with its test case printed only part of the output: its test
+           case's result (its exit status) says how it went. */
+        .stderr_same = !reference_stderr || file_hash(err) == reference_stderr || job->test_case,
         .stderr_text = stderr_text,
     };
     struct frame_list evidence = {0};
@@ -911,6 +924,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     set_run_owner(context->db, job->run_id, program ? program->id : 0);
     if (call)
         store_api(context->db, job->run_id, call, verdict, reaction);
+    if (job->test_case)
+        set_run_text(context->db, job->run_id, "test_case", job->test_case);
     set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
     *fired = target != NULL;
     *worth_keeping = outcome_is_bug(outcome) || finding;

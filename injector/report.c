@@ -208,6 +208,42 @@ static json_t *unpreloaded_programs(sqlite3 *db)
     return list;
 }
 
+/* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
+   their test case (libfail/testcase.c): {"notes": [...], "test_cases": {"passed": N, "failed": N,
+   "functions": [...]}}. */
+static json_t *fork_summary(sqlite3 *db)
+{
+    json_t *notes = json_array();
+    sqlite3_stmt *statement = database_prepare(db, "SELECT fork_note FROM campaign");
+    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0)) {
+        char *text = xstrdup((const char *)sqlite3_column_text(statement, 0));
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+            json_array_append_new(notes, json_string(line));
+        free(text);
+    }
+    database_finalize(statement);
+    json_t *cases = json_object(), *functions = json_array();
+    json_object_set_new(cases, "passed", json_integer(0));
+    json_object_set_new(cases, "failed", json_integer(0));
+    statement = database_prepare(
+        db, "SELECT substr(test_case, 1, 6), substr(test_case, 8), count(*) FROM runs"
+            " WHERE test_case IS NOT NULL GROUP BY 1, 2 ORDER BY 2, 1");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *verdict = (const char *)sqlite3_column_text(statement, 0);
+        const char *function = (const char *)sqlite3_column_text(statement, 1);
+        json_t *count = json_object_get(cases, verdict);
+        if (count)
+            json_integer_set(count, json_integer_value(count) + sqlite3_column_int64(statement, 2));
+        size_t size = json_array_size(functions);
+        if (!size || strcmp(json_string_value(json_array_get(functions, size - 1)), function))
+            json_array_append_new(functions, json_string(function));
+    }
+    database_finalize(statement);
+    json_object_set_new(cases, "functions", functions);
+    return json_pack("{s:o, s:o}", "notes", notes, "test_cases", cases);
+}
+
+
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
     json_t *campaign = json_object();
@@ -263,6 +299,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     json_object_set_new(campaign, "unexplored", unexplored);
     json_object_set_new(campaign, "programs", program_summary(db));
     json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
+    json_object_set_new(campaign, "forks", fork_summary(db));
     return campaign;
 }
 
@@ -1273,6 +1310,26 @@ static void print_programs(FILE *out, json_t *programs)
     fputc('\n', out);
 }
 
+/* "runtests forks at its sites: ...", "3,260 fork runs ended with their test case (srunner_run_all):
+   38 passed, 3,222 failed" */
+static void print_forks(FILE *out, json_t *forks)
+{
+    size_t index;
+    json_t *note;
+    json_array_foreach(json_object_get(forks, "notes"), index, note)
+        fprintf(out, "  %s\n", json_string_value(note));
+    json_t *cases = json_object_get(forks, "test_cases");
+    json_int_t passed = json_integer_value(json_object_get(cases, "passed"));
+    json_int_t failed = json_integer_value(json_object_get(cases, "failed"));
+    if (!passed && !failed)
+        return;
+    fprintf(out, "  %lld fork run%s ended with %s test case (", (long long)(passed + failed),
+            passed + failed == 1 ? "" : "s", passed + failed == 1 ? "its" : "their");
+    json_array_foreach(json_object_get(cases, "functions"), index, note)
+        fprintf(out, "%s%s", index ? ", " : "", json_string_value(note));
+    fprintf(out, "): %lld passed, %lld failed\n", (long long)passed, (long long)failed);
+}
+
 /* "2 programs ran without libfail's preload, not covered: /bin/x (LD_PRELOAD cleared, 3 times)" */
 static void print_unpreloaded(FILE *out, json_t *list)
 {
@@ -1375,6 +1432,7 @@ void report_print_text(json_t *report, FILE *out)
         fprintf(out, " (suppressed: %lld)", (long long)suppressed);
     fputc('\n', out);
     print_programs(out, json_object_get(campaign, "programs"));
+    print_forks(out, json_object_get(campaign, "forks"));
     print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);

@@ -417,7 +417,7 @@ void run_baseline(struct campaign_context *context)
              "in-scope program");
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
-    if (!context->options->fork) /* the fork run checks it (forkrun.c) */
+    if (context->options->fork != FORK_ALWAYS) /* the fork run checks it (forkrun.c) */
         stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
     free(plan);
     database_exec(db, "BEGIN IMMEDIATE");

@@ -131,6 +131,7 @@ void LF_TEXT forkmode_init(const struct plan *plan)
     fork_state.gcov_reset = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_reset");
     fork_state.owner = getpid();
     fork_state.enabled = true;
+    testcase_configure(plan);
 }
 
 /* ---- may this process fork here? ---- */
@@ -511,6 +512,7 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
     if (mkdir(dir, 0755) != 0)
         return false; /* claimed by another process of the campaign, or by failrun */
     wait_for_children(fork_state.jobs - 1);
+    testcase_prepare();
     /* Taken before the fork, while nothing else writes: the parent goes on right after it. */
     point.stdout_offset = regular_offset(1);
     point.stderr_offset = regular_offset(2);
@@ -527,6 +529,7 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
     }
     if (child == 0) {
         become_child(dir, &point);
+        testcase_arm(dir); /* where its test case ends, it ends */
         return true; /* the allocation fails here */
     }
     setpgid((pid_t)child, (pid_t)child); /* also here: a timeout's kill must not race it */

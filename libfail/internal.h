@@ -54,6 +54,7 @@ enum plan_mode {
 #define PLAN_FAULT_ALLOC 0x1u
 #define PLAN_FAULT_IO 0x2u
 #define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
+#define PLAN_TESTS_MAX 256 /* PLAN_FORK: bytes of the tests= list, NUL included */
 struct plan_fault {
     uint64_t site;       /* signature */
     uint64_t occurrence; /* the K-th call at the site in a process fails (1-based) */
@@ -74,6 +75,7 @@ struct plan {
     uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
     unsigned fault_kinds; /* PLAN_FAULT_*: the kinds of call that are sites (default alloc) */
     bool kernel_wrappers; /* PLAN_KERNEL: sites are the libc wrappers, no syscall trapping */
+    char tests[PLAN_TESTS_MAX]; /* PLAN_FORK: more test-case functions, NAME,NAME (testcase.c) */
 };
 /* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
    naming the bad part; *out is then PLAN_OFF. */
@@ -126,6 +128,17 @@ void module_table_set_listener(void (*listener)(const struct module_info *)) LF_
 /* From the fatal-signal handler: call `exported_dump` (the __gcov_dump dlsym found, or NULL),
    then every loaded module's own libgcov exit function, found in its file. Once per process. */
 void gcov_dump_modules(void (*exported_dump)(void)) LF_HIDDEN;
+
+/* ---- elfsym.c: functions by name in a loaded module's file ---- */
+struct elf_function {
+    const char *name;
+    uint64_t value, size; /* out: the symbol's value (address minus the load bias) and size; 0
+                             when the file has no such function */
+};
+/* Looks each name up in the module's file (.symtab, then .dynsym). False when the file cannot be
+   read or is not the module loaded (another build-id); every value is then 0. */
+bool elf_module_functions(const struct module_info *module, struct elf_function *wanted,
+                          int count) LF_HIDDEN;
 
 /* ---- live.c: the table of live blocks (leak accounting, lf_live_since) ---- */
 /* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
@@ -304,6 +317,8 @@ bool runtime_failpoint(const char *name, uintptr_t caller) LF_HIDDEN;
 uint64_t runtime_live_mark(void) LF_HIDDEN;
 size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintptr_t *callers,
                           size_t max) LF_HIDDEN;
+/* Write the coverage of every loaded module now (gcovdump.c), as an exit would. */
+void runtime_dump_coverage(void) LF_HIDDEN;
 /* From the last destructor: report blocks still live (leak accounting). */
 void runtime_fini(void) LF_HIDDEN;
 /* Fork mode's child (forkmode.c): from now on this process records into `dir`, as the same
@@ -319,5 +334,26 @@ void forkmode_init(const struct plan *plan) LF_HIDDEN;
 bool forkmode_site(uint64_t signature, pid_t pid) LF_HIDDEN;
 /* The process image ends: wait for (and, past the timeout, kill) the children still running. */
 void forkmode_finish(void) LF_HIDDEN;
+
+/* ---- testcase.c: a fork-mode child ends where its test case ends ---- */
+/* The plan's extra test-case functions (tests=NAME,...), at initialisation. */
+void testcase_configure(const struct plan *plan) LF_HIDDEN;
+/* In the parent before its first fork: find the test runners' functions in the loaded modules
+   (once per process image; children inherit what was found). */
+void testcase_prepare(void) LF_HIDDEN;
+/* In a new child, whose run folder is `dir`: if a test case is in progress on this stack, arrange
+   for the child to end where it ends. */
+void testcase_arm(const char *dir) LF_HIDDEN;
+/* True while a child waits for its test case to end (testcase_poll has work to do). */
+extern bool testcase_armed LF_HIDDEN;
+/* The return address the trampoline stands for when `ip` is the trampoline's; else 0. */
+uintptr_t testcase_return_for(uintptr_t ip) LF_HIDDEN;
+/* The return addresses from the trampoline's place outwards (the first is the one it stands
+   for), as the child found them when it armed; their count. */
+int testcase_outer_frames(const uintptr_t **frames) LF_HIDDEN;
+/* At each interposed call of an armed child: has the next test case begun? */
+void testcase_poll(void) LF_HIDDEN;
+/* Before a longjmp to `env` (a jmp_buf): a jump out of the test case ends it as failed. */
+void testcase_longjmp(const void *env) LF_HIDDEN;
 
 #endif

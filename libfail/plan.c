@@ -20,6 +20,9 @@
  *                                          LIBFAIL_FORK names the folder of the children's
  *                                          folders): up to N children at once (default 1), each
  *                                          killed after MS milliseconds (0 or absent: never)
+ *   mode=fork;...;tests=F1,F2:int          F1, F2 are test-case functions too (testcase.c): a
+ *                                          child ends when the test case it forked in returns
+ *                                          (":int": and it passed if the function returned 0)
  * plus depth=D (frames in a signature, default 8) and faults=K1,K2 (the kinds of call that are
  * sites: alloc, the allocators and failpoints, the default; io, the I/O calls that
  * libfail-preload-io.so interposes; in any order, each at most once). In site mode each site may carry its first
@@ -169,6 +172,16 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
         if (!parse_decimal(value, value_length, &number) || number > 1)
             return "wrappers must be 0 or 1";
         plan->kernel_wrappers = number == 1;
+    } else if (key_is(key, key_length, "tests")) {
+        if (value_length == 0 || value_length >= sizeof plan->tests)
+            return "tests must list 1 to 255 bytes of function names";
+        for (size_t i = 0; i < value_length; i++)
+            if (!(value[i] == ',' || value[i] == ':' || value[i] == '_' || value[i] == '$' || value[i] == '.' ||
+                  (value[i] >= '0' && value[i] <= '9') || (value[i] >= 'a' && value[i] <= 'z') ||
+                  (value[i] >= 'A' && value[i] <= 'Z')))
+                return "tests must be function names separated by commas";
+        memcpy(plan->tests, value, value_length);
+        plan->tests[value_length] = '\0';
     } else if (key_is(key, key_length, "depth")) {
         if (!parse_decimal(value, value_length, &number) || number == 0 ||
             number > RECORD_MAX_FRAMES)

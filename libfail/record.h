@@ -165,7 +165,9 @@ enum record_unpreloaded_reason {
 };
 
 /* Exit kinds in the EXIT record's `value2`. */
-enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2 };
+/* EXIT_BY_TEST_CASE: a fork-mode child stopped at the end of its test case (testcase.c); its
+   status is 0 when the test case passed, 1 when it failed. */
+enum record_exit_kind { EXIT_BY_EXIT = 1, EXIT_BY_UNDERSCORE_EXIT = 2, EXIT_BY_TEST_CASE = 3 };
 
 struct record_frame {
     uint64_t module; /* module id: hash of the build-id (or of the path when none) */

@@ -997,6 +997,8 @@ LF_INLINE bool may_be_planned(const struct record_frame *top)
 LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr_t caller,
                       bool nth_armed, bool nofail)
 {
+    if (LF_UNLIKELY(testcase_armed))
+        testcase_poll(); /* a fork child whose test case may have ended */
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
     if (count == 0 || !module_filter_allows(pcs, count))
@@ -1207,7 +1209,9 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     char selector = own_syscalls_begin(); /* the unwinder's system calls too */
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
-    int count = stack_capture(pcs, RECORD_MAX_FRAMES);
+    /* A test case's end (testcase.c) is no exit the program made: no stack, so that a child
+       stopped inside the next test's allocation does not read as exiting at that call. */
+    int count = kind == EXIT_BY_TEST_CASE ? 0 : stack_capture(pcs, RECORD_MAX_FRAMES);
     stack_normalise(pcs, count, frames);
     uint32_t flags = (live_table_overflowed() ? RECORD_FLAG_LIVE_OVERFLOW : 0) |
                      (atomic_load(&state.sites_overflow) ? RECORD_FLAG_SITES_OVERFLOW : 0);
@@ -1218,6 +1222,15 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     if (kind == EXIT_BY_UNDERSCORE_EXIT)
         report_live_blocks();
     own_syscalls_end(selector);
+}
+
+void LF_TEXT runtime_dump_coverage(void)
+{
+    /* A fork child forgets its module table (runtime_repoint) until a lookup rebuilds it; one
+       that ends before any lookup must still find every module's dump function. */
+    struct module_info self;
+    module_find((uintptr_t)runtime_dump_coverage, &self);
+    gcov_dump_modules(gcov_dump);
 }
 
 void LF_TEXT runtime_fini(void)

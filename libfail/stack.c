@@ -89,6 +89,23 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
     return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
 }
 
+/* The frame's return address, put right where fork mode's child replaced it by its test-case
+   trampoline (testcase.c): the unwinder then goes on from the caller the unit really returns to,
+   so sites and crash stacks in the child read as in any other run. */
+static unw_word_t LF_TEXT true_ip(unw_cursor_t *cursor, unw_word_t ip)
+{
+    if (LF_UNLIKELY(testcase_armed)) {
+        uintptr_t original = testcase_return_for((uintptr_t)ip);
+        if (original) {
+            unw_set_reg(cursor, UNW_REG_IP, (unw_word_t)original);
+            return (unw_word_t)original;
+        }
+    }
+    return ip;
+}
+
+static int capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count, int max);
+
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
     /* Our own frames above the caller: the interposer, runtime_before_alloc, this function (an
@@ -101,6 +118,18 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
     unwinder_bind();
     int n = unw_backtrace(raw, wanted);
+    for (int i = 0; LF_UNLIKELY(testcase_armed) && i < n; i++) {
+        if (testcase_return_for((uintptr_t)raw[i])) {
+            /* Fork mode's test-case trampoline: unw_backtrace guesses beyond it. The frames
+               from there out are those the child found when it put the trampoline in, and they
+               stay while the trampoline is on the stack (testcase.c). */
+            const uintptr_t *outer = NULL;
+            int outer_count = testcase_outer_frames(&outer);
+            for (int k = 0; k < outer_count && i < wanted; k++)
+                raw[i++] = (void *)outer[k];
+            n = i;
+        }
+    }
     int skip = 0;
     while (skip < n && is_own_frame((uintptr_t)raw[skip]))
         skip++;
@@ -139,6 +168,7 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
             unw_word_t ip = 0;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
                 break;
+            ip = true_ip(&cursor, ip);
             if (!is_loader_frame((uintptr_t)ip))
                 pcs[count++] = (uintptr_t)ip;
         } while (count < max && unw_step(&cursor) > 0);
@@ -151,6 +181,8 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
         unw_word_t ip = 0;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
+        if (count > 0)
+            ip = true_ip(&cursor, ip);
         /* Frame 0 is the faulting instruction itself; later frames are return addresses. Store
            frame 0 as pc + 1 so every frame can be symbolised uniformly as "return address - 1". */
         if (count > 0 && is_loader_frame((uintptr_t)ip))
@@ -168,6 +200,7 @@ static int LF_TEXT capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count,
         unw_word_t ip = 0;
         if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
+        ip = true_ip(cursor, ip);
         if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip) &&
             !is_loader_frame((uintptr_t)ip))
             pcs[count++] = (uintptr_t)ip;

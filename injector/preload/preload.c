@@ -17,6 +17,7 @@
 #include <malloc.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <spawn.h>
 #include <stdalign.h>
 #include <stdarg.h>
@@ -35,6 +36,8 @@ static __thread int resolving __attribute__((tls_model("initial-exec")));
 static void (*real_free)(void *);
 static void (*real__exit)(int);
 static void (*real__Exit)(int);
+typedef void (*jump_function)(struct __jmp_buf_tag *, int);
+static jump_function real_longjmp, real__longjmp, real_siglongjmp, real___longjmp_chk;
 
 /* ---- bootstrap arena: serves allocations made by dlsym before the real functions are known ---- */
 
@@ -108,6 +111,10 @@ static void LF_TEXT resolve(void)
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
     real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+    real_longjmp = (jump_function)dlsym(RTLD_NEXT, "longjmp");
+    real__longjmp = (jump_function)dlsym(RTLD_NEXT, "_longjmp");
+    real_siglongjmp = (jump_function)dlsym(RTLD_NEXT, "siglongjmp");
+    real___longjmp_chk = (jump_function)dlsym(RTLD_NEXT, "__longjmp_chk");
     inactive_copy = another_copy_first();
     resolving = 0;
     atomic_store(&resolve_phase, 2);
@@ -287,6 +294,28 @@ LF_TEXT LF_EXPORT void _Exit(int status)
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
 }
+
+/* ---- longjmp ----
+ * A fork-mode child ends when its test case does (libfail/testcase.c); a test runner such as
+ * expat's minicheck ends a failed test by a longjmp back into the runner. Only an armed child
+ * looks at the jump; everything else goes straight on. */
+
+#define JUMP_INTERPOSER(name)                                                                  \
+    LF_TEXT LF_EXPORT void name(struct __jmp_buf_tag env[1], int value)                       \
+    {                                                                                          \
+        if (testcase_armed && !inactive_copy)                                                  \
+            testcase_longjmp(env);                                                             \
+        resolve();                                                                             \
+        if (real_##name)                                                                       \
+            real_##name(env, value);                                                           \
+        __builtin_trap(); /* no longjmp in the process: it cannot go on */                     \
+    }
+JUMP_INTERPOSER(longjmp)
+JUMP_INTERPOSER(_longjmp)
+JUMP_INTERPOSER(siglongjmp)
+void __longjmp_chk(struct __jmp_buf_tag env[1], int value);
+JUMP_INTERPOSER(__longjmp_chk)
+#undef JUMP_INTERPOSER
 
 /* ---- exec and spawn ----
  * Two things travel into the program an exec or posix_spawn starts:

@@ -98,6 +98,9 @@ static void test_plan_valid(void **state)
     assert_null(plan_parse("mode=fork", &plan));
     assert_int_equal(plan.jobs, 1); /* default: one child at a time */
     assert_int_equal(plan.timeout_ms, 0);
+    assert_string_equal(plan.tests, ""); /* the built-in runners only */
+    assert_null(plan_parse("mode=fork;tests=run_one:int,suite_step;;;;", &plan));
+    assert_string_equal(plan.tests, "run_one:int,suite_step");
     /* The kinds of call that are sites: allocations unless faults= says otherwise. */
     assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC);
     assert_null(plan_parse("mode=site;sites=00000000000000ff;faults=alloc,io", &plan));
@@ -131,6 +134,11 @@ static void test_plan_invalid(void **state)
         "mode=record;faults=", "mode=record;faults=disk", "mode=record;faults=io,io",
         "mode=record;faults=alloc,", "mode=record;faults=,io", "mode=kernel;faults=io",
         "mode=kernel;wrappers=2", "mode=kernel;wrappers=", "mode=kernel;nth=3",
+        "mode=fork;tests=", "mode=fork;tests=a b", "mode=fork;tests=f(x)",
+        "mode=fork;tests=f_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_"
+        "0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_"
+        "0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_"
+        "012345678901", /* 256 bytes: one more than fits */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         plan.mode = PLAN_RECORD;
