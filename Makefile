@@ -49,6 +49,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
                    $(BUILD)/tests/programs/covcrash-stripped \
                    $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg $(BUILD)/tests/cov/testcases \
+                   $(BUILD)/tests/programs/testcases_cxx \
                    $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
 
@@ -162,6 +163,11 @@ $(BUILD)/tests/cov/iolegs: tests/programs/iolegs.c
 $(BUILD)/tests/cov/plainleg: tests/programs/plainleg.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ $<
+
+# A C++ suite whose tests throw: fork mode's test-case trampoline must not stand in the unwinder's way.
+$(BUILD)/tests/programs/testcases_cxx: tests/programs/testcases_cxx.cpp
+	@mkdir -p $(dir $@)
+	g++ -std=c++17 -g -O0 -Wall -Wextra -Werror -o $@ $<
 
 # A suite of test cases in one process with --coverage: fork children that stop at the end of
 # their test case still write their coverage.

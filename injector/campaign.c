@@ -64,7 +64,7 @@ static char *audit_path(const struct campaign_settings *settings)
 {
     bool scoped = (settings->source_globs && *settings->source_globs) ||
                   (settings->module_globs && *settings->module_globs);
-    if (!settings->boundary || !scoped || settings->kernel)
+    if (!settings->boundary || settings->boundary_idle || !scoped || settings->kernel)
         return NULL;
     const char *override = getenv("LIBFAIL_AUDIT");
     if (override)

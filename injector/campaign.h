@@ -44,6 +44,8 @@ struct campaign_settings {
     char *wrappers;         /* --wrapper functions, ':'-separated; NULL or "": none named */
     char *returns;          /* --returns FUNC=KIND rules, ':'-separated; NULL or "": learned */
     bool boundary;          /* --boundary: record what the code under test returned (LD_AUDIT) */
+    bool boundary_idle;     /* not stored: the baseline saw no call into a library in scope, so
+                               later runs go without the audit module (load_baseline) */
     char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
                                built-in runners only (libfail/testcase.c) */
 };

@@ -357,8 +357,12 @@ static void parse_options(int argc, char **argv, struct run_options *options)
                                : xstrdup(optarg);
             free(settings->test_cases);
             settings->test_cases = joined;
-            if (strlen(joined) >= PLAN_TESTS_MAX)
-                fatal("--test-case: at most %d bytes of names in all", PLAN_TESTS_MAX - 1);
+            size_t names = 1;
+            for (const char *at = joined; *at; at++)
+                names += *at == ',';
+            if (strlen(joined) >= PLAN_TESTS_MAX || names > 60)
+                fatal("--test-case: at most 60 functions, %d bytes of names in all",
+                      PLAN_TESTS_MAX - 1);
             break;
         }
         case 'X':

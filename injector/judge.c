@@ -847,7 +847,11 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     struct baseline_observation baseline = context->baseline;
     if (program)
         baseline = (struct baseline_observation){program->exit_code, program->signal};
-    if (target)
+    if (job->test_case)
+        /* Its status is its test case's result (0 passed, 1 failed), not a process's: compared
+           with a test case that passed, whatever the whole suite's status was. */
+        baseline = (struct baseline_observation){0, 0};
+    else if (target)
         compare_faulted_process(context, records, target, &observation, &baseline);
     enum outcome outcome = classify(&observation, &baseline);
     /* A failure that hit gcov's own runtime (an nth or random run reaching libgcov's allocations

@@ -142,7 +142,18 @@ bool crash_in_calling_activation(struct symboliser *symboliser, const struct mod
         if (injection->frames[caller + k].module != crash->frames[own + k].module ||
             injection->frames[caller + k].offset != crash->frames[own + k].offset)
             return false;
-    return compared >= 2;
+    if (compared < 2 || injection->frames[caller].module != crash->frames[own].module)
+        return false;
+    /* The same function too: a callback site may call other handlers, or this one again. */
+    const char *path = module_map_path(map, crash->frames[own].module);
+    uint64_t crash_start = 0, call_start = 0;
+    char name[256];
+    return path &&
+           symboliser_function(symboliser, path, crash->frames[own].offset, true, &crash_start,
+                               name, sizeof name) &&
+           symboliser_function(symboliser, path, injection->frames[caller].offset, true,
+                               &call_start, name, sizeof name) &&
+           crash_start == call_start;
 }
 
 bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct module_map *map,

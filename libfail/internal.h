@@ -348,6 +348,9 @@ void testcase_arm(const char *dir) LF_HIDDEN;
 extern bool testcase_armed LF_HIDDEN;
 /* The return address the trampoline stands for when `ip` is the trampoline's; else 0. */
 uintptr_t testcase_return_for(uintptr_t ip) LF_HIDDEN;
+/* A C++ exception is being thrown in an armed child: the unwinder must find the true return
+   address, so it goes back, and the child runs to its end. */
+void testcase_disarm(void) LF_HIDDEN;
 /* The return addresses from the trampoline's place outwards (the first is the one it stands
    for), as the child found them when it armed; their count. */
 int testcase_outer_frames(const uintptr_t **frames) LF_HIDDEN;

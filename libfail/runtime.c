@@ -1024,7 +1024,10 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
     bool report = true;
     call->fail = nth_fired || (!nofail && slot != UINT32_MAX &&
                                planned_failure(call->signature, occurrence, &report));
-    if (LF_UNLIKELY(state.plan.mode == PLAN_FORK) && call->fresh && !nofail && !call->fail)
+    /* Not once the image is ending: what allocates then (gcov writing its data, destructors)
+       is no site failrun planned, and a child of it would run nothing of the program. */
+    if (LF_UNLIKELY(state.plan.mode == PLAN_FORK) && call->fresh && !nofail && !call->fail &&
+        !atomic_load_explicit(&state.exit_reported, memory_order_relaxed))
         call->fail = forkmode_site(call->signature, state.pid); /* true in the child */
     if (nth_fired) {
         last_failure_caller = caller;

@@ -89,22 +89,22 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
     return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
 }
 
-/* The frame's return address, put right where fork mode's child replaced it by its test-case
-   trampoline (testcase.c): the unwinder then goes on from the caller the unit really returns to,
-   so sites and crash stacks in the child read as in any other run. */
-static unw_word_t LF_TEXT true_ip(unw_cursor_t *cursor, unw_word_t ip)
+/* Fork mode's child replaced a return address by its test-case trampoline (testcase.c), which
+   the unwinder cannot step through: when `ip` is it, the frames from there out are those the
+   child found when it armed (they stay while the trampoline is on the stack). Appends them to
+   pcs[count..max) and returns the new count; -1 when `ip` is no trampoline. */
+static int LF_TEXT through_trampoline(uintptr_t ip, uintptr_t *pcs, int count, int max)
 {
-    if (LF_UNLIKELY(testcase_armed)) {
-        uintptr_t original = testcase_return_for((uintptr_t)ip);
-        if (original) {
-            unw_set_reg(cursor, UNW_REG_IP, (unw_word_t)original);
-            return (unw_word_t)original;
-        }
-    }
-    return ip;
+    if (LF_LIKELY(!testcase_armed) || !testcase_return_for(ip))
+        return -1;
+    const uintptr_t *outer = NULL;
+    int outer_count = testcase_outer_frames(&outer);
+    for (int k = 0; k < outer_count && count < max; k++)
+        if (!is_own_frame(outer[k]) && !is_sanitizer_frame(outer[k]) && !is_loader_frame(outer[k]))
+            pcs[count++] = outer[k];
+    return count;
 }
 
-static int capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count, int max);
 
 int LF_TEXT stack_capture(uintptr_t *pcs, int max)
 {
@@ -168,7 +168,9 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
             unw_word_t ip = 0;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
                 break;
-            ip = true_ip(&cursor, ip);
+            int through = through_trampoline((uintptr_t)ip, pcs, count, max);
+            if (through >= 0)
+                return through;
             if (!is_loader_frame((uintptr_t)ip))
                 pcs[count++] = (uintptr_t)ip;
         } while (count < max && unw_step(&cursor) > 0);
@@ -181,8 +183,9 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
         unw_word_t ip = 0;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
-        if (count > 0)
-            ip = true_ip(&cursor, ip);
+        int through = count > 0 ? through_trampoline((uintptr_t)ip, pcs, count, max) : -1;
+        if (through >= 0)
+            return through;
         /* Frame 0 is the faulting instruction itself; later frames are return addresses. Store
            frame 0 as pc + 1 so every frame can be symbolised uniformly as "return address - 1". */
         if (count > 0 && is_loader_frame((uintptr_t)ip))
@@ -200,7 +203,9 @@ static int LF_TEXT capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count,
         unw_word_t ip = 0;
         if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
-        ip = true_ip(cursor, ip);
+        int through = through_trampoline((uintptr_t)ip, pcs, count, max);
+        if (through >= 0)
+            return through;
         if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip) &&
             !is_loader_frame((uintptr_t)ip))
             pcs[count++] = (uintptr_t)ip;

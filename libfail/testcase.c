@@ -7,8 +7,8 @@
  * suite, which the parent runs anyway.
  *
  * Where a test case is, on the child's stack, at the moment of the fork:
- * - a test-case function (cmocka's `_run_test`, or one the user names: plan tests=F,G:int): its
- *   return ends the test case (with ":int", an int result of 0 says it passed);
+ * - a test-case function (one the user names: plan tests=F,G:int): its return ends the test
+ *   case (with ":int", an int result of 0 says it passed);
  * - a runner (expat's minicheck `srunner_run_all`, cmocka's `_cmocka_run_group_tests`): each call
  *   it makes is a unit (a fixture, a test), and the test case ends when the runner makes its next
  *   call from the call site of the unit the fault happened in, i.e. when the same step of the next
@@ -57,10 +57,11 @@ struct runner {
 static const struct runner builtin_runners[] = {
     {"srunner_run_all", UNIT_RUNNER},             /* expat's minicheck */
     {"_cmocka_run_group_tests", UNIT_RUNNER_INT}, /* cmocka 1.x: setup, test, teardown */
-    {"_run_test", UNIT_FUNCTION_INT},             /* cmocka's older run_tests() API */
 };
+/* Not cmocka's older run_tests() API: its _run_test runs a setup, a test and a teardown as three
+   calls, so its return would end the child before the test that uses what the setup failed. */
 #define BUILTIN_COUNT (int)(sizeof builtin_runners / sizeof builtin_runners[0])
-#define TESTS_MAX 16 /* built in and from the plan */
+#define TESTS_MAX 64 /* built in and from the plan (failrun allows 60 of its own) */
 #define RANGES_MAX 32
 
 struct range {
@@ -143,6 +144,38 @@ void LF_TEXT testcase_prepare(void)
     }
 }
 
+extern char __start_libfail_text[] LF_HIDDEN;
+extern char __stop_libfail_text[] LF_HIDDEN;
+
+static bool LF_TEXT is_own(uintptr_t pc)
+{
+    return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
+}
+
+/* Is the runner's call that the fault is in (`step`, the frame just inside the runner) a step of
+   a test? Not when the runner called libfail or the system's libraries itself (malloc, printf).
+   A runner whose steps return a result (cmocka's) calls its own helpers too (a print): there one
+   of the frames walked (`inner`, the innermost first) must be code outside the runner's module,
+   the test's. */
+static bool LF_TEXT runner_unit_is_a_step(const struct range *runner, uintptr_t step,
+                                          const uintptr_t *inner, int count, uintptr_t runner_ip)
+{
+    struct module_info callee, home;
+    if (!step || is_own(step) || !module_find(step, &callee) || path_is_system(callee.path))
+        return false;
+    if (runner->kind != UNIT_RUNNER_INT)
+        return true;
+    if (!module_find(runner_ip, &home))
+        return false;
+    for (int i = 0; i < count; i++) {
+        struct module_info module;
+        if (!is_own(inner[i]) && module_find(inner[i], &module) && module.id != home.id &&
+            !path_is_system(module.path))
+            return true;
+    }
+    return false;
+}
+
 static const struct range *LF_TEXT range_of(uintptr_t pc)
 {
     for (int i = 0; i < tc.range_count; i++)
@@ -191,10 +224,12 @@ static void LF_TEXT end_child(bool passed)
 }
 
 #if defined(__x86_64__)
-/* Where a unit returns to instead of its caller: saves the return registers, asks
-   testcase_returned where to go (it does not return when the test case is over), and goes there
-   with the registers as the unit left them. The stack is 16-byte aligned on arrival (it was at the
-   call), and stays so across the two pushes and 16 bytes below them. */
+/* Where a unit returns to instead of its caller: saves the return registers (rax, rdx, xmm0,
+   xmm1), asks testcase_returned where to go (it does not return when the test case is over), and
+   goes there with the registers as the unit left them. The stack is 16-byte aligned on arrival (it
+   was at the call), and stays so across the two pushes and 32 bytes below them. It has no unwind
+   information: a stack walk that meets it takes the frames found when arming (stack.c), and a
+   C++ exception puts the true return address back first (testcase_disarm). */
 uintptr_t testcase_returned(uint64_t value) LF_HIDDEN;
 void testcase_trampoline(void) LF_HIDDEN;
 __asm__(".pushsection libfail_text,\"ax\",@progbits\n"
@@ -204,13 +239,15 @@ __asm__(".pushsection libfail_text,\"ax\",@progbits\n"
         "testcase_trampoline:\n"
         "    push %rax\n"
         "    push %rdx\n"
-        "    sub $16, %rsp\n"
+        "    sub $32, %rsp\n"
         "    movdqu %xmm0, (%rsp)\n"
+        "    movdqu %xmm1, 16(%rsp)\n"
         "    mov %rax, %rdi\n"
         "    call testcase_returned\n"
         "    mov %rax, %r11\n"
         "    movdqu (%rsp), %xmm0\n"
-        "    add $16, %rsp\n"
+        "    movdqu 16(%rsp), %xmm1\n"
+        "    add $32, %rsp\n"
         "    pop %rdx\n"
         "    pop %rax\n"
         "    jmp *%r11\n"
@@ -260,6 +297,9 @@ void LF_TEXT testcase_arm(const char *dir)
     uintptr_t expected = 0;
     const struct range *by = NULL;
     const struct range *previous = NULL;
+    uintptr_t inner[64]; /* the innermost frames walked (ours included) */
+    int inner_count = 0;
+    uintptr_t previous_ip = 0;
     for (int depth = 0; depth < 512; depth++) {
         unw_word_t ip = 0, sp = 0;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0 ||
@@ -271,6 +311,9 @@ void LF_TEXT testcase_arm(const char *dir)
             match = here;
         else if (previous && (previous->kind == UNIT_FUNCTION || previous->kind == UNIT_FUNCTION_INT))
             match = previous;
+        if (match && (match->kind == UNIT_RUNNER || match->kind == UNIT_RUNNER_INT) &&
+            !runner_unit_is_a_step(match, previous_ip, inner, inner_count, (uintptr_t)ip))
+            return; /* the runner's own call (a print, malloc itself): no test step */
         if (match) {
             slot = (uintptr_t *)(uintptr_t)sp - 1;
             expected = (uintptr_t)ip;
@@ -289,6 +332,9 @@ void LF_TEXT testcase_arm(const char *dir)
             break; /* the innermost */
         }
         previous = here;
+        previous_ip = (uintptr_t)ip;
+        if (inner_count < (int)(sizeof inner / sizeof inner[0]))
+            inner[inner_count++] = (uintptr_t)ip;
         if (unw_step(&cursor) <= 0)
             break;
     }
@@ -311,6 +357,15 @@ void LF_TEXT testcase_arm(const char *dir)
 uintptr_t LF_TEXT testcase_return_for(uintptr_t ip)
 {
     return ip == (uintptr_t)testcase_trampoline ? tc.return_to : 0;
+}
+
+void LF_TEXT testcase_disarm(void)
+{
+    if (!in_child())
+        return;
+    if (!tc.returned && *tc.slot == (uintptr_t)testcase_trampoline)
+        *tc.slot = tc.return_to;
+    testcase_armed = false; /* the child runs to its end, as without a test case */
 }
 
 int LF_TEXT testcase_outer_frames(const uintptr_t **frames)
@@ -349,6 +404,10 @@ uintptr_t LF_TEXT testcase_return_for(uintptr_t ip)
 {
     (void)ip;
     return 0;
+}
+
+void LF_TEXT testcase_disarm(void)
+{
 }
 
 int LF_TEXT testcase_outer_frames(const uintptr_t **frames)

@@ -38,6 +38,10 @@ static void (*real__exit)(int);
 static void (*real__Exit)(int);
 typedef void (*jump_function)(struct __jmp_buf_tag *, int);
 static jump_function real_longjmp, real__longjmp, real_siglongjmp, real___longjmp_chk;
+typedef int (*raise_function)(void *);
+typedef int (*forced_function)(void *, void *, void *);
+static raise_function real__Unwind_RaiseException;
+static forced_function real__Unwind_ForcedUnwind;
 
 /* ---- bootstrap arena: serves allocations made by dlsym before the real functions are known ---- */
 
@@ -115,6 +119,8 @@ static void LF_TEXT resolve(void)
     real__longjmp = (jump_function)dlsym(RTLD_NEXT, "_longjmp");
     real_siglongjmp = (jump_function)dlsym(RTLD_NEXT, "siglongjmp");
     real___longjmp_chk = (jump_function)dlsym(RTLD_NEXT, "__longjmp_chk");
+    real__Unwind_RaiseException = (raise_function)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+    real__Unwind_ForcedUnwind = (forced_function)dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
     inactive_copy = another_copy_first();
     resolving = 0;
     atomic_store(&resolve_phase, 2);
@@ -316,6 +322,28 @@ JUMP_INTERPOSER(siglongjmp)
 void __longjmp_chk(struct __jmp_buf_tag env[1], int value);
 JUMP_INTERPOSER(__longjmp_chk)
 #undef JUMP_INTERPOSER
+
+/* A C++ exception (throw, rethrow) or a thread's cancellation unwinds with libgcc's unwinder,
+   which cannot step through the test-case trampoline: an armed child puts the true return
+   address back first and runs to its end. Declared here with opaque arguments: libgcc's
+   <unwind.h> is not needed for passing them on. */
+int _Unwind_RaiseException(void *exception);
+LF_TEXT LF_EXPORT int _Unwind_RaiseException(void *exception)
+{
+    if (testcase_armed && !inactive_copy)
+        testcase_disarm();
+    resolve();
+    return real__Unwind_RaiseException ? real__Unwind_RaiseException(exception) : 5;
+}
+
+int _Unwind_ForcedUnwind(void *exception, void *stop, void *argument);
+LF_TEXT LF_EXPORT int _Unwind_ForcedUnwind(void *exception, void *stop, void *argument)
+{
+    if (testcase_armed && !inactive_copy)
+        testcase_disarm();
+    resolve();
+    return real__Unwind_ForcedUnwind ? real__Unwind_ForcedUnwind(exception, stop, argument) : 5;
+}
 
 /* ---- exec and spawn ----
  * Two things travel into the program an exec or posix_spawn starts:

@@ -48,6 +48,28 @@ check_equal "runner: the crash stack names srunner_run_all below the test" \
 check "runner: the report says how the fork runs ended" \
     grep -q "^  3 fork runs ended with their test case (srunner_run_all): 1 passed, 2 failed$" fork.txt
 
+# A suite that fails without any fault (its last test always does: exit 1): a test case that
+# passes is still a pass, one that fails a failure, as in re-run mode.
+"$FAILRUN" run -q --no-fork --db broken-rerun.db -- "$program" broken >/dev/null
+"$FAILRUN" run -q --fork --db broken.db -- "$program" broken >/dev/null
+check_equal "a suite that fails by itself: every site as in re-run mode" \
+    "$(sql broken-rerun.db "SELECT site, outcome FROM runs WHERE kind = 'fault' ORDER BY site")" \
+    "$(sql broken.db "SELECT site, outcome FROM runs WHERE kind = 'fault' ORDER BY site")"
+check_equal "a suite that fails by itself: the passed test case is absorbed, the failed ones handled" \
+    "failed srunner_run_all|handled
+failed srunner_run_all|handled
+passed srunner_run_all|absorbed" \
+    "$(sql broken.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome")"
+
+# C++: a failed allocation under `new` throws through the patched frame into the runner's catch.
+"$FAILRUN" run -q --no-fork --db cxx-rerun.db -- "$PROGRAMS/testcases_cxx" >/dev/null
+"$FAILRUN" run -q --fork --db cxx.db -- "$PROGRAMS/testcases_cxx" >/dev/null
+check_equal "C++: a bad_alloc thrown through the test case ends as in re-run mode (no terminate)" \
+    "$(sql cxx-rerun.db "SELECT outcome, exit_code, signal FROM runs WHERE kind = 'fault' ORDER BY site")" \
+    "$(sql cxx.db "SELECT outcome, exit_code, signal FROM runs WHERE kind = 'fault' ORDER BY site")"
+check "C++: the thrown test case failed (handled)" \
+    test "$(sql cxx.db "SELECT count(*) FROM runs WHERE outcome = 'handled'")" -ge 1
+
 # A suite's own loop body, named with --test-case: its int result is the test case's.
 "$FAILRUN" run -q --no-fork --db loop-rerun.db -- "$program" loop >/dev/null
 "$FAILRUN" run -q --fork --test-case run_one:int --db loop.db -- "$program" loop >loop.txt

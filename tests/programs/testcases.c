@@ -6,6 +6,8 @@
  *                        test and its teardown; a failed check longjmps back into the runner
  *   testcases loop       main's loop calls run_one(i) for each test, which returns 0 when the
  *                        test passed (failrun --test-case run_one:int)
+ *   testcases broken     the runner, with a last test that always fails: the suite exits 1
+ *                        without any fault
  *
  * Each test copies a string (an allocation site of its own) and reacts to a failure its way:
  * test_checked fails the test, test_ignored passes anyway, test_unchecked writes through NULL.
@@ -73,6 +75,11 @@ static void test_last(void)
     puts("last test ran");
 }
 
+static void test_broken(void)
+{
+    fail("always fails");
+}
+
 struct test {
     const char *name;
     void (*run)(void);
@@ -82,15 +89,16 @@ static const struct test tests[] = {
     {"ignored", test_ignored},
     {"unchecked", test_unchecked},
     {"last", test_last},
+    {"broken", test_broken},
 };
-#define TEST_COUNT (int)(sizeof tests / sizeof tests[0])
+static int test_count = (int)(sizeof tests / sizeof tests[0]) - 1; /* "broken" on request */
 
 /* minicheck's loop: setup, test and teardown are three calls of the runner. */
 int srunner_run_all(void);
 int srunner_run_all(void)
 {
     int failures = 0;
-    for (volatile int i = 0; i < TEST_COUNT; i++) {
+    for (volatile int i = 0; i < test_count; i++) {
         if (setjmp(env)) {
             printf("FAIL: %s\n", tests[i].name);
             failures++;
@@ -123,12 +131,14 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     int failures = 0;
+    if (argc > 1 && !strcmp(argv[1], "broken"))
+        test_count++;
     if (argc > 1 && !strcmp(argv[1], "loop")) {
-        for (int i = 0; i < TEST_COUNT; i++)
+        for (int i = 0; i < test_count; i++)
             failures += run_one(i);
     } else {
         failures = srunner_run_all();
     }
-    printf("%d tests, %d failed\n", TEST_COUNT, failures);
+    printf("%d tests, %d failed\n", test_count, failures);
     return failures;
 }
