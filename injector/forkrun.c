@@ -30,6 +30,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,59 @@ static void claim_unwanted_sites(sqlite3 *db, const char *root, int64_t program)
     database_finalize(sites);
 }
 
+/* ---- progress: a fork run is one long process; how many of its sites are answered shows on
+   standard error every PROGRESS_MS (a terminal: one line, rewritten) ---- */
+#define PROGRESS_MS 5000
+
+struct fork_watch {
+    const char *root, *name;
+    int64_t forkable, started_ms;
+    bool terminal, stop;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+};
+
+/* The children done so far: their folders with the `result` their parent wrote on reaping. */
+static int64_t answered_count(const char *root)
+{
+    DIR *folder = opendir(root);
+    if (!folder)
+        return 0;
+    int64_t count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(folder))) {
+        if (strlen(entry->d_name) != 16)
+            continue; /* ".", "..", "command", coverage folders */
+        char *result = xasprintf("%s/%s/result", root, entry->d_name);
+        count += access(result, F_OK) == 0;
+        free(result);
+    }
+    closedir(folder);
+    return count;
+}
+
+static void *watch_fork_run(void *argument)
+{
+    struct fork_watch *watch = argument;
+    pthread_mutex_lock(&watch->lock);
+    while (!watch->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += PROGRESS_MS / 1000;
+        if (pthread_cond_timedwait(&watch->changed, &watch->lock, &until) == 0 || watch->stop)
+            continue;
+        pthread_mutex_unlock(&watch->lock);
+        int64_t answered = answered_count(watch->root);
+        fprintf(stderr, watch->terminal ? "\r\033[Kfailrun: fork run of %s: %lld of %lld sites answered (%lld s)"
+                                        : "failrun: fork run of %s: %lld of %lld sites answered (%lld s)\n",
+                watch->name, (long long)answered, (long long)watch->forkable,
+                (long long)((now_ms() - watch->started_ms) / 1000));
+        pthread_mutex_lock(&watch->lock);
+    }
+    pthread_mutex_unlock(&watch->lock);
+    return NULL;
+}
+
 static struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
                                             const char *dir, int64_t forkable,
                                             const struct program *program)
@@ -119,7 +174,27 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
     };
     if (program) /* that program alone, as it was started in the baseline */
         start_alone(&request, program, environment);
+    const char *name = program ? program->exe : settings->argv[0];
+    struct fork_watch watch = {.root = root, .name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name,
+                               .forkable = forkable, .started_ms = now_ms(),
+                               .terminal = isatty(2)};
+    pthread_mutex_init(&watch.lock, NULL);
+    pthread_cond_init(&watch.changed, NULL);
+    pthread_t watcher;
+    bool watching = !context->options->quiet &&
+                    pthread_create(&watcher, NULL, watch_fork_run, &watch) == 0;
     struct spawn_result result = spawn_and_wait(&request);
+    if (watching) {
+        pthread_mutex_lock(&watch.lock);
+        watch.stop = true;
+        pthread_cond_signal(&watch.changed);
+        pthread_mutex_unlock(&watch.lock);
+        pthread_join(watcher, NULL);
+        if (watch.terminal && now_ms() - watch.started_ms >= PROGRESS_MS)
+            fputc('\n', stderr);
+    }
+    pthread_cond_destroy(&watch.changed);
+    pthread_mutex_destroy(&watch.lock);
     free(environment[count]);
     free(environment);
     environment_free(base);
@@ -234,9 +309,14 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         VECTOR_PUSH(jobs, job);
     }
     database_finalize(runs);
-    int64_t concluded = 0;
+    int64_t concluded = 0, last_shown = now_ms();
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
+        if (!context->options->quiet && now_ms() - last_shown >= PROGRESS_MS) {
+            last_shown = now_ms();
+            fprintf(stderr, "failrun: judging the fork run's children: %zu of %zu\n", i,
+                    jobs.count);
+        }
         job->dir = xasprintf("%s/%s", root, job->site);
         int parent = 0;
         if (read_result(job->dir, &job->result, &parent)) {
