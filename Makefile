@@ -164,6 +164,11 @@ $(BUILD)/tests/cov/plainleg: tests/programs/plainleg.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ $<
 
+# A cmocka suite: its runner is built in (libfail/testcase.c).
+$(BUILD)/tests/programs/testcases_cmocka: tests/programs/testcases_cmocka.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lcmocka
+
 # A C++ suite whose tests throw: fork mode's test-case trampoline must not stand in the unwinder's way.
 $(BUILD)/tests/programs/testcases_cxx: tests/programs/testcases_cxx.cpp
 	@mkdir -p $(dir $@)

@@ -61,6 +61,16 @@ failed srunner_run_all|handled
 passed srunner_run_all|absorbed" \
     "$(sql broken.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome")"
 
+# cmocka: a test case is a step of _cmocka_run_group_tests; its int result says how it went.
+"$FAILRUN" run -q --no-fork --db cmocka-rerun.db -- "$PROGRAMS/testcases_cmocka" >/dev/null
+"$FAILRUN" run -q --fork --db cmocka.db -- "$PROGRAMS/testcases_cmocka" >/dev/null
+check_equal "cmocka: every site as in re-run mode" \
+    "$(sql cmocka-rerun.db "$outcomes")" "$(sql cmocka.db "$outcomes")"
+check_equal "cmocka: the asserted copy fails its test case, the ignored one passes" \
+    "failed _cmocka_run_group_tests|handled
+passed _cmocka_run_group_tests|absorbed" \
+    "$(sql cmocka.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case")"
+
 # C++: a failed allocation under `new` throws through the patched frame into the runner's catch.
 "$FAILRUN" run -q --no-fork --db cxx-rerun.db -- "$PROGRAMS/testcases_cxx" >/dev/null
 "$FAILRUN" run -q --fork --db cxx.db -- "$PROGRAMS/testcases_cxx" >/dev/null
