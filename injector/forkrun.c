@@ -30,6 +30,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdio.h>
@@ -87,6 +88,18 @@ static void claim_unwanted_sites(sqlite3 *db, const char *root, int64_t program)
         free(dir);
     }
     database_finalize(sites);
+}
+
+/* A line of the campaign's fork note (the report's), once. */
+static void add_fork_note(struct campaign_context *context, const char *note)
+{
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "UPDATE campaign SET fork_note = CASE WHEN fork_note IS NULL OR fork_note = ''"
+                     " THEN ?1 WHEN instr(fork_note, ?1) THEN fork_note"
+                     " ELSE fork_note || char(10) || ?1 END");
+    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
 }
 
 /* ---- progress: a fork run is one long process; how many of its sites are answered shows on
@@ -379,6 +392,84 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     free(unkept.items);
 }
 
+/* Why the processes of a fork run did not fork at a site (libfail/forkmode.c, note_refusal), in
+   words; NULL for a word it does not know. */
+static const char *refusal_words(const char *why)
+{
+    static const char *const words[][2] = {
+        {"threads", "reached while a second thread ran"},
+        {"stdin", "reached with standard input a pipe or socket"},
+        {"timer", "reached with an interval timer armed"},
+        {"writing", "reached with a file open for writing"},
+        {"descriptors", "reached where the open files could not be listed"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(why, words[i][0]))
+            return words[i][1];
+    return NULL;
+}
+
+/* The sites the fork run left to re-runs, by why (the refused.PID files its processes wrote, or
+   never reached by it): said on stderr and kept with the fork note for the report. */
+static void explain_refusals(struct campaign_context *context, const char *root, const char *name,
+                             int64_t selector)
+{
+    json_t *reasons = json_object();
+    DIR *folder = opendir(root);
+    struct dirent *entry;
+    while (folder && (entry = readdir(folder))) {
+        if (strncmp(entry->d_name, "refused.", 8) != 0)
+            continue;
+        char *path = xasprintf("%s/%s", root, entry->d_name);
+        char *text = read_whole_file(path, NULL);
+        for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+            char *space = strchr(line, ' ');
+            if (space && space - line == 16 && refusal_words(space + 1)) {
+                *space = '\0';
+                if (!json_object_get(reasons, line))
+                    json_object_set_new(reasons, line, json_string(space + 1));
+            }
+        }
+        free(text);
+        free(path);
+    }
+    if (folder)
+        closedir(folder);
+    json_t *counts = json_object();
+    int64_t total = 0;
+    sqlite3_stmt *left = database_prepare(context->db, "SELECT site" FORKABLE_RUNS OF_PROGRAM);
+    sqlite3_bind_int64(left, 1, selector);
+    while (sqlite3_step(left) == SQLITE_ROW) {
+        json_t *why = json_object_get(reasons, (const char *)sqlite3_column_text(left, 0));
+        const char *words = why ? refusal_words(json_string_value(why)) : "not reached by it";
+        json_t *count = json_object_get(counts, words);
+        json_object_set_new(counts, words, json_integer(count ? json_integer_value(count) + 1 : 1));
+        total++;
+    }
+    database_finalize(left);
+    if (total) {
+        const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        char *note = xasprintf("%s's fork run left %lld site%s to re-runs:", base, (long long)total,
+                               total == 1 ? "" : "s");
+        const char *words;
+        json_t *count;
+        bool first = true;
+        json_object_foreach(counts, words, count) {
+            char *longer = xasprintf("%s%s %lld %s", note, first ? "" : ";",
+                                     (long long)json_integer_value(count), words);
+            free(note);
+            note = longer;
+            first = false;
+        }
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", note);
+        add_fork_note(context, note);
+        free(note);
+    }
+    json_decref(counts);
+    json_decref(reasons);
+}
+
 /* One fork run: of `program` alone (its owner runs), or of the command (`selector`: 0 whatever
    is left, UNOWNED the runs of no program alone). Adds the sites it was for and those it
    answered to *forkable and *concluded. */
@@ -434,6 +525,9 @@ static void fork_run(struct campaign_context *context, struct program *program, 
              program ? program->exe : context->options->settings.argv[0], diverged);
     else
         concluded = conclude_children(context, root, command_dir, &command, program, selector);
+    if (!diverged)
+        explain_refusals(context, root, program ? program->exe : context->options->settings.argv[0],
+                         selector);
     /* What is still planned now was tried: re-run it, also after a resume. */
     sqlite3_stmt *tried = database_prepare(
         context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
@@ -474,13 +568,7 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
                            (long long)wall_ms);
     if (!context->options->quiet)
         fprintf(stderr, "failrun: %s\n", note);
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "UPDATE campaign SET fork_note = CASE WHEN fork_note IS NULL OR fork_note = ''"
-                     " THEN ?1 WHEN instr(fork_note, ?1) THEN fork_note"
-                     " ELSE fork_note || char(10) || ?1 END");
-    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
+    add_fork_note(context, note);
     free(note);
     return true;
 }

@@ -406,18 +406,18 @@ struct fork_point {
    child does not inherit it, and the parent's keeps ticking while it waits). Then the site is
    left to a re-run. Pipes and sockets other than 0-2 stay shared (inherited ones are common and
    mostly unused: a launcher's, make's jobserver); our own descriptors sit at FORK_FD_FLOOR and
-   above. */
-static bool LF_TEXT process_is_forkable(struct fork_point *point)
+   above. NULL when it can, else why not (a word failrun's report explains: forkrun.c). */
+static const char *LF_TEXT process_unforkable(struct fork_point *point)
 {
     static const int timers[] = {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
         struct itimerval timer;
         if (getitimer(timers[i], &timer) != 0 || timer.it_value.tv_sec || timer.it_value.tv_usec)
-            return false;
+            return "timer";
     }
     int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory < 0)
-        return false;
+        return "descriptors";
     bool forkable = true;
     point->file_count = 0;
     char buffer[4096];
@@ -444,7 +444,7 @@ static bool LF_TEXT process_is_forkable(struct fork_point *point)
         }
     }
     close(directory);
-    return forkable;
+    return forkable ? NULL : "writing";
 }
 
 /* In the child: each read-only file of `point` through its own description, at the parent's
@@ -499,14 +499,39 @@ static off_t LF_TEXT regular_offset(int fd)
     return lseek(fd, 0, SEEK_CUR);
 }
 
+/* Why this process did not fork at a site, for failrun's report: "SIGNATURE WHY" appended to
+   ROOT/refused.PID (a process's own file: no two writers interleave). */
+static void LF_TEXT note_refusal(uint64_t signature, const char *why)
+{
+    char path[PATH_MAX], line[64];
+    size_t n = append(path, 0, fork_state.root);
+    n = append(path, n, "/refused.");
+    path[n + format_decimal(path + n, (uint64_t)getpid())] = '\0';
+    size_t length = format_hex16(line, signature);
+    line[length++] = ' ';
+    length = append(line, length, why);
+    line[length++] = '\n';
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    ssize_t ignored = write(fd, line, length);
+    (void)ignored;
+    close(fd);
+}
+
 bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
 {
     if (!fork_state.enabled || getpid() != pid) /* a vfork child shares our memory: never */
         return false;
     adopt_table();
     struct fork_point point = {.parent = getpid()};
-    if (!single_threaded_now() || input_is_shared_stream() || !process_is_forkable(&point))
+    const char *why = !single_threaded_now()     ? "threads"
+                      : input_is_shared_stream() ? "stdin"
+                                                 : process_unforkable(&point);
+    if (why) {
+        note_refusal(signature, why);
         return false; /* unclaimed: failrun re-runs this site */
+    }
     char dir[PATH_MAX];
     site_folder(dir, signature);
     if (mkdir(dir, 0755) != 0)

@@ -105,6 +105,9 @@ check "forkmix: the site reached single-threaded was answered by a fork" \
     sh -c "echo '$(run_of before)' | grep -q '/fork-[0-9]*/'"
 check "forkmix: the site reached with a second thread running was re-run" \
     sh -c "test -n '$(run_of during)' && ! echo '$(run_of during)' | grep -q '/fork-'"
+threaded=$(sql forkmix-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir NOT LIKE '%/fork-%'")
+check "forkmix: the report says why the fork run left its sites to re-runs" \
+    sh -c "'$FAILRUN' report --db forkmix-fork.db | grep -qx \"  forkmix's fork run left $threaded sites\\{0,1\\} to re-runs: $threaded reached while a second thread ran\""
 
 # A child that never ends is killed at the timeout and judged a hang, as a re-run would be.
 same_campaign outcomes --timeout 2 -- "$PROGRAMS/outcomes"
