@@ -102,6 +102,13 @@ int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
    the program's descriptors and never touch a descriptor the program took over. Called before
    every use of libunwind; cheap after the first. */
 void unwinder_bind(void) LF_HIDDEN;
+/* Around every use of libunwind that may run while another thread forks (unwinder.c): the fork
+   (unwinder_before_fork, and after it in parent and child) waits for unwinds in progress. */
+void unwinder_enter(void) LF_HIDDEN;
+void unwinder_leave(void) LF_HIDDEN;
+void unwinder_before_fork(void) LF_HIDDEN;
+void unwinder_after_fork_parent(void) LF_HIDDEN;
+void unwinder_after_fork_child(void) LF_HIDDEN;
 /* From now on, leave the dynamic linker's frames out of captured stacks (an LD_AUDIT module's
    trampoline sits between the program and the library it calls; boundary.c). */
 void stack_skip_loader(void) LF_HIDDEN;

@@ -749,7 +749,7 @@ static void LF_TEXT initialise(void)
     state.pid = getpid();
     arm_from_environment();
     /* Always: a fork child starts with its counters at 0, campaign or not. */
-    pthread_atfork(NULL, NULL, runtime_after_fork_child);
+    pthread_atfork(unwinder_before_fork, unwinder_after_fork_parent, runtime_after_fork_child);
     const char *dir = getenv("LIBFAIL_DIR");
     const char *plan = getenv("LIBFAIL_PLAN");
     if (!dir || !*dir || strlen(dir) > PATH_MAX - 64 || plan_parse(plan, &state.plan) != NULL)
@@ -839,6 +839,7 @@ void LF_TEXT runtime_init(void)
 
 void LF_TEXT runtime_after_fork_child(void)
 {
+    unwinder_after_fork_child();
     fail_nth = 0; /* the kernel's rule: a new task starts disarmed */
     live_table_after_fork_child();
     state.pid = getpid(); /* also when inactive: the exec wrappers tell vfork children by it */

@@ -117,7 +117,9 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
     bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
     unwinder_bind();
+    unwinder_enter();
     int n = unw_backtrace(raw, wanted);
+    unwinder_leave();
     for (int i = 0; LF_UNLIKELY(testcase_armed) && i < n; i++) {
         if (testcase_return_for((uintptr_t)raw[i])) {
             /* Fork mode's test-case trampoline: unw_backtrace guesses beyond it. The frames

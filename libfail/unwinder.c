@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -233,6 +234,56 @@ static int LF_TEXT bind_module(struct dl_phdr_info *info, size_t size, void *dat
     if (rela)
         bind_relocations(base, rela, rela_size, symbols, strings, relro_start, relro_end);
     return 1;
+}
+
+/* ---- fork() while another thread unwinds ----
+ * libunwind takes mutexes of its own while it steps; a program that forks while another of its
+ * threads is unwinding (in our allocator) left such a mutex held in the child, whose first
+ * allocation then waited for it forever (threads.c: about one campaign in twenty under load).
+ * The fork waits until no thread is inside libunwind, and no thread enters it until the fork is
+ * done: a count of unwinds in progress and a flag, both atomic (no lock of ours to inherit). */
+static _Atomic int unwinds_in_progress;
+static _Atomic bool fork_pending;
+/* This thread's own unwinds in progress: a fork from a signal handler that interrupted one of
+   them must not wait for itself. */
+static __thread int own_unwinds __attribute__((tls_model("initial-exec")));
+
+void LF_TEXT unwinder_enter(void)
+{
+    for (;;) {
+        while (!own_unwinds && atomic_load_explicit(&fork_pending, memory_order_acquire))
+            sched_yield();
+        atomic_fetch_add(&unwinds_in_progress, 1);
+        own_unwinds++;
+        if (own_unwinds > 1 || !atomic_load(&fork_pending))
+            return;
+        own_unwinds--;
+        atomic_fetch_sub(&unwinds_in_progress, 1); /* a fork began meanwhile: let it pass */
+    }
+}
+
+void LF_TEXT unwinder_leave(void)
+{
+    own_unwinds--;
+    atomic_fetch_sub(&unwinds_in_progress, 1);
+}
+
+void LF_TEXT unwinder_before_fork(void)
+{
+    atomic_store(&fork_pending, true);
+    while (atomic_load(&unwinds_in_progress) > own_unwinds)
+        sched_yield();
+}
+
+void LF_TEXT unwinder_after_fork_parent(void)
+{
+    atomic_store(&fork_pending, false);
+}
+
+void LF_TEXT unwinder_after_fork_child(void)
+{
+    atomic_store(&unwinds_in_progress, own_unwinds); /* the only thread left */
+    atomic_store(&fork_pending, false);
 }
 
 void LF_TEXT unwinder_bind(void)
