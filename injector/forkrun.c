@@ -90,6 +90,13 @@ static void claim_unwanted_sites(sqlite3 *db, const char *root, int64_t program)
     database_finalize(sites);
 }
 
+/* The last part of a path: how stderr and the report name a program. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 /* A line of the campaign's fork note (the report's), once. */
 static void add_fork_note(struct campaign_context *context, const char *note)
 {
@@ -188,7 +195,7 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
     if (program) /* that program alone, as it was started in the baseline */
         start_alone(&request, program, environment);
     const char *name = program ? program->exe : settings->argv[0];
-    struct fork_watch watch = {.root = root, .name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name,
+    struct fork_watch watch = {.root = root, .name = base_name(name),
                                .forkable = forkable, .started_ms = now_ms(),
                                .terminal = isatty(2)};
     pthread_mutex_init(&watch.lock, NULL);
@@ -448,7 +455,7 @@ static void explain_refusals(struct campaign_context *context, const char *root,
     }
     database_finalize(left);
     if (total) {
-        const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        const char *base = base_name(name);
         char *note = xasprintf("%s's fork run left %lld site%s to re-runs:", base, (long long)total,
                                total == 1 ? "" : "s");
         const char *words;
@@ -561,7 +568,7 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
         wall_ms = 1;
     if (forkable * wall_ms < auto_fork_cost_ms())
         return false;
-    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    const char *base = base_name(name);
     char *note = xasprintf("%s forks at its sites: re-running it for each of its %lld sites would "
                            "take about %lld s (%lld ms a run); --no-fork re-runs",
                            base, (long long)forkable, (long long)(forkable * wall_ms / 1000),

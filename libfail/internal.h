@@ -29,6 +29,16 @@
 
 #define LF_DEFAULT_DEPTH 8
 
+/* The bounds of the libfail_text section (the linker defines them). */
+extern char __start_libfail_text[] LF_HIDDEN;
+extern char __stop_libfail_text[] LF_HIDDEN;
+/* Is the return address `pc` in our own code? It points just past the call: pc - 1 is inside
+   the calling function. */
+LF_INLINE bool is_own_frame(uintptr_t pc)
+{
+    return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
+}
+
 /* ---- text.c: allocation-free string helpers ---- */
 bool glob_match(const char *pattern, const char *text) LF_HIDDEN;
 /* `list` is a ':'-separated list of globs; true when any matches. */

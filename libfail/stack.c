@@ -32,9 +32,6 @@ struct module_table {
 static _Atomic(struct module_table *) current_table;
 static void (*module_listener)(const struct module_info *);
 
-extern char __start_libfail_text[] LF_HIDDEN;
-extern char __stop_libfail_text[] LF_HIDDEN;
-
 /* The text of a sanitizer runtime (failrun's leak scan preloads one after us): its interceptors
    stand between the program and glibc, so their frames are left out of signatures, which then
    match the runs without it. */
@@ -81,12 +78,6 @@ void LF_TEXT stack_skip_loader(void)
 {
     if (!atomic_load_explicit(&loader_end, memory_order_relaxed))
         dl_iterate_phdr(find_loader, NULL);
-}
-
-LF_INLINE bool is_own_frame(uintptr_t pc)
-{
-    /* A return address points just past the call; pc - 1 is inside the calling function. */
-    return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
 }
 
 /* Fork mode's child replaced a return address by its test-case trampoline (testcase.c), which

@@ -144,14 +144,6 @@ void LF_TEXT testcase_prepare(void)
     }
 }
 
-extern char __start_libfail_text[] LF_HIDDEN;
-extern char __stop_libfail_text[] LF_HIDDEN;
-
-static bool LF_TEXT is_own(uintptr_t pc)
-{
-    return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
-}
-
 /* Is the runner's call that the fault is in (`step`, the frame just inside the runner) a step of
    a test? Not when the runner called libfail or the system's libraries itself (malloc, printf).
    A runner whose steps return a result (cmocka's) calls its own helpers too (a print): there one
@@ -161,7 +153,7 @@ static bool LF_TEXT runner_unit_is_a_step(const struct range *runner, uintptr_t 
                                           const uintptr_t *inner, int count, uintptr_t runner_ip)
 {
     struct module_info callee, home;
-    if (!step || is_own(step) || !module_find(step, &callee) || !module_find(runner_ip, &home))
+    if (!step || is_own_frame(step) || !module_find(step, &callee) || !module_find(runner_ip, &home))
         return false;
     if (path_is_system(callee.path) && callee.id != home.id)
         return false; /* a system library's, not the runner's own (libcmocka is one) */
@@ -169,7 +161,7 @@ static bool LF_TEXT runner_unit_is_a_step(const struct range *runner, uintptr_t 
         return true;
     for (int i = 0; i < count; i++) {
         struct module_info module;
-        if (!is_own(inner[i]) && module_find(inner[i], &module) && module.id != home.id &&
+        if (!is_own_frame(inner[i]) && module_find(inner[i], &module) && module.id != home.id &&
             !path_is_system(module.path))
             return true;
     }

@@ -12,6 +12,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 program="$PROGRAMS/testcases"
 outcomes="SELECT site, outcome, exit_code, signal FROM runs WHERE kind = 'fault' ORDER BY site"
+# ends DB: how each fork run that ended with its test case ended, and its outcome.
+ends() {
+    sql "$1" "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome"
+}
 
 # Re-run mode, then fork mode, of the runner style.
 "$FAILRUN" run -q --no-fork --db rerun.db -- "$program" >rerun.txt
@@ -24,7 +28,7 @@ check_equal "runner: the checked copy, the fixture and the ignored copy end with
     "failed srunner_run_all|handled
 failed srunner_run_all|handled
 passed srunner_run_all|absorbed" \
-    "$(sql fork.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome")"
+    "$(ends fork.db)"
 check_equal "runner: the crash is no test case's end (the child died in it)" "crash|" \
     "$(sql fork.db "SELECT outcome, test_case FROM runs WHERE signal <> 0")"
 check_equal "runner: re-run mode has no test-case ends" 0 \
@@ -59,7 +63,7 @@ check_equal "a suite that fails by itself: the passed test case is absorbed, the
     "failed srunner_run_all|handled
 failed srunner_run_all|handled
 passed srunner_run_all|absorbed" \
-    "$(sql broken.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome")"
+    "$(ends broken.db)"
 
 # cmocka: a test case is a step of _cmocka_run_group_tests; its int result says how it went.
 "$FAILRUN" run -q --no-fork --db cmocka-rerun.db -- "$PROGRAMS/testcases_cmocka" >/dev/null
@@ -69,7 +73,7 @@ check_equal "cmocka: every site as in re-run mode" \
 check_equal "cmocka: the asserted copy fails its test case, the ignored one passes" \
     "failed _cmocka_run_group_tests|handled
 passed _cmocka_run_group_tests|absorbed" \
-    "$(sql cmocka.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case")"
+    "$(ends cmocka.db)"
 
 # C++: a failed allocation under `new` throws through the patched frame into the runner's catch.
 "$FAILRUN" run -q --no-fork --db cxx-rerun.db -- "$PROGRAMS/testcases_cxx" >/dev/null
@@ -89,7 +93,7 @@ check_equal "--test-case run_one:int: run_one's result is the test case's" \
     "failed run_one|handled
 failed run_one|handled
 passed run_one|absorbed" \
-    "$(sql loop.db "SELECT test_case, outcome FROM runs WHERE test_case IS NOT NULL ORDER BY test_case, outcome")"
+    "$(ends loop.db)"
 check_equal "--test-case is stored with the campaign" "run_one:int" \
     "$(sql loop.db "SELECT test_cases FROM campaign")"
 # Without it the loop has no test case known to failrun: children run to the end, same outcomes.
