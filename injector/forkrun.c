@@ -164,12 +164,15 @@ static void *watch_fork_run(void *argument)
 
 static struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
                                             const char *dir, int64_t forkable,
-                                            const struct program *program)
+                                            const struct program *program, int64_t start_timeout_ms)
 {
     const struct campaign_settings *settings = &context->options->settings;
-    int64_t timeout_ms = program ? program->timeout_ms : context->timeout_ms;
+    int64_t timeout_ms = start_timeout_ms ? start_timeout_ms
+                         : program      ? program->timeout_ms
+                                        : context->timeout_ms;
     const char *tests = settings->test_cases && *settings->test_cases ? settings->test_cases : NULL;
-    char *plan = xasprintf("mode=fork;jobs=%d;timeout=%lld;depth=%d%s%s",
+    char *plan = xasprintf("mode=%s;jobs=%d;timeout=%lld;depth=%d%s%s",
+                           start_timeout_ms ? "start" : "fork",
                            context->options->jobs < PLAN_MAX_JOBS ? context->options->jobs
                                                                  : PLAN_MAX_JOBS,
                            (long long)timeout_ms, settings->depth, tests ? ";tests=" : "",
@@ -190,7 +193,7 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
         .stdout_path = out,
         .stderr_path = err,
         /* The command once, plus each child up to its own limit, one at a time at worst. */
-        .timeout_ms = (forkable + 2) * timeout_ms,
+        .timeout_ms = (forkable + 2) * timeout_ms + context->timeout_ms,
     };
     if (program) /* that program alone, as it was started in the baseline */
         start_alone(&request, program, environment);
@@ -314,7 +317,7 @@ static void move_sanitizer_logs(const char *from, const char *to, int pid)
 /* Conclude the planned run of each site a child answered; returns how many. */
 static int64_t conclude_children(struct campaign_context *context, const char *root,
                                  const char *command_dir, const struct spawn_result *command,
-                                 struct program *program, int64_t selector)
+                                 struct program *program, int64_t selector, bool at_start)
 {
     sqlite3_stmt *runs = database_prepare(
         context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
@@ -343,7 +346,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
             int child = job->result.pid;
             /* Output counts only for a fault in the command's own process, as in re-run mode:
                the child continues that process, so it stands for it. */
-            if (parent != command->pid)
+            if (parent != command->pid && !at_start)
                 job->result.pid = command->pid;
             move_sanitizer_logs(command_dir, job->dir, child);
             job->test_case = read_test_case(job->dir);
@@ -407,7 +410,8 @@ static const char *refusal_words(const char *why)
         {"threads", "reached while a second thread ran"},
         {"stdin", "reached with standard input a pipe or socket"},
         {"timer", "reached with an interval timer armed"},
-        {"writing", "reached with a file open for writing"},
+        {"writing", "reached with more than 32 files or one over 16 MiB open for writing"},
+        {"early", "reached before main, where a child forked at the start cannot fail it"},
         {"descriptors", "reached where the open files could not be listed"},
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -499,7 +503,7 @@ static void fork_run(struct campaign_context *context, struct program *program, 
     if (!context->options->quiet && !program)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
-    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program);
+    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program, 0);
     int exit_code = program ? program->exit_code : context->baseline.exit_code;
     int signal = program ? program->signal : context->baseline.signal;
     /* Children share the parent's files: one that runs on to the end may delete or rewrite a
@@ -531,7 +535,8 @@ static void fork_run(struct campaign_context *context, struct program *program, 
              "have changed files it used; every site is re-run",
              program ? program->exe : context->options->settings.argv[0], diverged);
     else
-        concluded = conclude_children(context, root, command_dir, &command, program, selector);
+        concluded = conclude_children(context, root, command_dir, &command, program, selector,
+                                      false);
     if (!diverged)
         explain_refusals(context, root, program ? program->exe : context->options->settings.argv[0],
                          selector);
@@ -552,6 +557,189 @@ static void fork_run(struct campaign_context *context, struct program *program, 
         remove_unkept_folders(context->db, root);
     free(command_dir);
     free(root);
+}
+
+/* ---- fork at the start: the runs of small programs inside one more run of the command ---- */
+
+/* By default the programs that are not worth a fork run of their own (each re-run alone costs
+   little, but there are many) fork their runs at their start inside one more run of the command
+   when re-running them would cost this much and twice the command's own run
+   (FAILRUN_START_ABOVE_MS sets another bound). */
+#define AUTO_START_COST_MS 3000
+
+/* A program whose runs can fork at its start: it runs alone (so its outcome alone is its outcome
+   in the command, and its runs are judged as its owner runs), is not the command's own process,
+   and its standard input is a file or nothing (a pipe would be read away by the first child). */
+static bool start_forkable(const struct program *program)
+{
+    return program->alone && !program->top && program->stdin_path &&
+           strcmp(program->stdin_kind, "pipe") != 0;
+}
+
+/* ROOT/starts/HASH-N for `program` (libfail/forkmode.c, forkmode_start): its executable, working
+   folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name ("HASH-N"),
+   or NULL when the baseline has no command line for it. */
+static char *write_start_file(struct campaign_context *context, const char *root,
+                              const struct program *program)
+{
+    sqlite3_stmt *line = database_prepare(
+        context->db, "SELECT p.command_line FROM processes p JOIN runs r ON r.id = p.run"
+                     " WHERE r.kind = 'baseline' AND p.program = ? AND p.forked = 0 LIMIT 1");
+    sqlite3_bind_int64(line, 1, program->id);
+    char *name = NULL;
+    if (sqlite3_step(line) == SQLITE_ROW) {
+        const char *hash = (const char *)sqlite3_column_text(line, 0);
+        for (int n = 0; !name && n < 64; n++) {
+            char *path = xasprintf("%s/starts/%s-%d", root, hash, n);
+            if (access(path, F_OK) != 0)
+                name = xasprintf("%s-%d", hash, n);
+            free(path);
+        }
+    }
+    database_finalize(line);
+    if (!name)
+        return NULL;
+    char *path = xasprintf("%s/starts/%s", root, name);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
+    fprintf(out, "%s\n%s\n", program->exe, program->cwd);
+    sqlite3_stmt *runs = database_prepare(
+        context->db, "SELECT site, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
+    sqlite3_bind_int64(runs, 1, program->id);
+    while (sqlite3_step(runs) == SQLITE_ROW)
+        fprintf(out, "%s %s\n", (const char *)sqlite3_column_text(runs, 0),
+                (const char *)sqlite3_column_text(runs, 1));
+    database_finalize(runs);
+    if (fclose(out) != 0)
+        fatal("cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return name;
+}
+
+/* The unfailed child of a start (ROOT/start-NAME) ended as `program` alone does and printed
+   what it prints alone: its start inside the command is the program alone, and its children can
+   be judged as its owner runs. NULL when so, else what differed. */
+static const char *start_differs(const char *root, const char *name, const struct program *program)
+{
+    char *dir = xasprintf("%s/start-%s", root, name);
+    struct spawn_result control;
+    int parent = 0;
+    const char *why = NULL;
+    if (!read_result(dir, &control, &parent))
+        why = "it was not started as in the baseline";
+    else if (control.timed_out || control.signal != program->signal ||
+             control.exit_code != program->exit_code)
+        why = "it ended otherwise than alone";
+    else {
+        char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+        if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||
+            (program->alone_stderr && file_hash(err) != program->alone_stderr))
+            why = "it printed other output than alone";
+        free(out);
+        free(err);
+    }
+    free(dir);
+    return why;
+}
+
+/* One run of the command in which each program of `starts` forks its runs at its start. */
+static void start_fork_run(struct campaign_context *context, struct program **starts, size_t count,
+                           int64_t *forkable_total, int64_t *concluded_total)
+{
+    char *root = xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
+    char *command_dir = xasprintf("%s/command", root);
+    char *starts_dir = xasprintf("%s/starts", root);
+    remove_tree(root);
+    if (!make_directories(command_dir) || !make_directories(starts_dir))
+        fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
+    char **names = xcalloc(count, sizeof *names);
+    int64_t forkable = 0, timeout_ms = 1;
+    for (size_t i = 0; i < count; i++) {
+        names[i] = write_start_file(context, root, starts[i]);
+        if (names[i])
+            forkable += forkable_count(context->db, starts[i]->id);
+        if (starts[i]->timeout_ms > timeout_ms)
+            timeout_ms = starts[i]->timeout_ms;
+    }
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
+                context->options->settings.argv[0], count, (long long)forkable);
+    struct spawn_result command =
+        execute_fork_run(context, root, command_dir, forkable, NULL, timeout_ms);
+    /* The programs' unfailed processes go on after their children: the command must end as in
+       the baseline, or the children changed something it used (see fork_run). */
+    bool diverged = command.timed_out || command.signal != context->baseline.signal ||
+                    command.exit_code != context->baseline.exit_code;
+    if (diverged)
+        warn("the fork run of %s ended otherwise than in the baseline: the children of its "
+             "programs' starts may have changed files it used; their sites are re-run",
+             context->options->settings.argv[0]);
+    int64_t concluded = 0;
+    for (size_t i = 0; i < count && !diverged; i++) {
+        if (!names[i])
+            continue;
+        const char *why = start_differs(root, names[i], starts[i]);
+        if (why) {
+            char *note = xasprintf("%s's start in the fork run left its sites to re-runs: %s",
+                                   base_name(starts[i]->exe), why);
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %s\n", note);
+            add_fork_note(context, note);
+            free(note);
+            continue;
+        }
+        concluded += conclude_children(context, root, command_dir, &command, starts[i],
+                                       starts[i]->id, true);
+        explain_refusals(context, root, starts[i]->exe, starts[i]->id);
+    }
+    /* What is still planned now was tried: re-run it, also after a resume. */
+    char *kept_root = kept_path(context, root);
+    for (size_t i = 0; i < count; i++) {
+        sqlite3_stmt *tried = database_prepare(
+            context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
+        sqlite3_bind_int64(tried, 1, starts[i]->id);
+        sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
+        database_step_done(tried);
+        database_finalize(tried);
+        free(names[i]);
+    }
+    free(kept_root);
+    free(names);
+    *forkable_total += forkable;
+    *concluded_total += concluded;
+    if (context->scratch_dir)
+        remove_tree(root);
+    else if (!context->options->keep_runs)
+        remove_unkept_folders(context->db, root);
+    free(starts_dir);
+    free(command_dir);
+    free(root);
+}
+
+/* Whether the programs gathered for a start fork run (re-running them alone would take
+   `cost_ms`) fork at their start. Said on stderr and kept for the report. */
+static bool starts_pay(struct campaign_context *context, size_t count, int64_t forkable,
+                       int64_t cost_ms, int64_t baseline_wall_ms)
+{
+    if (count == 0 || forkable == 0)
+        return false;
+    const char *text = getenv("FAILRUN_START_ABOVE_MS");
+    char *end = NULL;
+    long long bound = text && *text ? strtoll(text, &end, 10) : -1;
+    if (!(end && !*end && bound >= 0))
+        bound = AUTO_START_COST_MS > 2 * baseline_wall_ms ? AUTO_START_COST_MS : 2 * baseline_wall_ms;
+    if (cost_ms < bound)
+        return false;
+    char *note = xasprintf("%zu program(s) fork at their start for their %lld sites, inside one "
+                           "more run of the command: re-running each alone would take about "
+                           "%lld s; --no-fork re-runs",
+                           count, (long long)forkable, (long long)(cost_ms / 1000));
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: %s\n", note);
+    add_fork_note(context, note);
+    free(note);
+    return true;
 }
 
 /* Whether `name` (a program alone, or the command) forks for its `forkable` runs, each of which
@@ -583,6 +771,9 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
 void run_fork_phase(struct campaign_context *context)
 {
     int64_t forkable = 0, concluded = 0;
+    sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
+    int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
+    database_finalize(wall);
     if (owner_mode(&context->options->settings)) {
         owners_check(context); /* which programs run alone: they fork alone too */
         VECTOR(int64_t) programs = {0};
@@ -592,25 +783,33 @@ void run_fork_phase(struct campaign_context *context)
             VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
         database_finalize(owners);
         bool told = false;
+        VECTOR(struct program *) starts = {0};
+        int64_t start_sites = 0, start_cost = 0;
         for (size_t i = 0; i < programs.count; i++) {
             struct program *program = program_get(context, programs.items[i]);
             if (!program || !program->alone)
                 continue;
-            if (!fork_pays(context, program->exe, forkable_count(context->db, program->id),
-                           program->alone_wall_ms))
+            int64_t sites = forkable_count(context->db, program->id);
+            if (!fork_pays(context, program->exe, sites, program->alone_wall_ms)) {
+                if (context->options->fork == FORK_AUTO && start_forkable(program)) {
+                    VECTOR_PUSH(starts, program);
+                    start_sites += sites;
+                    start_cost += sites * (program->alone_wall_ms > 0 ? program->alone_wall_ms : 1);
+                }
                 continue;
+            }
             if (!told && !context->options->quiet && context->options->fork == FORK_ALWAYS)
                 fprintf(stderr, "failrun: fork runs of %zu program(s) alone\n", programs.count);
             told = true;
             fork_run(context, program, 0, &forkable, &concluded);
         }
+        if (starts_pay(context, starts.count, start_sites, start_cost, baseline_wall))
+            start_fork_run(context, starts.items, starts.count, &forkable, &concluded);
+        free(starts.items);
         free(programs.items);
     }
     /* The command forks for what is left: by default only for the runs of no program alone. */
     int64_t selector = context->options->fork == FORK_ALWAYS ? 0 : UNOWNED;
-    sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
-    int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
-    database_finalize(wall);
     if (fork_pays(context, context->options->settings.argv[0],
                   forkable_count(context->db, selector), baseline_wall))
         fork_run(context, NULL, selector, &forkable, &concluded);

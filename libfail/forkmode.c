@@ -66,7 +66,7 @@ struct fork_child {
     pid_t pid;
     int pidfd; /* -1: none, poll by sleeping */
     uint64_t started_ns;
-    uint64_t signature;
+    char folder[40]; /* its folder under the root: the site's signature, or start-NAME */
 };
 
 static struct {
@@ -102,12 +102,14 @@ static size_t LF_TEXT append(char *out, size_t length, const char *text)
     return length + n;
 }
 
-static void LF_TEXT site_folder(char *out, uint64_t signature)
+static void LF_TEXT site_name(char *out, uint64_t signature)
 {
-    size_t length = append(out, 0, fork_state.root);
-    out[length++] = '/';
-    length += format_hex16(out + length, signature);
-    out[length] = '\0';
+    out[format_hex16(out, signature)] = '\0';
+}
+
+static void LF_TEXT folder_path(char *out, const char *name)
+{
+    append(out, append(out, append(out, 0, fork_state.root), "/"), name);
 }
 
 static void LF_TEXT file_in(char *out, const char *dir, const char *name)
@@ -179,7 +181,7 @@ static void LF_TEXT write_result(const struct fork_child *child, int status, boo
     /* "status=S timed_out=T wall_ms=W parent=P pid=C\n", or status=unknown when the program
        reaped the child itself; written aside and renamed, so failrun sees all of it or none. */
     char dir[PATH_MAX], path[PATH_MAX], final_path[PATH_MAX], text[256];
-    site_folder(dir, child->signature);
+    folder_path(dir, child->folder);
     size_t n = append(text, 0, "status=");
     if (known)
         n += format_decimal(text + n, (uint64_t)(unsigned)status);
@@ -296,19 +298,21 @@ void LF_TEXT forkmode_finish(void)
 /* Where the child's standard output or error goes: a file in its folder. For a regular file the
    parent's bytes up to the fork are copied first, so the child's file holds its whole output as
    if it had run alone; a pipe or socket (a harness reading it) gets no prefix; anything else (a
-   terminal, /dev/null, closed) is left as it is. */
-static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, off_t prefix)
+   terminal, /dev/null, closed) is left as it is unless `always` (a child at the start). */
+static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, off_t prefix,
+                                    bool always)
 {
     struct stat current;
-    if (fstat(fd, &current) != 0 ||
-        !(S_ISREG(current.st_mode) || S_ISFIFO(current.st_mode) || S_ISSOCK(current.st_mode)))
+    bool open_now = fstat(fd, &current) == 0;
+    if (!always && (!open_now || !(S_ISREG(current.st_mode) || S_ISFIFO(current.st_mode) ||
+                                   S_ISSOCK(current.st_mode))))
         return;
     char path[PATH_MAX];
     file_in(path, dir, name);
     int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0)
         return;
-    if (S_ISREG(current.st_mode) && prefix > 0) {
+    if (open_now && S_ISREG(current.st_mode) && prefix > 0) {
         char self[32] = "/proc/self/fd/";
         size_t length = strlen(self);
         self[length + format_decimal(self + length, (uint64_t)fd)] = '\0';
@@ -382,16 +386,25 @@ static void LF_TEXT rewrite_environment(const char *dir)
 }
 
 #define FORK_FILES_MAX 32
+/* A file open for writing bigger than this keeps the process from forking: its child's private
+   copy (below) would cost more than a re-run. */
+#define FORK_COPY_MAX (16ll << 20)
 
-/* A regular file the program has open read-only: the child reads it through a description of
-   its own, from where the parent was (as standard input, reopen_input). */
+/* A regular file the program has open beyond standard input and output. Read-only: the child
+   reads it through a description of its own, from where the parent was (as standard input,
+   reopen_input). Open for writing: the child writes into a copy of its own in its folder, at the
+   parent's offset, so neither sees the other's writes and the file the harness reads afterwards
+   (a log) holds the unfailed process's bytes only. */
 struct private_file {
     int fd;
     off_t offset;
+    off_t size; /* written ones: the bytes the child's copy takes (the parent writes on) */
+    bool writable;
 };
 
 struct fork_point {
     pid_t parent;
+    bool at_start; /* before main (PLAN_START): no output yet, gcov's counters are the run's */
     off_t stdout_offset, stderr_offset, stdin_offset;
     void *robust_head;
     size_t robust_length;
@@ -401,12 +414,13 @@ struct fork_point {
 
 /* Can a child continue this process without sharing state with it that re-run mode would not
    share? Regular files open beyond standard input and output share one offset between parent and
-   child: read-only ones are noted in `point`, to be reopened in the child; one open for writing
-   (both would write into it) makes the answer no, and so does an armed interval timer (a clone
-   child does not inherit it, and the parent's keeps ticking while it waits). Then the site is
-   left to a re-run. Pipes and sockets other than 0-2 stay shared (inherited ones are common and
-   mostly unused: a launcher's, make's jobserver); our own descriptors sit at FORK_FD_FLOOR and
-   above. NULL when it can, else why not (a word failrun's report explains: forkrun.c). */
+   child: they are noted in `point`, to be reopened (read-only) or copied (written) in the child;
+   more of them than the table holds, or a written one over FORK_COPY_MAX, makes the answer no,
+   and so does an armed interval timer (a clone child does not inherit it, and the parent's keeps
+   ticking while it waits). Then the site is left to a re-run. Pipes and sockets other than 0-2
+   stay shared (inherited ones are common and mostly unused: a launcher's, make's jobserver); our
+   own descriptors sit at FORK_FD_FLOOR and above. NULL when it can, else why not (a word
+   failrun's report explains: forkrun.c). */
 static const char *LF_TEXT process_unforkable(struct fork_point *point)
 {
     static const int timers[] = {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF};
@@ -418,12 +432,12 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
     int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory < 0)
         return "descriptors";
-    bool forkable = true;
+    const char *why = NULL;
     point->file_count = 0;
     char buffer[4096];
     long length;
-    while (forkable && (length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
-        for (long at = 0; at < length && forkable;) {
+    while (!why && (length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
+        for (long at = 0; at < length && !why;) {
             const char *entry = buffer + at;
             unsigned short record_length;
             memcpy(&record_length, entry + 16, sizeof record_length); /* linux_dirent64 */
@@ -435,32 +449,92 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
                 (int)fd == directory || fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode))
                 continue;
             int flags = fcntl((int)fd, F_GETFL);
-            if (flags < 0 || (flags & O_ACCMODE) != O_RDONLY || point->file_count == FORK_FILES_MAX) {
-                forkable = false;
+            bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
+            if (flags < 0 || point->file_count == FORK_FILES_MAX ||
+                (writable && st.st_size > FORK_COPY_MAX)) {
+                why = "writing";
                 continue;
             }
-            point->files[point->file_count].fd = (int)fd;
-            point->files[point->file_count++].offset = lseek((int)fd, 0, SEEK_CUR);
+            struct private_file *file = &point->files[point->file_count++];
+            file->fd = (int)fd;
+            file->offset = lseek((int)fd, 0, SEEK_CUR);
+            file->size = st.st_size;
+            file->writable = writable;
         }
     }
     close(directory);
-    return forkable ? NULL : "writing";
+    return why;
 }
 
-/* In the child: each read-only file of `point` through its own description, at the parent's
-   offset, keeping the descriptor's number and close-on-exec flag. */
-static void LF_TEXT reopen_files(const struct fork_point *point)
+/* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
+   append flag as the parent's; /dev/null when no copy can be made (the child must never write
+   into the parent's file). Returns the new descriptor, or -1. */
+static int LF_TEXT private_copy(const struct private_file *file, const char *dir)
+{
+    char path[PATH_MAX], name[32] = "fd-", self[40] = "/proc/self/fd/";
+    name[3 + format_decimal(name + 3, (uint64_t)file->fd)] = '\0';
+    self[14 + format_decimal(self + 14, (uint64_t)file->fd)] = '\0';
+    file_in(path, dir, name);
+    int copy = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int source = open(self, O_RDONLY | O_CLOEXEC);
+    bool copied = copy >= 0 && source >= 0, kernel_copy = true;
+    off_t left = file->size;
+    while (copied && left > 0) {
+        /* The kernel copies within one file system; across two (a run folder on tmpfs) it
+           says EXDEV, and the bytes go through a buffer. */
+        size_t want = left < (1 << 20) ? (size_t)left : (size_t)1 << 20;
+        ssize_t moved = kernel_copy ? copy_file_range(source, NULL, copy, NULL, want, 0) : -1;
+        if (moved < 0 && kernel_copy && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                                         errno == EOPNOTSUPP)) {
+            kernel_copy = false;
+            continue;
+        }
+        if (!kernel_copy) {
+            char buffer[4096];
+            moved = read(source, buffer, want < sizeof buffer ? want : sizeof buffer);
+            if (moved > 0 && write(copy, buffer, (size_t)moved) != moved)
+                moved = -1;
+        }
+        if (moved == 0)
+            break;
+        copied = moved > 0;
+        left -= moved > 0 ? moved : 0;
+    }
+    if (source >= 0)
+        close(source);
+    if (!copied) {
+        if (copy >= 0)
+            close(copy);
+        return open("/dev/null", O_RDWR | O_CLOEXEC);
+    }
+    int flags = fcntl(file->fd, F_GETFL);
+    if (flags >= 0 && (flags & O_APPEND))
+        fcntl(copy, F_SETFL, O_APPEND);
+    if (file->offset >= 0)
+        lseek(copy, file->offset, SEEK_SET);
+    return copy;
+}
+
+/* In the child: each file of `point` through a description of its own (read-only ones at the
+   parent's offset, written ones as a private copy), keeping the descriptor's number and
+   close-on-exec flag. */
+static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir)
 {
     for (int i = 0; i < point->file_count; i++) {
         const struct private_file *file = &point->files[i];
-        char path[40] = "/proc/self/fd/";
-        path[14 + format_decimal(path + 14, (uint64_t)file->fd)] = '\0';
         int cloexec = fcntl(file->fd, F_GETFD);
-        int fresh = open(path, O_RDONLY | O_CLOEXEC);
+        int fresh;
+        if (file->writable) {
+            fresh = private_copy(file, dir);
+        } else {
+            char path[40] = "/proc/self/fd/";
+            path[14 + format_decimal(path + 14, (uint64_t)file->fd)] = '\0';
+            fresh = open(path, O_RDONLY | O_CLOEXEC);
+            if (fresh >= 0 && file->offset >= 0)
+                lseek(fresh, file->offset, SEEK_SET);
+        }
         if (fresh < 0)
             continue;
-        if (file->offset >= 0)
-            lseek(fresh, file->offset, SEEK_SET);
         dup3(fresh, file->fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
         close(fresh);
     }
@@ -481,13 +555,15 @@ static void LF_TEXT become_child(const char *dir, const struct fork_point *point
             close(fork_state.children[i].pidfd);
     fork_state.running = 0;
     fork_state.owner = getpid();
-    redirect_output(1, dir, "stdout", point->stdout_offset);
-    redirect_output(2, dir, "stderr", point->stderr_offset);
+    /* At the start, whatever the harness gave (a terminal, /dev/null): the child's output is
+       compared with the program's alone, and never reaches the harness. */
+    redirect_output(1, dir, "stdout", point->stdout_offset, point->at_start);
+    redirect_output(2, dir, "stderr", point->stderr_offset, point->at_start);
     reopen_input(point->stdin_offset);
-    reopen_files(point);
+    reopen_files(point, dir);
     rewrite_environment(dir);
     runtime_repoint(dir);
-    if (fork_state.gcov_reset)
+    if (fork_state.gcov_reset && !point->at_start)
         fork_state.gcov_reset();
 }
 
@@ -519,31 +595,29 @@ static void LF_TEXT note_refusal(uint64_t signature, const char *why)
     close(fd);
 }
 
-bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
+/* Why this process cannot fork now, filling `point`; NULL when it can. */
+static const char *LF_TEXT unforkable_now(struct fork_point *point)
 {
-    if (!fork_state.enabled || getpid() != pid) /* a vfork child shares our memory: never */
-        return false;
-    adopt_table();
-    struct fork_point point = {.parent = getpid()};
-    const char *why = !single_threaded_now()     ? "threads"
-                      : input_is_shared_stream() ? "stdin"
-                                                 : process_unforkable(&point);
-    if (why) {
-        note_refusal(signature, why);
-        return false; /* unclaimed: failrun re-runs this site */
-    }
+    return !single_threaded_now()     ? "threads"
+           : input_is_shared_stream() ? "stdin"
+                                      : process_unforkable(point);
+}
+
+/* Fork the child whose folder is ROOT/`name` (made by the caller) once fewer than `jobs` run.
+   True in the child, which has become the run of its folder; false in the parent, also when
+   the fork failed (the folder is then removed: failrun re-runs its site). */
+static bool LF_TEXT fork_child(const char *name, struct fork_point *point)
+{
     char dir[PATH_MAX];
-    site_folder(dir, signature);
-    if (mkdir(dir, 0755) != 0)
-        return false; /* claimed by another process of the campaign, or by failrun */
+    folder_path(dir, name);
     wait_for_children(fork_state.jobs - 1);
-    testcase_prepare();
-    /* Taken before the fork, while nothing else writes: the parent goes on right after it. */
-    point.stdout_offset = regular_offset(1);
-    point.stderr_offset = regular_offset(2);
-    point.stdin_offset = regular_offset(0);
-    if (syscall(SYS_get_robust_list, 0, &point.robust_head, &point.robust_length) != 0)
-        point.robust_head = NULL;
+    /* Taken before the fork, while nothing else writes: the parent goes on right after it. At
+       the start nothing was written yet by this image: the child's files hold its own bytes. */
+    point->stdout_offset = point->at_start ? -1 : regular_offset(1);
+    point->stderr_offset = point->at_start ? -1 : regular_offset(2);
+    point->stdin_offset = regular_offset(0);
+    if (syscall(SYS_get_robust_list, 0, &point->robust_head, &point->robust_length) != 0)
+        point->robust_head = NULL;
     uint64_t started = now_ns();
     /* flags 0: a copy of this process (no CLONE_VM), exit signal none; a NULL stack pointer
        keeps the same stack, copied, as fork does. */
@@ -553,9 +627,8 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
         return false;
     }
     if (child == 0) {
-        become_child(dir, &point);
-        testcase_arm(dir); /* where its test case ends, it ends */
-        return true; /* the allocation fails here */
+        become_child(dir, point);
+        return true;
     }
     setpgid((pid_t)child, (pid_t)child); /* also here: a timeout's kill must not race it */
     struct fork_child *entry = &fork_state.children[fork_state.running++];
@@ -570,8 +643,150 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
         }
     }
     entry->started_ns = started;
-    entry->signature = signature;
+    append(entry->folder, 0, name);
     if (fork_state.jobs == 1)
         wait_for_children(0);
-    return false; /* the parent's allocation goes ahead */
+    return false;
+}
+
+bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
+{
+    if (!fork_state.enabled || getpid() != pid) /* a vfork child shares our memory: never */
+        return false;
+    adopt_table();
+    struct fork_point point = {.parent = getpid()};
+    const char *why = unforkable_now(&point);
+    if (why) {
+        note_refusal(signature, why);
+        return false; /* unclaimed: failrun re-runs this site */
+    }
+    char name[24], dir[PATH_MAX];
+    site_name(name, signature);
+    folder_path(dir, name);
+    if (mkdir(dir, 0755) != 0)
+        return false; /* claimed by another process of the campaign, or by failrun */
+    testcase_prepare();
+    if (!fork_child(name, &point))
+        return false; /* the parent's allocation goes ahead */
+    testcase_arm(dir); /* where its test case ends, it ends */
+    return true;      /* the allocation fails here */
+}
+
+/* ---- PLAN_START: the fault runs of a program forked at its start ---- */
+
+/* failrun writes, for each program started inside the command whose sites are failed this way,
+   ROOT/starts/HASH-N (HASH: its command line's hash as RECORD_START gives it; N from 0: several
+   programs can share a command line): its executable's path, its working folder, and then one
+   line per site, "SIGNATURE PLAN" (the plan of the site's run). The first process that starts
+   as that program takes the file (renames it to HASH-N.taken) and forks before main: a child
+   that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program alone), then one
+   child per site in ROOT/SIGNATURE running with the site's plan; then it goes on unfailed. */
+
+#define START_FILES_MAX 64
+
+struct line_reader {
+    int fd;
+    size_t start, end;
+    char buffer[8192];
+};
+
+/* The next line into `out` (NUL instead of the newline); false at the end of the file. A line
+   longer than `size` is skipped. */
+static bool LF_TEXT read_line(struct line_reader *reader, char *out, size_t size)
+{
+    size_t length = 0;
+    bool too_long = false;
+    for (;;) {
+        if (reader->start == reader->end) {
+            ssize_t got = read(reader->fd, reader->buffer, sizeof reader->buffer);
+            if (got <= 0)
+                return false;
+            reader->start = 0;
+            reader->end = (size_t)got;
+        }
+        char c = reader->buffer[reader->start++];
+        if (c == '\n') {
+            if (!too_long) {
+                out[length] = '\0';
+                return true;
+            }
+            length = 0;
+            too_long = false;
+            continue;
+        }
+        if (length + 1 < size)
+            out[length++] = c;
+        else
+            too_long = true;
+    }
+}
+
+/* Fork the start's children from the lines left in `reader`. True in a child. */
+static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
+                                  bool (*reached)(uint64_t))
+{
+    static char line[PATH_MAX + 512];
+    struct fork_point point = {.parent = getpid(), .at_start = true};
+    const char *why = unforkable_now(&point);
+    char control_dir[PATH_MAX];
+    folder_path(control_dir, control);
+    if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point))
+        return true;
+    while (read_line(reader, line, sizeof line)) {
+        uint64_t signature;
+        if (strlen(line) < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
+            continue;
+        if (why || reached(signature)) {
+            /* Reached before main (a constructor's): the child could not fail its first call. */
+            note_refusal(signature, why ? why : "early");
+            continue;
+        }
+        char name[24], dir[PATH_MAX];
+        site_name(name, signature);
+        folder_path(dir, name);
+        if (mkdir(dir, 0755) != 0)
+            continue; /* answered already */
+        if (fork_child(name, &point)) {
+            runtime_replan(line + 17);
+            return true;
+        }
+    }
+    wait_for_children(0);
+    return false;
+}
+
+bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, bool (*reached)(uint64_t))
+{
+    static struct line_reader reader;
+    static char line[PATH_MAX];
+    char cwd[PATH_MAX];
+    if (!fork_state.enabled || !getcwd(cwd, sizeof cwd))
+        return false;
+    for (unsigned n = 0; n < START_FILES_MAX; n++) {
+        char name[40] = "start-", path[PATH_MAX], taken[PATH_MAX];
+        size_t length = 6 + format_hex16(name + 6, command_line);
+        name[length++] = '-';
+        name[length + format_decimal(name + length, n)] = '\0';
+        size_t at = append(path, append(path, 0, fork_state.root), "/starts/");
+        append(path, at, name + 6);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                return false;
+            continue;
+        }
+        reader.fd = fd;
+        reader.start = reader.end = 0;
+        bool same = read_line(&reader, line, sizeof line) && !strcmp(line, exe) &&
+                    read_line(&reader, line, sizeof line) && !strcmp(line, cwd);
+        append(taken, append(taken, 0, path), ".taken");
+        if (!same || rename(path, taken) != 0) {
+            close(fd); /* another program's, or another process of this one took it */
+            continue;
+        }
+        bool child = fork_at_start(&reader, name, reached);
+        close(fd);
+        return child;
+    }
+    return false;
 }

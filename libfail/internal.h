@@ -57,7 +57,7 @@ uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
 
 /* ---- plan.c: what this run fails ---- */
 enum plan_mode {
-    PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK
+    PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK, PLAN_START
 };
 #define PLAN_MAX_FAULTS 8
 /* What kinds of call a plan fails (faults=alloc,io); failpoints go with alloc. */
@@ -341,6 +341,12 @@ void runtime_fini(void) LF_HIDDEN;
 /* Fork mode's child (forkmode.c): from now on this process records into `dir`, as the same
    process image (a START record like its own), in record mode. */
 void runtime_repoint(const char *dir) LF_HIDDEN;
+/* From now on this process follows the plan `text` (a start child: its site's run), or with
+   NULL fails nothing and unwinds nothing (a start's parent once its children are done). */
+void runtime_replan(const char *text) LF_HIDDEN;
+/* The preload's constructor, after runtime_init: in PLAN_START, fork the fault runs of this
+   program's start (forkmode_start). */
+void runtime_start(void) LF_HIDDEN;
 
 /* ---- forkmode.c: PLAN_FORK, a child per site reached for the first time ---- */
 /* At initialisation, with the guard set (it looks up __gcov_reset). */
@@ -351,6 +357,11 @@ void forkmode_init(const struct plan *plan) LF_HIDDEN;
 bool forkmode_site(uint64_t signature, pid_t pid) LF_HIDDEN;
 /* The process image ends: wait for (and, past the timeout, kill) the children still running. */
 void forkmode_finish(void) LF_HIDDEN;
+/* PLAN_START, before main: if failrun planned runs for this start (its command line's hash,
+   executable and working folder), fork one unfailed child and one child per site, each run to
+   its end while this process waits; `reached` tells a site this image reached already. True in
+   a child (its plan is set), false in the parent, which then goes on unfailed. */
+bool forkmode_start(uint64_t command_line, const char *exe, bool (*reached)(uint64_t)) LF_HIDDEN;
 
 /* ---- testcase.c: a fork-mode child ends where its test case ends ---- */
 /* The plan's extra test-case functions (tests=NAME,...), at initialisation. */

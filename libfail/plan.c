@@ -20,6 +20,9 @@
  *                                          LIBFAIL_FORK names the folder of the children's
  *                                          folders): up to N children at once (default 1), each
  *                                          killed after MS milliseconds (0 or absent: never)
+ *   mode=start;jobs=N;timeout=MS           a program failrun planned runs for (LIBFAIL_FORK/starts)
+ *                                          forks them before main, each child with its site's
+ *                                          run plan, and goes on failing nothing (forkmode.c)
  *   mode=fork;...;tests=F1,F2:int          F1, F2 are test-case functions too (testcase.c): a
  *                                          child ends when the test case it forked in returns
  *                                          (":int": and it passed if the function returned 0)
@@ -142,8 +145,10 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
             plan->mode = PLAN_KERNEL;
         else if (key_is(value, value_length, "fork"))
             plan->mode = PLAN_FORK;
+        else if (key_is(value, value_length, "start"))
+            plan->mode = PLAN_START;
         else
-            return "mode must be record, site, nth, random, kernel or fork";
+            return "mode must be record, site, nth, random, kernel, fork or start";
     } else if (key_is(key, key_length, "sites")) {
         return parse_sites(plan, value, value_length);
     } else if (key_is(key, key_length, "persistent")) {

@@ -793,7 +793,7 @@ static void LF_TEXT initialise(void)
         gcov_dump = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_dump");
         install_signal_handlers();
     }
-    if (state.in_scope && state.plan.mode == PLAN_FORK)
+    if (state.in_scope && (state.plan.mode == PLAN_FORK || state.plan.mode == PLAN_START))
         forkmode_init(&state.plan);
     on_exit(on_process_exit, NULL);
 }
@@ -862,6 +862,49 @@ void LF_TEXT runtime_after_fork_child(void)
     boundary_reset_after_fork();
     own_syscalls_end(selector);
     runtime_guard = saved_guard;
+}
+
+/* Has this image reached `signature` (a lookup: nothing is inserted)? */
+static bool LF_TEXT site_reached(uint64_t signature)
+{
+    if (!state.index)
+        return false;
+    uint32_t mask = SITE_CAPACITY - 1;
+    uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
+    for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
+        uint32_t current = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+        if (!current)
+            return false;
+        if (atomic_load_explicit(&state.sites[current - 1].signature, memory_order_relaxed) ==
+            signature)
+            return true;
+    }
+    return false;
+}
+
+void LF_TEXT runtime_replan(const char *text)
+{
+    struct plan plan;
+    if (text && plan_parse(text, &plan) == NULL) {
+        state.plan = plan;
+    } else {
+        state.plan.mode = PLAN_SITE;
+        state.plan.fault_count = 0;
+    }
+    random_state = state.plan.seed;
+    decide_fast_path();
+}
+
+void LF_TEXT runtime_start(void)
+{
+    if (!state.active || !state.in_scope || state.plan.mode != PLAN_START)
+        return;
+    int saved_errno = errno;
+    char selector = own_syscalls_begin();
+    if (!forkmode_start(state.command_line, state.exe, site_reached))
+        runtime_replan(NULL); /* the parent, or a start no run was planned for */
+    own_syscalls_end(selector);
+    errno = saved_errno;
 }
 
 void LF_TEXT runtime_repoint(const char *dir)

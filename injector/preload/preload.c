@@ -608,6 +608,7 @@ __attribute__((constructor)) static void LF_TEXT preload_start(void)
         runtime_constructor_ran();
         runtime_init();
         runtime_forget_environment(); /* after the copy that reads it has */
+        runtime_start(); /* PLAN_START: this program's fault runs fork here, before main */
     }
     runtime_guard = 0;
 }

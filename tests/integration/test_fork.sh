@@ -64,6 +64,13 @@ seq 1 300 | sed 's/$/ a line of the data file/' >data.txt
 same_campaign shared-file "$PROGRAMS/forkshare" file "$work/data.txt"
 check "shared-file: re-run mode finds the silently dropped line" \
     test "$(jq '[.findings[] | select(.outcome == "silent")] | length' shared-file-rerun.json)" -ge 1
+# A file the program keeps open for writing: each child writes into a copy of its own, with the
+# parent's lines so far, so the sites are forked and end as their re-runs do.
+same_campaign log "$PROGRAMS/forkshare" log "$work/steps.log"
+check_equal "log: every site of the logging program was answered by a fork" 0 \
+    "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND chain NOT LIKE '%,%' AND dir NOT LIKE '%/fork-%'")"
+check "log: each failed step found its log as it was (exit 1, not 3)" \
+    test "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 1")" -ge 4
 same_campaign alarm "$PROGRAMS/forkshare" alarm
 check "alarm: the watchdog ends the failed runs in re-run mode (exit 4)" \
     test "$(sql alarm-rerun.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 4")" -ge 1

@@ -151,6 +151,30 @@ check_equal "--fork: the runs of words and list were answered by their fork runs
     "$(sql fork.db "SELECT count(DISTINCT p.exe) - 1, count(DISTINCT r.id) FROM runs r JOIN processes p ON p.run = r.id
         WHERE r.owner IS NOT NULL")"
 
+# Fork at the start: the programs that run alone fork their runs before main, inside one more
+# run of the command (FAILRUN_START_ABOVE_MS=0: whatever re-running them alone would cost; by
+# default where that would take seconds). The driver leaves a log open for writing in every
+# program, as ctest does: each child writes into a copy of its own, and the log stays the
+# driver's. The same outcome for every run as owner mode.
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db start.db \
+    -- sh -c "exec 4>>'$work/driver.log'; exec $suite" >start.json 2>start.err
+check_equal "start: failrun exits 1 (bugs found)" 1 $?
+check "start: failrun says which programs fork at their start" \
+    grep -q "2 program(s) fork at their start for their" start.err
+check_equal "start: every first run of words and list was a child of their start" 0 \
+    "$(sql start.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL AND chain NOT LIKE '%,%'
+        AND dir NOT LIKE '%/fork-%-starts/%'")"
+check "start: such runs were made" \
+    test "$(sql start.db "SELECT count(*) FROM runs WHERE dir LIKE '%/fork-%-starts/%'")" -ge 6
+check_equal "start: the same findings as owner mode" "$(jq -r "$location" owner.json | LC_ALL=C sort)" \
+    "$(jq -r "$location" start.json | LC_ALL=C sort)"
+check_equal "start: every run with the outcome of owner mode" \
+    "$(sql owner.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql start.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")"
+check_equal "start: nothing of the children reached the driver's log" 0 "$(wc -c <driver.log)"
+check "start: the report says the programs forked at their start" \
+    sh -c "jq -r '.campaign.forks.notes[]' start.json | grep -q 'fork at their start'"
+
 # A database of schema 4 (before programs were recorded) is migrated, through 5, 6 and 7, to 8: its
 # campaign resumes, every run within the whole command as it was planned.
 "$FAILRUN" run -q --db old.db -- $suite >/dev/null

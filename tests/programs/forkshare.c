@@ -5,6 +5,11 @@
  *               copy of each; a failed copy silently drops the line (BUG(dropped-line)), so the
  *               count it prints is wrong: a child sharing the parent's open file would read the
  *               parent's lines away
+ *   log PATH    writes a line per step into PATH, a log it keeps open for reading and writing;
+ *               a failed allocation reads the log back through the same stream and exits 1
+ *               when it holds exactly the steps so far, 3 when not: a child writing into the
+ *               parent's file, or given a copy without the parent's lines, would not end as a
+ *               re-run does
  *   alarm       arms a 1 s watchdog; a failed allocation waits for it, and the watchdog exits 4
  *               (a clone child does not inherit the timer; the parent's fires while it waits)
  */
@@ -40,6 +45,36 @@ int main(int argc, char **argv)
         printf("lines=%d\n", kept);
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "log")) {
+        FILE *log = fopen(argv[2], "w+");
+        if (!log)
+            return 2;
+        static const size_t sizes[] = {24, 48, 96, 192};
+        for (int step = 0; step < 4; step++) {
+            char *block = step == 0 ? malloc(sizes[0])
+                          : step == 1 ? malloc(sizes[1])
+                          : step == 2 ? calloc(1, sizes[2])
+                                      : malloc(sizes[3]);
+            if (!block) {
+                rewind(log);
+                char line[64];
+                int lines = 0, good = 1;
+                while (fgets(line, sizeof line, log)) {
+                    char want[64];
+                    snprintf(want, sizeof want, "step %d\n", lines++);
+                    good = good && !strcmp(line, want);
+                }
+                fprintf(stderr, "out of memory at step %d (log: %d lines)\n", step, lines);
+                return good && lines == step ? 1 : 3;
+            }
+            fprintf(log, "step %d\n", step);
+            fflush(log);
+            free(block);
+        }
+        fclose(log);
+        puts("4 steps");
+        return 0;
+    }
     if (argc == 2 && !strcmp(argv[1], "alarm")) {
         signal(SIGALRM, watchdog);
         alarm(1);
@@ -53,6 +88,6 @@ int main(int argc, char **argv)
         puts("done");
         return 0;
     }
-    fputs("usage: forkshare file PATH | alarm\n", stderr);
+    fputs("usage: forkshare file PATH | log PATH | alarm\n", stderr);
     return 2;
 }

@@ -103,6 +103,11 @@ static void test_plan_valid(void **state)
     assert_string_equal(plan.tests, "run_one:int,suite_step");
     /* The kinds of call that are sites: allocations unless faults= says otherwise. */
     assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC);
+    assert_null(plan_parse("mode=start;jobs=2;timeout=900;depth=8;faults=alloc,io", &plan));
+    assert_int_equal(plan.mode, PLAN_START); /* a program's runs forked before its main */
+    assert_int_equal(plan.jobs, 2);
+    assert_int_equal(plan.timeout_ms, 900);
+    assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC | PLAN_FAULT_IO);
     assert_null(plan_parse("mode=site;sites=00000000000000ff;faults=alloc,io", &plan));
     assert_int_equal(plan.fault_kinds, PLAN_FAULT_ALLOC | PLAN_FAULT_IO);
     assert_null(plan_parse("faults=io,alloc;mode=record", &plan));
@@ -130,7 +135,7 @@ static void test_plan_invalid(void **state)
         "mode=nth", "mode=nth;nth=x", "depth=8", "mode=random", "mode=random;probability=0",
         "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
         "mode=random;probability=4294967296.5", /* wrapped to 0.5 before a review caught it */
-        "mode=fork;jobs=0", "mode=fork;jobs=65", "mode=fork;timeout=-1", "mode=fork;timeout=",
+        "mode=fork;jobs=0", "mode=fork;jobs=65", "mode=starts", "mode=start;jobs=0", "mode=fork;timeout=-1", "mode=fork;timeout=",
         "mode=record;faults=", "mode=record;faults=disk", "mode=record;faults=io,io",
         "mode=record;faults=alloc,", "mode=record;faults=,io", "mode=kernel;faults=io",
         "mode=kernel;wrappers=2", "mode=kernel;wrappers=", "mode=kernel;nth=3",
