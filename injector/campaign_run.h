@@ -59,6 +59,9 @@ struct campaign_context {
     struct baseline_observation baseline;
     int64_t baseline_id;
     uint64_t baseline_stdout, baseline_stderr;
+    /* The baseline's output hashes before the check that they are stable (check_output). */
+    bool output_pending;
+    uint64_t pending_stdout, pending_stderr;
     char *baseline_sanitizer; /* finding key of a sanitizer report the baseline already had */
     int64_t timeout_ms;
     /* Leak confirmation (leakcheck.c): the baseline's live counts, read once; its scan under
@@ -170,6 +173,9 @@ void keep_sites_in_scope(struct run_records *records, const char *scope);
 
 /* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */
 void run_fork_phase(struct campaign_context *context);
+/* scheduler.c: before a run of the whole command is judged, the check that the command's output
+   is the same from run to run, if the baseline left it for later. */
+void check_output(struct campaign_context *context);
 
 /* owner.c: the program that owns a site, started alone */
 /* Fault runs of this campaign may start a program alone: site mode, not --whole-command. */

@@ -417,8 +417,17 @@ void run_baseline(struct campaign_context *context)
              "in-scope program");
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
-    if (context->options->fork != FORK_ALWAYS) /* the fork run checks it (forkrun.c) */
+    /* Inside a suite whose runs start programs alone, the command's own output may never be
+       compared: the check waits until a run of the whole command needs it (check_output). Until
+       then the hashes are not stored, so a campaign resumed before it compares no output. */
+    if (context->options->fork != FORK_ALWAYS && owner_mode(settings)) {
+        context->output_pending = true;
+        context->pending_stdout = stdout_hash;
+        context->pending_stderr = stderr_hash;
+        stdout_hash = stderr_hash = 0;
+    } else if (context->options->fork != FORK_ALWAYS) { /* the fork run checks it (forkrun.c) */
         stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
+    }
     free(plan);
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
@@ -448,6 +457,37 @@ void run_baseline(struct campaign_context *context)
     free(err);
     free(dir);
     run_records_free(&records);
+}
+
+void check_output(struct campaign_context *context)
+{
+    if (!context->output_pending)
+        return;
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT count(*) FROM runs r LEFT JOIN programs p ON p.id = r.owner"
+                     " WHERE r.kind = 'fault' AND r.state = 'planned'"
+                     " AND (r.owner IS NULL OR p.alone IS NOT 'yes')");
+    bool needed = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) > 0;
+    database_finalize(statement);
+    if (!needed)
+        return; /* not yet: a run of the whole command may still be planned later */
+    context->output_pending = false;
+    uint64_t stdout_hash = context->pending_stdout, stderr_hash = context->pending_stderr;
+    char *plan = plan_record(&context->options->settings);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
+    free(plan);
+    statement = database_prepare(context->db,
+                                 "UPDATE campaign SET baseline_stdout = ?, baseline_stderr = ?");
+    if (stdout_hash)
+        sqlite3_bind_int64(statement, 1, (sqlite3_int64)stdout_hash);
+    if (stderr_hash)
+        sqlite3_bind_int64(statement, 2, (sqlite3_int64)stderr_hash);
+    database_step_done(statement);
+    database_finalize(statement);
+    context->baseline_stdout = stdout_hash;
+    context->baseline_stderr = stderr_hash;
 }
 
 void load_baseline(struct campaign_context *context)
@@ -782,6 +822,7 @@ static void *worker(void *argument)
 
 void run_planned(struct campaign_context *context)
 {
+    check_output(context);
     sqlite3_stmt *count = database_prepare(
         context->db, "SELECT count(*), coalesce(sum(state = 'done'), 0),"
                      " (SELECT count(*) FROM findings) FROM runs WHERE kind = 'fault'");

@@ -730,8 +730,10 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     const char *why = unforkable_now(&point);
     char control_dir[PATH_MAX];
     folder_path(control_dir, control);
-    if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point))
+    if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
+        runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
         return true;
+    }
     while (read_line(reader, line, sizeof line)) {
         uint64_t signature;
         if (strlen(line) < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
