@@ -730,6 +730,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     const char *why = unforkable_now(&point);
     char control_dir[PATH_MAX];
     folder_path(control_dir, control);
+    testcase_prepare(); /* the children end with the test case their fault fires in */
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
         return true;
@@ -750,6 +751,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
             continue; /* answered already */
         if (fork_child(name, &point)) {
             runtime_replan(line + 17);
+            testcase_at_fault = true;
             return true;
         }
     }

@@ -374,6 +374,9 @@ void testcase_prepare(void) LF_HIDDEN;
 void testcase_arm(const char *dir) LF_HIDDEN;
 /* True while a child waits for its test case to end (testcase_poll has work to do). */
 extern bool testcase_armed LF_HIDDEN;
+/* A child forked at its program's start: where its fault fires, it arms (testcase_arm), so it
+   ends with the test case the fault is in, as a child forked at the site does. */
+extern bool testcase_at_fault LF_HIDDEN;
 /* The return address the trampoline stands for when `ip` is the trampoline's; else 0. */
 uintptr_t testcase_return_for(uintptr_t ip) LF_HIDDEN;
 /* A C++ exception is being thrown in an armed child: the unwinder must find the true return

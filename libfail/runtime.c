@@ -1084,6 +1084,10 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
     }
     if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);
+    if (LF_UNLIKELY(testcase_at_fault) && call->fail) {
+        testcase_at_fault = false;
+        testcase_arm(state.dir); /* a start's child: it ends with this test case */
+    }
 }
 
 void LF_TEXT runtime_before_alloc(struct call *call, uint32_t function, size_t size,

@@ -403,6 +403,8 @@ LF_INLINE const struct module_info *module_lookup(uintptr_t pc, const struct mod
 const struct module_info *LF_TEXT module_table_current(int *count)
 {
     struct module_table *table = atomic_load_explicit(&current_table, memory_order_acquire);
+    if (!table) /* no stack normalised yet (a process at its start): the modules now */
+        table = refresh_table(NULL);
     *count = table ? table->count : 0;
     return table ? table->modules : NULL;
 }

@@ -9,7 +9,8 @@
  * Where a test case is, on the child's stack, at the moment of the fork:
  * - a test-case function (one the user names: plan tests=F,G:int): its return ends the test
  *   case (with ":int", an int result of 0 says it passed);
- * - a runner (expat's minicheck `srunner_run_all`, cmocka's `_cmocka_run_group_tests`): each call
+ * - a runner (expat's minicheck `srunner_run_all`, cmocka's `_cmocka_run_group_tests`, Unity's
+ *   `UnityDefaultTestRun`): each call
  *   it makes is a unit (a fixture, a test), and the test case ends when the runner makes its next
  *   call from the call site of the unit the fault happened in, i.e. when the same step of the next
  *   test begins; the teardown and the rest of the failing test run in between.
@@ -57,6 +58,10 @@ struct runner {
 static const struct runner builtin_runners[] = {
     {"srunner_run_all", UNIT_RUNNER},             /* expat's minicheck */
     {"_cmocka_run_group_tests", UNIT_RUNNER_INT}, /* cmocka 1.x: setup, test, teardown */
+    /* Unity: main calls it once per test; its setUp, test and tearDown are its steps, a failed
+       assertion a longjmp back into it. Its next activation sits where this one did, so the
+       next test's step lands in the same slot. */
+    {"UnityDefaultTestRun", UNIT_RUNNER},
 };
 /* Not cmocka's older run_tests() API: its _run_test runs a setup, a test and a teardown as three
    calls, so its return would end the child before the test that uses what the setup failed. */
@@ -92,6 +97,7 @@ static struct {
 } tc;
 
 bool testcase_armed;
+bool testcase_at_fault;
 
 void LF_TEXT testcase_configure(const struct plan *plan)
 {

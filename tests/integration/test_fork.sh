@@ -65,8 +65,9 @@ same_campaign shared-file "$PROGRAMS/forkshare" file "$work/data.txt"
 check "shared-file: re-run mode finds the silently dropped line" \
     test "$(jq '[.findings[] | select(.outcome == "silent")] | length' shared-file-rerun.json)" -ge 1
 # A file the program keeps open for writing: each child writes into a copy of its own, with the
-# parent's lines so far, so the sites are forked and end as their re-runs do.
-same_campaign log "$PROGRAMS/forkshare" log "$work/steps.log"
+# parent's lines so far, so the sites are forked and end as their re-runs do (one run at a time:
+# two re-runs at once would write into one log).
+same_campaign log -j1 -- "$PROGRAMS/forkshare" log "$work/steps.log"
 check_equal "log: every site of the logging program was answered by a fork" 0 \
     "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND chain NOT LIKE '%,%' AND dir NOT LIKE '%/fork-%'")"
 check "log: each failed step found its log as it was (exit 1, not 3)" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_testcases.sh — fork mode's children end where their test case ends (libfail/testcase.c):
-# in a minicheck-style runner (srunner_run_all, built in) and in a suite's own loop body named by
+# in a minicheck-style runner (srunner_run_all, built in; cmocka's and Unity's too) and in a suite's own loop body named by
 # --test-case FUNC:int. Each site gets the outcome re-run mode gives it; no child runs a later
 # test case; a test case's result decides (failed: handled, passed: absorbed, a crash stays a
 # crash with the runner on its stack); the report says how the fork runs ended; coverage of the
@@ -74,6 +74,35 @@ check_equal "cmocka: the asserted copy fails its test case, the ignored one pass
     "failed _cmocka_run_group_tests|handled
 passed _cmocka_run_group_tests|absorbed" \
     "$(ends cmocka.db)"
+
+# Unity: main calls UnityDefaultTestRun per test; a failed assertion longjmps back into it.
+"$FAILRUN" run -q --no-fork --db unity-rerun.db -- "$PROGRAMS/testcases_unity" >/dev/null
+"$FAILRUN" run -q --fork --keep-runs --db unity.db -- "$PROGRAMS/testcases_unity" >/dev/null
+check_equal "Unity: every site as in re-run mode" \
+    "$(sql unity-rerun.db "$outcomes")" "$(sql unity.db "$outcomes")"
+check_equal "Unity: the asserted copy fails its test case, the ignored one passes" \
+    "failed UnityDefaultTestRun|handled
+passed UnityDefaultTestRun|absorbed" \
+    "$(ends unity.db)"
+late=0
+for dir in $(sql unity.db "SELECT dir FROM runs WHERE test_case IS NOT NULL"); do
+    grep -q "last test ran" "$dir/stdout" && late=$((late + 1))
+done
+check_equal "Unity: no child that stopped ran the last test" 0 "$late"
+
+# The same suite as a program a driver starts, forked at its start (FAILRUN_START_ABOVE_MS=0):
+# each child arms where its fault fires and ends with that test case, as a child forked there.
+driver='"$1"; exit 0'
+"$FAILRUN" run -q --no-fork --db unity-start-rerun.db -- sh -c "$driver" sh "$PROGRAMS/testcases_unity" >/dev/null
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --db unity-start.db -- sh -c "$driver" sh "$PROGRAMS/testcases_unity" >/dev/null
+check_equal "Unity under a driver, forked at its start: every site as in re-run mode" \
+    "$(sql unity-start-rerun.db "$outcomes")" "$(sql unity-start.db "$outcomes")"
+check_equal "Unity under a driver: the start's children ended with their test case" \
+    "failed UnityDefaultTestRun|handled
+passed UnityDefaultTestRun|absorbed" \
+    "$(ends unity-start.db)"
+check_equal "Unity under a driver: every run was a child of the start" 0 \
+    "$(sql unity-start.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir NOT LIKE '%/fork-%-starts/%'")"
 
 # C++: a failed allocation under `new` throws through the patched frame into the runner's catch.
 "$FAILRUN" run -q --no-fork --db cxx-rerun.db -- "$PROGRAMS/testcases_cxx" >/dev/null
