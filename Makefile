@@ -19,7 +19,7 @@ CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c l
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
-FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/scratch.c injector/judge.c \
+FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/scratch.c injector/leftover.c injector/judge.c \
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
                    injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \

@@ -8,6 +8,7 @@
  */
 #include "campaign.h"
 #include "campaign_run.h"
+#include "leftover.h"
 #include "boundary.h"
 #include "commands.h"
 #include "database.h"
@@ -520,6 +521,7 @@ int cmd_run(int argc, char **argv)
 int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
+    leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
     struct run_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {

@@ -603,7 +603,21 @@ static char *write_start_file(struct campaign_context *context, const char *root
     FILE *out = fopen(path, "w");
     if (!out)
         fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
-    fprintf(out, "%s\n%s\n", program->exe, program->cwd);
+    /* A working folder inside the baseline's run folder (a harness that makes its scratch
+       folder in LIBFAIL_DIR) is that folder inside the fork run's: "@/REST". */
+    sqlite3_stmt *baseline = database_prepare(
+        context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
+    char *base = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_text(baseline, 0)
+                     ? xstrdup((const char *)sqlite3_column_text(baseline, 0))
+                     : NULL;
+    database_finalize(baseline);
+    size_t length = base ? strlen(base) : 0;
+    if (base && !strncmp(program->cwd, base, length) &&
+        (program->cwd[length] == '/' || program->cwd[length] == '\0'))
+        fprintf(out, "%s\n@%s\n", program->exe, program->cwd + length);
+    else
+        fprintf(out, "%s\n%s\n", program->exe, program->cwd);
+    free(base);
     sqlite3_stmt *runs = database_prepare(
         context->db, "SELECT site, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
     sqlite3_bind_int64(runs, 1, program->id);

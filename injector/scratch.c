@@ -12,13 +12,15 @@
  *   concluding anything (failrun_stopping), so the database holds only what ran to its end;
  *   the same command resumes, as after SIGKILL. A signal ignored when failrun started (nohup,
  *   a script's `cmd &`) stays ignored;
- * - after SIGKILL (nothing runs in a killed process) by the next campaign: the owner holds an
+ * - after SIGKILL (nothing runs in a killed process) by the next campaign, which also ends the
+ *   processes its runs left (leftover.c): the owner holds an
  *   flock on its folder for its lifetime, which the kernel drops when it dies, so a folder
  *   whose lock is free and whose failrun is gone is a leftover. The lock, not the pid, decides:
  *   a pid is reused, and a campaign in another pid namespace sharing /dev/shm has a pid that
  *   means nothing here; its lock still holds.
  */
 #include "campaign_run.h"
+#include "leftover.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -88,6 +90,8 @@ static void remove_stale_scratch(const char *root)
         if (fstat(fd, &st) == 0 && st.st_uid == getuid() && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
             !may_be_owner(pid)) {
             char *path = xasprintf("%s/%s", root, entry->d_name);
+            /* Its runs' daemonised fixtures went to init when their failrun was killed. */
+            leftovers_end_stale(path, true);
             remove_tree(path); /* holding its lock: a scan of another campaign skips it */
             free(path);
         }
@@ -163,6 +167,7 @@ static void *wait_for_signal(void *unused)
         ;
     failrun_stopping = 1; /* also without a scratch folder: no run is concluded from now on */
     spawn_stop_all(STOP_WAIT_MS);
+    leftovers_end_all(); /* the fixtures the runs left behind */
     stop_campaign();
     char line[128];
     int length = snprintf(line, sizeof line,
@@ -240,6 +245,7 @@ static char *create_locked(const char *root)
 void open_scratch(struct campaign_context *context)
 {
     context->kept_dir = xasprintf("%s/runs", context->state_dir);
+    leftovers_end_stale(context->kept_dir, false); /* a killed run of this campaign's, in place */
     const char *root = scratch_root();
     /* Leftovers of killed campaigns, where this one puts its folder and where the default is. */
     if (root)
@@ -271,6 +277,7 @@ void open_scratch(struct campaign_context *context)
 
 void close_scratch(struct campaign_context *context)
 {
+    leftovers_end_all();
     pthread_mutex_lock(&stop_lock);
     remove_scratch();
     pthread_mutex_unlock(&stop_lock);

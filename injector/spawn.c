@@ -6,6 +6,7 @@
  * would otherwise keep the next run's output files busy); killing the group ends them all.
  */
 #include "spawn.h"
+#include "leftover.h"
 #include "util.h"
 
 #include <errno.h>
@@ -40,6 +41,28 @@ static void live_remove(pid_t pid)
             break;
         }
     pthread_mutex_unlock(&live_lock);
+}
+
+/* A process spawn_and_wait still waits for (leftover.c leaves it alone). */
+static bool spawn_is_live(long pid)
+{
+    pthread_mutex_lock(&live_lock);
+    bool found = false;
+    for (size_t i = 0; i < live.count && !found; i++)
+        found = live.items[i] == (pid_t)pid;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+/* The run's folder, from the LIBFAIL_DIR the request gives it; NULL for none. */
+static const char *run_dir_of(const struct spawn_request *request)
+{
+    const char *const *lists[] = {request->extra_environment, request->environment};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (!strncmp(lists[l][i], "LIBFAIL_DIR=", 12))
+                return lists[l][i] + 12;
+    return NULL;
 }
 
 bool spawn_stop_all(int64_t timeout_ms)
@@ -224,6 +247,8 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
     int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
     live_remove(pid);
+    /* and what left the group (a daemonised fixture), which failrun adopted */
+    leftovers_end_run(run_dir_of(request), spawn_is_live);
     if (failrun_stopping) /* killed by failrun as it ends: nothing to conclude */
         stop_here();
     result.wall_ms = now_ms() - start;

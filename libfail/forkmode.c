@@ -677,7 +677,8 @@ bool LF_TEXT forkmode_site(uint64_t signature, pid_t pid)
 /* failrun writes, for each program started inside the command whose sites are failed this way,
    ROOT/starts/HASH-N (HASH: its command line's hash as RECORD_START gives it; N from 0: several
    programs can share a command line): its executable's path, its working folder, and then one
-   line per site, "SIGNATURE PLAN" (the plan of the site's run). The first process that starts
+   line per site, "SIGNATURE PLAN" (the plan of the site's run). A working folder inside the
+   baseline's run folder is written "@/REST": the same folder inside this run's. The first process that starts
    as that program takes the file (renames it to HASH-N.taken) and forks before main: a child
    that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program alone), then one
    child per site in ROOT/SIGNATURE running with the site's plan; then it goes on unfailed. */
@@ -759,7 +760,21 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     return false;
 }
 
-bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, bool (*reached)(uint64_t))
+/* The start's working folder as failrun wrote it: a path, or "@/REST" for a folder inside the
+   run's own (a harness that puts its scratch folder in LIBFAIL_DIR, as json-c's suite does
+   here): REST inside `run_dir`, the folder this run was given. */
+static bool LF_TEXT same_folder(const char *written, const char *cwd, const char *run_dir)
+{
+    if (written[0] != '@')
+        return !strcmp(written, cwd);
+    size_t length = strlen(run_dir);
+    while (length > 1 && run_dir[length - 1] == '/')
+        length--; /* failrun pads the folder with slashes to one length */
+    return !strncmp(cwd, run_dir, length) && !strcmp(cwd + length, written + 1);
+}
+
+bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
+                            bool (*reached)(uint64_t))
 {
     static struct line_reader reader;
     static char line[PATH_MAX];
@@ -782,7 +797,7 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, bool (*reach
         reader.fd = fd;
         reader.start = reader.end = 0;
         bool same = read_line(&reader, line, sizeof line) && !strcmp(line, exe) &&
-                    read_line(&reader, line, sizeof line) && !strcmp(line, cwd);
+                    read_line(&reader, line, sizeof line) && same_folder(line, cwd, run_dir);
         append(taken, append(taken, 0, path), ".taken");
         if (!same || rename(path, taken) != 0) {
             close(fd); /* another program's, or another process of this one took it */

@@ -361,7 +361,8 @@ void forkmode_finish(void) LF_HIDDEN;
    executable and working folder), fork one unfailed child and one child per site, each run to
    its end while this process waits; `reached` tells a site this image reached already. True in
    a child (its plan is set), false in the parent, which then goes on unfailed. */
-bool forkmode_start(uint64_t command_line, const char *exe, bool (*reached)(uint64_t)) LF_HIDDEN;
+bool forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
+                    bool (*reached)(uint64_t)) LF_HIDDEN;
 
 /* ---- testcase.c: a fork-mode child ends where its test case ends ---- */
 /* The plan's extra test-case functions (tests=NAME,...), at initialisation. */

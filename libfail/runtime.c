@@ -901,7 +901,7 @@ void LF_TEXT runtime_start(void)
         return;
     int saved_errno = errno;
     char selector = own_syscalls_begin();
-    if (!forkmode_start(state.command_line, state.exe, site_reached))
+    if (!forkmode_start(state.command_line, state.exe, state.dir, site_reached))
         runtime_replan(NULL); /* the parent, or a start no run was planned for */
     own_syscalls_end(selector);
     errno = saved_errno;
