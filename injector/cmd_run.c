@@ -118,7 +118,8 @@ const char run_usage[] =
     "                    --no-default-suppressions drops the bundled rules for glibc bugs\n"
     "  --quiet           no progress lines\n"
     "\n"
-    "Exit status: 0 no bugs, 1 bugs found, 2 usage error.\n"
+    "Exit status: 0 no bugs, 1 bugs found (or runs that never reached the site the\n"
+    "baseline reached: the report's first lines say so), 2 usage error.\n"
     "A campaign killed before it finished resumes when run again with the same command.\n"
     "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
     "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
@@ -578,6 +579,12 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
     else
         report_print_text(report, stdout);
     size_t bugs = report_bug_count(report);
+    json_int_t unreached =
+        json_integer_value(json_object_get(json_object_get(report, "campaign"), "unreached"));
+    if (unreached)
+        warn("%lld run(s) never reached the site they were to fail, which the baseline reached: "
+             "runs disturbed each other or the command varies (the report's first lines)",
+             (long long)unreached);
     json_decref(report);
     module_map_free(&context.modules);
     symboliser_free(context.symbols);
@@ -592,5 +599,5 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
     close_scratch(&context);
     free(context.state_dir);
     free(context.baseline_sanitizer);
-    return bugs ? EXIT_BUGS : 0;
+    return bugs || unreached ? EXIT_BUGS : 0;
 }

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,48 @@ static void move_sanitizer_logs(const char *from, const char *to, int pid)
     }
 }
 
+/* What the children of one fork run left, read by -j threads at once (their record files, a
+   leak scan: what a re-run's worker does after its run), then judged in run order. */
+struct children {
+    struct campaign_context *context;
+    struct job *jobs;
+    bool *answered;
+    size_t count;
+    atomic_size_t next;
+    const char *root, *command_dir;
+    int command_pid;
+    bool at_start;
+};
+
+static void read_child(struct children *children, size_t i)
+{
+    struct job *job = &children->jobs[i];
+    job->dir = xasprintf("%s/%s", children->root, job->site);
+    int parent = 0;
+    if (!read_result(job->dir, &job->result, &parent))
+        return;
+    int child = job->result.pid;
+    /* Output counts only for a fault in the command's own process, as in re-run mode: the
+       child continues that process, so it stands for it. A child forked at its program's start
+       is that program's run. */
+    if (parent != children->command_pid && !children->at_start)
+        job->result.pid = children->command_pid;
+    move_sanitizer_logs(children->command_dir, job->dir, child);
+    job->test_case = read_test_case(job->dir);
+    ingest_run(job->dir, &job->records);
+    keep_sites_in_scope(&job->records, children->context->options->settings.scope);
+    leak_confirm(children->context, job);
+    children->answered[i] = true;
+}
+
+static void *read_children(void *argument)
+{
+    struct children *children = argument;
+    for (size_t i; (i = atomic_fetch_add(&children->next, 1)) < children->count;)
+        read_child(children, i);
+    return NULL;
+}
+
 /* Conclude the planned run of each site a child answered; returns how many. */
 static int64_t conclude_children(struct campaign_context *context, const char *root,
                                  const char *command_dir, const struct spawn_result *command,
@@ -332,6 +375,21 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         VECTOR_PUSH(jobs, job);
     }
     database_finalize(runs);
+    struct children children = {.context = context, .jobs = jobs.items, .count = jobs.count,
+                                .answered = xcalloc(jobs.count + 1, sizeof(bool)),
+                                .root = root, .command_dir = command_dir,
+                                .command_pid = command->pid, .at_start = at_start};
+    atomic_init(&children.next, 0);
+    int helpers = context->options->jobs > 1 ? context->options->jobs - 1 : 0;
+    pthread_t *threads = xcalloc((size_t)helpers + 1, sizeof *threads);
+    int started = 0;
+    for (int i = 0; i < helpers; i++)
+        started += pthread_create(&threads[started], NULL, read_children, &children) == 0;
+    if (!context->options->quiet && jobs.count)
+        fprintf(stderr, "failrun: reading what the fork run's %zu children left\n", jobs.count);
+    read_children(&children); /* this thread reads too */
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
     int64_t concluded = 0, last_shown = now_ms();
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
@@ -340,19 +398,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
             fprintf(stderr, "failrun: judging the fork run's children: %zu of %zu\n", i,
                     jobs.count);
         }
-        job->dir = xasprintf("%s/%s", root, job->site);
-        int parent = 0;
-        if (read_result(job->dir, &job->result, &parent)) {
-            int child = job->result.pid;
-            /* Output counts only for a fault in the command's own process, as in re-run mode:
-               the child continues that process, so it stands for it. */
-            if (parent != command->pid && !at_start)
-                job->result.pid = command->pid;
-            move_sanitizer_logs(command_dir, job->dir, child);
-            job->test_case = read_test_case(job->dir);
-            ingest_run(job->dir, &job->records);
-            keep_sites_in_scope(&job->records, context->options->settings.scope);
-            leak_confirm(context, job);
+        if (children.answered[i]) {
             conclude_job(context, job);
             concluded++;
         }
@@ -365,6 +411,8 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         sanitizer_leaks_free(&job->leaks);
     }
     conclusions_commit(context);
+    free(threads);
+    free(children.answered);
     free(jobs.items);
     return concluded;
 }

@@ -297,6 +297,19 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 1)));
     database_finalize(statement);
     json_object_set_new(campaign, "unexplored", unexplored);
+    /* First runs of a site the baseline reached, whose fault never fired: the runs disturbed
+       each other (two at once sharing files or ports) or the command does other things from
+       run to run. Such a run says nothing of its site; the campaign is not to be trusted as is.
+       Under --policy nofail a site too small to fail is never failed by design. */
+    statement = database_prepare(
+        db, "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site"
+            " WHERE r.kind = 'fault' AND r.outcome = 'not-reached' AND r.chain NOT LIKE '%,%'"
+            " AND s.first_run IN (SELECT id FROM runs WHERE kind = 'baseline')"
+            " AND (SELECT policy FROM campaign) = 'all'");
+    json_object_set_new(campaign, "unreached",
+                        json_integer(sqlite3_step(statement) == SQLITE_ROW
+                                         ? sqlite3_column_int64(statement, 0) : 0));
+    database_finalize(statement);
     json_object_set_new(campaign, "programs", program_summary(db));
     json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
     json_object_set_new(campaign, "forks", fork_summary(db));
@@ -1431,6 +1444,13 @@ void report_print_text(json_t *report, FILE *out)
     if (suppressed)
         fprintf(out, " (suppressed: %lld)", (long long)suppressed);
     fputc('\n', out);
+    json_int_t unreached = json_integer_value(json_object_get(campaign, "unreached"));
+    if (unreached)
+        fprintf(out, "  WARNING: %lld run(s) never reached the site they were to fail, which the "
+                     "baseline reached: runs disturbed each other (-j N sharing files, folders "
+                     "or ports) or the command does other things from run to run; these runs "
+                     "say nothing of their sites (failrun exits 1; try -j1)\n",
+                (long long)unreached);
     print_programs(out, json_object_get(campaign, "programs"));
     print_forks(out, json_object_get(campaign, "forks"));
     print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
