@@ -893,6 +893,7 @@ void LF_TEXT runtime_replan(const char *text)
     }
     random_state = state.plan.seed;
     decide_fast_path();
+    publish_hooks(); /* the I/O interposers look at the plan's kinds of call only through it */
 }
 
 void LF_TEXT runtime_start(void)

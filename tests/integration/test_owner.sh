@@ -172,6 +172,15 @@ check_equal "start: every run with the outcome of owner mode" \
     "$(sql owner.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")" \
     "$(sql start.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")"
 check_equal "start: nothing of the children reached the driver's log" 0 "$(wc -c <driver.log)"
+# I/O sites too: a start's child fails its write or read as the program alone does.
+"$FAILRUN" run -q --no-fork --faults alloc,io --db owner-io.db -- $suite >/dev/null
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --faults alloc,io --db start-io.db -- $suite >/dev/null
+check "start, --faults alloc,io: I/O sites were failed in children of the starts" \
+    test "$(sql start-io.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
+        WHERE s.kind = 'io' AND r.dir LIKE '%/fork-%-starts/%' AND r.outcome <> 'not-reached'")" -ge 1
+check_equal "start, --faults alloc,io: every run with the outcome of owner mode" \
+    "$(sql owner-io.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql start-io.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
 check "start: the report says the programs forked at their start" \
     sh -c "jq -r '.campaign.forks.notes[]' start.json | grep -q 'fork at their start'"
 
