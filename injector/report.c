@@ -300,12 +300,13 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     /* First runs of a site the baseline reached, whose fault never fired: the runs disturbed
        each other (two at once sharing files or ports) or the command does other things from
        run to run. Such a run says nothing of its site; the campaign is not to be trusted as is.
-       Under --policy nofail a site too small to fail is never failed by design. */
+       Under --policy nofail a site too small to fail is never failed by design, and a kernel
+       campaign's run whose fail-nth counter never reached 0 ends the site's sweep. */
     statement = database_prepare(
         db, "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site"
             " WHERE r.kind = 'fault' AND r.outcome = 'not-reached' AND r.chain NOT LIKE '%,%'"
             " AND s.first_run IN (SELECT id FROM runs WHERE kind = 'baseline')"
-            " AND (SELECT policy FROM campaign) = 'all'");
+            " AND (SELECT policy FROM campaign) = 'all' AND (SELECT kernel FROM campaign) = 0");
     json_object_set_new(campaign, "unreached",
                         json_integer(sqlite3_step(statement) == SQLITE_ROW
                                          ? sqlite3_column_int64(statement, 0) : 0));

@@ -82,6 +82,18 @@ static struct {
     unsigned running;
 } fork_state;
 
+/* Regular files open for writing when this image started (a harness's log, as ctest gives every
+   test): a child writes into a copy of its own. A file the program opened itself stays a reason
+   not to fork: a program that writes a file tends to use it by name later (reopen, rename,
+   remove), which a copy of the descriptor cannot keep apart. */
+#define INHERITED_MAX 32
+static struct inherited_file {
+    int fd;
+    dev_t device;
+    ino_t inode;
+} inherited[INHERITED_MAX];
+static int inherited_count;
+
 /* The child's environment: our entries point into static buffers (setenv would allocate). */
 static char environment_dir[PATH_MAX + 16];
 static char environment_plan[64];
@@ -117,6 +129,49 @@ static void LF_TEXT file_in(char *out, const char *dir, const char *name)
     append(out, append(out, append(out, 0, dir), "/"), name);
 }
 
+static bool LF_TEXT descriptor_number(const char *name, uint64_t *fd)
+{
+    return parse_decimal(name, strlen(name), fd) && *fd > 2 && *fd < FORK_FD_FLOOR;
+}
+
+/* The regular files this image has open for writing now, at its start (see inherited). */
+static void LF_TEXT note_inherited_files(void)
+{
+    inherited_count = 0;
+    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory < 0)
+        return;
+    char buffer[4096];
+    long length;
+    while ((length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
+        for (long at = 0; at < length;) {
+            const char *entry = buffer + at;
+            unsigned short record_length;
+            memcpy(&record_length, entry + 16, sizeof record_length); /* linux_dirent64 */
+            at += record_length;
+            uint64_t fd;
+            struct stat st;
+            if (!descriptor_number(entry + 19, &fd) || (int)fd == directory ||
+                fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode))
+                continue;
+            int flags = fcntl((int)fd, F_GETFL);
+            if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY || inherited_count == INHERITED_MAX)
+                continue;
+            inherited[inherited_count++] = (struct inherited_file){(int)fd, st.st_dev, st.st_ino};
+        }
+    }
+    close(directory);
+}
+
+static bool LF_TEXT was_inherited(int fd, const struct stat *st)
+{
+    for (int i = 0; i < inherited_count; i++)
+        if (inherited[i].fd == fd && inherited[i].device == st->st_dev &&
+            inherited[i].inode == st->st_ino)
+            return true;
+    return false;
+}
+
 void LF_TEXT forkmode_init(const struct plan *plan)
 {
     const char *root = getenv("LIBFAIL_FORK");
@@ -134,6 +189,7 @@ void LF_TEXT forkmode_init(const struct plan *plan)
     fork_state.owner = getpid();
     fork_state.enabled = true;
     testcase_configure(plan);
+    note_inherited_files();
 }
 
 /* ---- may this process fork here? ---- */
@@ -414,8 +470,9 @@ struct fork_point {
 
 /* Can a child continue this process without sharing state with it that re-run mode would not
    share? Regular files open beyond standard input and output share one offset between parent and
-   child: they are noted in `point`, to be reopened (read-only) or copied (written) in the child;
-   more of them than the table holds, or a written one over FORK_COPY_MAX, makes the answer no,
+   child: they are noted in `point`, to be reopened (read-only) or copied (written, if the image
+   had it open for writing at its start: see inherited) in the child; more of them than the table
+   holds, or a written one the program opened itself or over FORK_COPY_MAX, makes the answer no,
    and so does an armed interval timer (a clone child does not inherit it, and the parent's keeps
    ticking while it waits). Then the site is left to a re-run. Pipes and sockets other than 0-2
    stay shared (inherited ones are common and mostly unused: a launcher's, make's jobserver); our
@@ -451,7 +508,7 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
             int flags = fcntl((int)fd, F_GETFL);
             bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
             if (flags < 0 || point->file_count == FORK_FILES_MAX ||
-                (writable && st.st_size > FORK_COPY_MAX)) {
+                (writable && (st.st_size > FORK_COPY_MAX || !was_inherited((int)fd, &st)))) {
                 why = "writing";
                 continue;
             }

@@ -64,10 +64,11 @@ seq 1 300 | sed 's/$/ a line of the data file/' >data.txt
 same_campaign shared-file "$PROGRAMS/forkshare" file "$work/data.txt"
 check "shared-file: re-run mode finds the silently dropped line" \
     test "$(jq '[.findings[] | select(.outcome == "silent")] | length' shared-file-rerun.json)" -ge 1
-# A file the program keeps open for writing: each child writes into a copy of its own, with the
-# parent's lines so far, so the sites are forked and end as their re-runs do (one run at a time:
-# two re-runs at once would write into one log).
-same_campaign log -j1 -- "$PROGRAMS/forkshare" log "$work/steps.log"
+# A log the program was given open for writing (a harness's): each child writes into a copy of
+# its own, with the parent's lines so far, so the sites are forked and end as their re-runs do
+# (one run at a time: two re-runs at once would write into one log). A file the program opens
+# for writing itself still leaves its sites to re-runs (test_faults_io.sh).
+same_campaign log -j1 -- sh -c ': >"$2"; exec "$1" log 3 3<>"$2"' sh "$PROGRAMS/forkshare" "$work/steps.log"
 check_equal "log: every site of the logging program was answered by a fork" 0 \
     "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND chain NOT LIKE '%,%' AND dir NOT LIKE '%/fork-%'")"
 check "log: each failed step found its log as it was (exit 1, not 3)" \

@@ -5,11 +5,11 @@
  *               copy of each; a failed copy silently drops the line (BUG(dropped-line)), so the
  *               count it prints is wrong: a child sharing the parent's open file would read the
  *               parent's lines away
- *   log PATH    writes a line per step into PATH, a log it keeps open for reading and writing;
- *               a failed allocation reads the log back through the same stream and exits 1
- *               when it holds exactly the steps so far, 3 when not: a child writing into the
- *               parent's file, or given a copy without the parent's lines, would not end as a
- *               re-run does
+ *   log FD      writes a line per step into FD, a log it was given open for reading and
+ *               writing (as a harness gives its tests a log); a failed allocation reads the log
+ *               back through the same stream and exits 1 when it holds exactly the steps so
+ *               far, 3 when not: a child writing into the parent's file, or given a copy
+ *               without the parent's lines, would not end as a re-run does
  *   alarm       arms a 1 s watchdog; a failed allocation waits for it, and the watchdog exits 4
  *               (a clone child does not inherit the timer; the parent's fires while it waits)
  */
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc == 3 && !strcmp(argv[1], "log")) {
-        FILE *log = fopen(argv[2], "w+");
+        FILE *log = fdopen(atoi(argv[2]), "w+");
         if (!log)
             return 2;
         static const size_t sizes[] = {24, 48, 96, 192};
@@ -88,6 +88,6 @@ int main(int argc, char **argv)
         puts("done");
         return 0;
     }
-    fputs("usage: forkshare file PATH | log PATH | alarm\n", stderr);
+    fputs("usage: forkshare file PATH | log FD | alarm\n", stderr);
     return 2;
 }
