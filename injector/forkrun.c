@@ -385,8 +385,6 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
     int started = 0;
     for (int i = 0; i < helpers; i++)
         started += pthread_create(&threads[started], NULL, read_children, &children) == 0;
-    if (!context->options->quiet && jobs.count)
-        fprintf(stderr, "failrun: reading what the fork run's %zu children left\n", jobs.count);
     read_children(&children); /* this thread reads too */
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
