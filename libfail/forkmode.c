@@ -845,17 +845,17 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
         name[length + format_decimal(name + length, n)] = '\0';
         size_t at = append(path, append(path, 0, fork_state.root), "/starts/");
         append(path, at, name + 6);
+        append(taken, append(taken, 0, path), ".taken");
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            if (errno == ENOENT)
-                return false;
-            continue;
+            if (errno == ENOENT && access(taken, F_OK) != 0)
+                return false; /* no such file, taken or not: the last of this command line */
+            continue;         /* another start took it: the next may be this one's */
         }
         reader.fd = fd;
         reader.start = reader.end = 0;
         bool same = read_line(&reader, line, sizeof line) && !strcmp(line, exe) &&
                     read_line(&reader, line, sizeof line) && same_folder(line, cwd, run_dir);
-        append(taken, append(taken, 0, path), ".taken");
         if (!same || rename(path, taken) != 0) {
             close(fd); /* another program's, or another process of this one took it */
             continue;
