@@ -81,7 +81,7 @@ static char *audit_path(const struct campaign_settings *settings)
 }
 
 /* ";faults=..." when the campaign fails more than allocations (plans without it fail those). */
-static const char *fault_kinds_suffix(const struct campaign_settings *settings)
+const char *fault_kinds_suffix(const struct campaign_settings *settings)
 {
     if (!settings->fault_kinds || settings->fault_kinds == PLAN_FAULT_ALLOC)
         return "";

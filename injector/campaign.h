@@ -84,6 +84,8 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                 uint64_t seed);
 /* The baseline's: record every site, fail nothing. */
 char *plan_record(const struct campaign_settings *settings);
+/* ";faults=..." for a plan of the campaign's kinds of call ("" for allocations only). */
+const char *fault_kinds_suffix(const struct campaign_settings *settings);
 
 /* The default scope, decided from the baseline's processes: when the command starts programs of
    the user's own (outside the system's folders), those are under test and the command is only a

@@ -172,12 +172,14 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
                          : program      ? program->timeout_ms
                                         : context->timeout_ms;
     const char *tests = settings->test_cases && *settings->test_cases ? settings->test_cases : NULL;
-    char *plan = xasprintf("mode=%s;jobs=%d;timeout=%lld;depth=%d%s%s",
+    /* A start's parent fails nothing but sees the campaign's kinds of call, so that a site it
+       reaches before main, an I/O call too, is known to it (and left to a re-run). */
+    char *plan = xasprintf("mode=%s;jobs=%d;timeout=%lld;depth=%d%s%s%s",
                            start_timeout_ms ? "start" : "fork",
                            context->options->jobs < PLAN_MAX_JOBS ? context->options->jobs
                                                                  : PLAN_MAX_JOBS,
                            (long long)timeout_ms, settings->depth, tests ? ";tests=" : "",
-                           tests ? tests : "");
+                           tests ? tests : "", start_timeout_ms ? fault_kinds_suffix(settings) : "");
     char **base = program ? program_environment(settings, program->environment, dir, plan)
                           : run_environment(settings, dir, plan);
     size_t count = 0;
@@ -198,6 +200,7 @@ static struct spawn_result execute_fork_run(struct campaign_context *context, co
     };
     if (program) /* that program alone, as it was started in the baseline */
         start_alone(&request, program, environment);
+    request.run_dir = root; /* its children's folders lie beside `command`, inside root */
     const char *name = program ? program->exe : settings->argv[0];
     struct fork_watch watch = {.root = root, .name = base_name(name),
                                .forkable = forkable, .started_ms = now_ms(),
@@ -725,8 +728,8 @@ static void start_fork_run(struct campaign_context *context, struct program **st
     if (!context->options->quiet)
         fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
                 context->options->settings.argv[0], count, (long long)forkable);
-    struct spawn_result command =
-        execute_fork_run(context, root, command_dir, forkable, NULL, timeout_ms);
+    struct spawn_result command = /* a control child per start, too */
+        execute_fork_run(context, root, command_dir, forkable + (int64_t)count, NULL, timeout_ms);
     /* The programs' unfailed processes go on after their children: the command must end as in
        the baseline, or the children changed something it used (see fork_run). */
     bool diverged = command.timed_out || command.signal != context->baseline.signal ||
@@ -851,7 +854,7 @@ void run_fork_phase(struct campaign_context *context)
                 continue;
             int64_t sites = forkable_count(context->db, program->id);
             if (!fork_pays(context, program->exe, sites, program->alone_wall_ms)) {
-                if (context->options->fork == FORK_AUTO && start_forkable(program)) {
+                if (context->options->fork == FORK_AUTO && sites > 0 && start_forkable(program)) {
                     VECTOR_PUSH(starts, program);
                     start_sites += sites;
                     start_cost += sites * (program->alone_wall_ms > 0 ? program->alone_wall_ms : 1);

@@ -6,7 +6,7 @@
  * parent exits, would be re-parented to init and run on after the campaign. So failrun is a
  * child subreaper (PR_SET_CHILD_SUBREAPER): such orphans become its children. Which run one
  * belongs to is in its environment: every process of a run inherits LIBFAIL_DIR, the run's
- * folder (a fork child's, a folder inside the fork run's). Then
+ * folder (a fork child's, a folder inside the fork run's, which spawn.c names as the run's). Then
  * - when a run ends, the orphans whose LIBFAIL_DIR lies in that run's folder end with it
  *   (spawn.c); those of other runs still going on (-j N) are left alone;
  * - when the campaign ends, or failrun gets SIGINT, SIGTERM or SIGHUP, every orphan it adopted
@@ -125,7 +125,7 @@ static bool below_failrun(long pid)
    folder lies in `folder` (NULL: any run folder) ends; adopted zombies are reaped. With
    `unowned`, only processes no failrun is above. Returns how many were ended. */
 static int end_matching(const char *folder, bool adopted_only, bool unowned,
-                        bool (*keep)(long pid))
+                        bool (*keep)(long pid), bool reap_zombies)
 {
     DIR *proc = opendir("/proc");
     if (!proc)
@@ -144,8 +144,11 @@ static int end_matching(const char *folder, bool adopted_only, bool unowned,
         bool adopted = parent == self;
         if ((adopted_only && !adopted) || (keep && keep(pid)))
             continue;
-        if (adopted && state == 'Z') { /* an orphan that ended by itself */
-            waitpid((pid_t)pid, NULL, WNOHANG);
+        if (state == 'Z') {
+            /* An orphan that ended by itself: reaped only once no run is being started (a run's
+               own process, dead before spawn.c registered it, must be left to its waitpid). */
+            if (adopted && reap_zombies)
+                waitpid((pid_t)pid, NULL, WNOHANG);
             continue;
         }
         char *dir = process_run_dir(pid);
@@ -177,6 +180,8 @@ static bool has_adopted(bool (*keep)(long pid))
         char *path = xasprintf("/proc/self/task/%s/children", entry->d_name);
         char *text = read_whole_file(path, NULL);
         free(path);
+        if (!text)
+            found = true; /* cannot tell (no CONFIG_PROC_CHILDREN): look */
         for (char *at = text; at && *at && !found;) {
             char *end;
             long pid = strtol(at, &end, 10);
@@ -194,15 +199,15 @@ static bool has_adopted(bool (*keep)(long pid))
 void leftovers_end_run(const char *run_dir, bool (*keep)(long pid))
 {
     if (run_dir && has_adopted(keep))
-        end_matching(run_dir, true, false, keep);
+        end_matching(run_dir, true, false, keep, false);
 }
 
 void leftovers_end_all(void)
 {
-    end_matching(NULL, true, false, NULL);
+    end_matching(NULL, true, false, NULL, true);
 }
 
 int leftovers_end_stale(const char *folder, bool owner_gone)
 {
-    return end_matching(folder, false, !owner_gone, NULL);
+    return end_matching(folder, false, !owner_gone, NULL, false);
 }

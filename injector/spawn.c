@@ -57,6 +57,8 @@ static bool spawn_is_live(long pid)
 /* The run's folder, from the LIBFAIL_DIR the request gives it; NULL for none. */
 static const char *run_dir_of(const struct spawn_request *request)
 {
+    if (request->run_dir)
+        return request->run_dir;
     const char *const *lists[] = {request->extra_environment, request->environment};
     for (int l = 0; l < 2; l++)
         for (size_t i = 0; lists[l] && lists[l][i]; i++)

@@ -18,6 +18,8 @@ struct spawn_request {
     const char *stdout_path;              /* NULL: inherit */
     const char *stderr_path;              /* NULL: inherit */
     int64_t timeout_ms;                   /* 0: none */
+    const char *run_dir; /* the folder whose processes are the run's (leftover.c); NULL: the
+                            LIBFAIL_DIR the environment gives */
 };
 
 struct spawn_result {

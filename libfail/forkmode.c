@@ -175,7 +175,8 @@ static bool LF_TEXT was_inherited(int fd, const struct stat *st)
 void LF_TEXT forkmode_init(const struct plan *plan)
 {
     const char *root = getenv("LIBFAIL_FORK");
-    if (!root || root[0] != '/' || strlen(root) >= sizeof fork_state.root)
+    /* Room for ROOT/start-HASH-N/result.tmp and the like in PATH_MAX buffers. */
+    if (!root || root[0] != '/' || strlen(root) >= PATH_MAX - 96)
         return; /* nowhere to put the children: record only */
     append(fork_state.root, 0, root);
     fork_state.jobs = plan->jobs ? plan->jobs : 1;
@@ -590,8 +591,11 @@ static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir
             if (fresh >= 0 && file->offset >= 0)
                 lseek(fresh, file->offset, SEEK_SET);
         }
-        if (fresh < 0)
+        if (fresh < 0) {
+            if (file->writable)
+                close(file->fd); /* never write into the parent's file */
             continue;
+        }
         dup3(fresh, file->fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
         close(fresh);
     }
@@ -847,6 +851,13 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
         append(path, at, name + 6);
         append(taken, append(taken, 0, path), ".taken");
         int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) { /* out of the program's numbers (and of the files a child reopens) */
+            int high = fcntl(fd, F_DUPFD_CLOEXEC, FORK_FD_FLOOR);
+            if (high >= 0) {
+                close(fd);
+                fd = high;
+            }
+        }
         if (fd < 0) {
             if (errno == ENOENT && access(taken, F_OK) != 0)
                 return false; /* no such file, taken or not: the last of this command line */
