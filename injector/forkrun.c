@@ -57,12 +57,14 @@
    (FAILRUN_FORK_ABOVE_MS sets another bound); --fork forks everywhere, --no-fork nowhere. */
 #define AUTO_FORK_COST_MS 60000
 
-static int64_t auto_fork_cost_ms(void)
+/* A bound in milliseconds from the environment variable `name`, `otherwise` when unset or not a
+   whole number. */
+static int64_t bound_from_environment(const char *name, int64_t otherwise)
 {
-    const char *text = getenv("FAILRUN_FORK_ABOVE_MS");
+    const char *text = getenv(name);
     char *end = NULL;
     long long value = text && *text ? strtoll(text, &end, 10) : -1;
-    return end && !*end && value >= 0 ? value : AUTO_FORK_COST_MS;
+    return end && !*end && value >= 0 ? value : otherwise;
 }
 
 static int64_t forkable_count(sqlite3 *db, int64_t program)
@@ -530,6 +532,29 @@ static void explain_refusals(struct campaign_context *context, const char *root,
     json_decref(reasons);
 }
 
+/* What is still planned of `selector`'s forkable runs was tried by the fork run in `root`: it
+   is re-run, also after a resume. */
+static void finish_fork_run(struct campaign_context *context, const char *root, int64_t selector)
+{
+    sqlite3_stmt *tried = database_prepare(
+        context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
+    sqlite3_bind_int64(tried, 1, selector);
+    char *kept_root = kept_path(context, root);
+    sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
+    free(kept_root);
+    database_step_done(tried);
+    database_finalize(tried);
+}
+
+/* The fork run's folder goes once its children are concluded. */
+static void remove_fork_folder(struct campaign_context *context, const char *root)
+{
+    if (context->scratch_dir)
+        remove_tree(root); /* what was kept has moved (settle_run_folder) */
+    else if (!context->options->keep_runs)
+        remove_unkept_folders(context->db, root);
+}
+
 /* One fork run: of `program` alone (its owner runs), or of the command (`selector`: 0 whatever
    is left, UNOWNED the runs of no program alone). Adds the sites it was for and those it
    answered to *forkable and *concluded. */
@@ -589,21 +614,10 @@ static void fork_run(struct campaign_context *context, struct program *program, 
     if (!diverged)
         explain_refusals(context, root, program ? program->exe : context->options->settings.argv[0],
                          selector);
-    /* What is still planned now was tried: re-run it, also after a resume. */
-    sqlite3_stmt *tried = database_prepare(
-        context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
-    sqlite3_bind_int64(tried, 1, selector);
-    char *kept_root = kept_path(context, root);
-    sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
-    free(kept_root);
-    database_step_done(tried);
-    database_finalize(tried);
+    finish_fork_run(context, root, selector);
     *forkable_total += forkable;
     *concluded_total += concluded;
-    if (context->scratch_dir)
-        remove_tree(root); /* what was kept has moved (settle_run_folder) */
-    else if (!context->options->keep_runs)
-        remove_unkept_folders(context->db, root);
+    remove_fork_folder(context, root);
     free(command_dir);
     free(root);
 }
@@ -756,25 +770,14 @@ static void start_fork_run(struct campaign_context *context, struct program **st
                                        starts[i]->id, true);
         explain_refusals(context, root, starts[i]->exe, starts[i]->id);
     }
-    /* What is still planned now was tried: re-run it, also after a resume. */
-    char *kept_root = kept_path(context, root);
     for (size_t i = 0; i < count; i++) {
-        sqlite3_stmt *tried = database_prepare(
-            context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
-        sqlite3_bind_int64(tried, 1, starts[i]->id);
-        sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
-        database_step_done(tried);
-        database_finalize(tried);
+        finish_fork_run(context, root, starts[i]->id);
         free(names[i]);
     }
-    free(kept_root);
     free(names);
     *forkable_total += forkable;
     *concluded_total += concluded;
-    if (context->scratch_dir)
-        remove_tree(root);
-    else if (!context->options->keep_runs)
-        remove_unkept_folders(context->db, root);
+    remove_fork_folder(context, root);
     free(starts_dir);
     free(command_dir);
     free(root);
@@ -787,11 +790,9 @@ static bool starts_pay(struct campaign_context *context, size_t count, int64_t f
 {
     if (count == 0 || forkable == 0)
         return false;
-    const char *text = getenv("FAILRUN_START_ABOVE_MS");
-    char *end = NULL;
-    long long bound = text && *text ? strtoll(text, &end, 10) : -1;
-    if (!(end && !*end && bound >= 0))
-        bound = AUTO_START_COST_MS > 2 * baseline_wall_ms ? AUTO_START_COST_MS : 2 * baseline_wall_ms;
+    int64_t bound = bound_from_environment(
+        "FAILRUN_START_ABOVE_MS",
+        AUTO_START_COST_MS > 2 * baseline_wall_ms ? AUTO_START_COST_MS : 2 * baseline_wall_ms);
     if (cost_ms < bound)
         return false;
     char *note = xasprintf("%zu program(s) fork at their start for their %lld sites, inside one "
@@ -817,7 +818,7 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
         return true;
     if (wall_ms < 1)
         wall_ms = 1;
-    if (forkable * wall_ms < auto_fork_cost_ms())
+    if (forkable * wall_ms < bound_from_environment("FAILRUN_FORK_ABOVE_MS", AUTO_FORK_COST_MS))
         return false;
     const char *base = base_name(name);
     char *note = xasprintf("%s forks at its sites: re-running it for each of its %lld sites would "

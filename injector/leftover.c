@@ -99,6 +99,19 @@ static void end_process(long pid, bool adopted)
             ;
 }
 
+bool process_is_failrun(long pid, bool if_unreadable)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return errno != ENOENT && if_unreadable;
+    char name[32] = "";
+    bool failrun = fgets(name, sizeof name, file) && !strcmp(name, "failrun\n");
+    fclose(file);
+    return failrun;
+}
+
 /* A failrun process above `pid` (its parent, grandparent, ...): it is a live campaign's. */
 static bool below_failrun(long pid)
 {
@@ -107,15 +120,8 @@ static bool below_failrun(long pid)
         char state = 0;
         if (!process_stat(pid, &parent, &state))
             return false;
-        char path[64], name[32] = "";
-        snprintf(path, sizeof path, "/proc/%ld/comm", parent);
-        FILE *file = fopen(path, "r");
-        if (file) {
-            bool failrun = fgets(name, sizeof name, file) && !strcmp(name, "failrun\n");
-            fclose(file);
-            if (failrun)
-                return true;
-        }
+        if (process_is_failrun(parent, false))
+            return true;
         pid = parent;
     }
     return false;

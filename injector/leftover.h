@@ -7,6 +7,9 @@
 
 #include <stdbool.h>
 
+/* Process `pid` is a failrun (its command name); `if_unreadable` when it lives but its name
+   cannot be read. */
+bool process_is_failrun(long pid, bool if_unreadable);
 /* failrun becomes a child subreaper: orphans of its runs become its children. */
 void leftovers_adopt(void);
 /* A run whose folder is `run_dir` ended: the orphans failrun adopted from it end (`keep`: the

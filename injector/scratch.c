@@ -56,15 +56,7 @@ static int scratch_lock = -1;
    another program does not keep it. */
 static bool may_be_owner(long pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-    FILE *file = fopen(path, "r");
-    if (!file)
-        return errno != ENOENT; /* unreadable: alive, assume the worst */
-    char name[32] = "";
-    bool failrun = fgets(name, sizeof name, file) && !strcmp(name, "failrun\n");
-    fclose(file);
-    return failrun;
+    return process_is_failrun(pid, true); /* unreadable: alive, assume the worst */
 }
 
 /* Remove the folders failrun-PID.* under root that no live failrun owns. */
