@@ -114,8 +114,10 @@ void report_print_junit(json_t *report, FILE *out)
             fputs("\">", out);
             junit_stack(out, "injection stack", json_object_get(finding, "injection_stack"));
             json_t *evidence = json_object_get(finding, "crash_stack");
-            junit_stack(out, evidence ? "crash stack" : "leaked block allocated at",
-                        evidence ? evidence : json_object_get(finding, "leaked_stack"));
+            if (evidence)
+                junit_stack(out, "crash stack", evidence);
+            else if ((evidence = json_object_get(finding, "leaked_stack")))
+                junit_stack(out, "leaked block allocated at", evidence);
             fputs("replay: ", out);
             xml_text(out, text_of(finding, "replay"));
             fputs("\n</failure>\n", out);
@@ -212,12 +214,18 @@ void report_print_sarif(json_t *report, FILE *out)
                                   text_of(finding, "sanitizer"), text_of(location, "function"),
                                   request, text_of(finding, "site"), text_of(finding, "replay"));
         free(request);
+        /* A run that went on wrongly ended nowhere in particular: its one flow is the
+           injection's. */
+        json_t *flows = json_array();
+        json_array_append_new(flows, sarif_code_flow("where the allocation failed",
+                                                     json_object_get(finding, "injection_stack"),
+                                                     cwd));
+        if (evidence)
+            json_array_append_new(flows, sarif_code_flow("where it ended", evidence, cwd));
         json_t *result = json_pack(
-            "{s:s, s:s, s:{s:s}, s:[o], s:[o, o], s:{s:s}}", "ruleId", text_of(finding, "outcome"),
+            "{s:s, s:s, s:{s:s}, s:[o], s:o, s:{s:s}}", "ruleId", text_of(finding, "outcome"),
             "level", "error", "message", "text", message, "locations",
-            sarif_location(location, cwd), "codeFlows",
-            sarif_code_flow("where the allocation failed", json_object_get(finding, "injection_stack"), cwd),
-            sarif_code_flow("where it ended", evidence, cwd), "partialFingerprints",
+            sarif_location(location, cwd), "codeFlows", flows, "partialFingerprints",
             "failrunSite/v1", text_of(finding, "site"));
         free(message);
         json_array_append_new(results, result);

@@ -754,14 +754,17 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         struct frame_list frames = {0};
         frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
         json_t *evidence = symbolise_stack(symboliser, &map, &frames);
-        /* A leak is located at the allocation that leaked (in a wrapper's caller); anything
-           else where it ended. */
+        /* A leak is located at the allocation that leaked, and a run that went on wrongly
+           (silent, swallowed, a hang) at its failed call: both in a wrapper's caller, since
+           curl_dbg_malloc or xmalloc only passed the failure on. A crash where it ended. */
         bool leak = !strcmp(outcome, "leak");
+        bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
         const char *through = NULL;
-        int leaked_at = leak ? named_entry(evidence, wrappers, &through) : -1;
+        int named_at = !crashed && strcmp(outcome, "kernel") ? named_entry(evidence, wrappers, &through)
+                                                             : -1;
         json_object_set_new(finding, "location",
-                            leaked_at >= 0 ? json_deep_copy(json_array_get(evidence, (size_t)leaked_at))
-                                           : stack_location(evidence));
+                            named_at >= 0 ? json_deep_copy(json_array_get(evidence, (size_t)named_at))
+                                          : stack_location(evidence));
         if (through)
             json_object_set_new(finding, "through", json_string(through));
         /* A leak whose allocation, failed call and loss lie inside a system library is that
@@ -774,7 +777,6 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
            injection), and an abort is deliberate: glibc's assertion or heap check, raised for
            its caller's bug. */
-        bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
         bool system = library || (crashed && signal != SIGABRT &&
                                   json_is_true(json_object_get(fault, "system")) &&
                                   !fault_in_caller(evidence));
@@ -803,8 +805,14 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
             json_object_set_new(top, "offset", json_integer(address));
         }
         json_object_set_new(finding, "injection_stack", injection);
-        json_object_set_new(finding, strcmp(outcome, "leak") ? "crash_stack" : "leaked_stack",
-                            evidence);
+        /* A run that went on (silent, swallowed, a hang) has no stack of its own: its
+           evidence is the injection stack, shown once. */
+        if (leak)
+            json_object_set_new(finding, "leaked_stack", evidence);
+        else if (crashed || !strcmp(outcome, "kernel"))
+            json_object_set_new(finding, "crash_stack", evidence);
+        else
+            json_decref(evidence);
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
         if (detail && !strcmp(outcome, "kernel")) {
@@ -1203,13 +1211,10 @@ static void print_finding(FILE *out, json_t *finding)
             line = end ? end + 1 : line + length;
         }
     } else if (json_object_get(finding, "crash_stack")) {
-        /* A silent run, a hang or a swallowed error is located at the injection: no crash. */
-        const char *kind = string_of(finding, "outcome");
-        if (!strcmp(kind, "crash") || !strcmp(kind, "sanitizer"))
-            print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
-    }
-    else
+        print_stack(out, "crash stack", json_object_get(finding, "crash_stack"));
+    } else if (json_object_get(finding, "leaked_stack")) {
         print_stack(out, "leaked block allocated at", json_object_get(finding, "leaked_stack"));
+    }
     fprintf(out, "  replay: %s\n", string_of(finding, "replay"));
 }
 

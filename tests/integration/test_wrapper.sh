@@ -17,6 +17,14 @@ check_equal "wrapper by name: the site is named after the caller, through the wr
     "make_pair at wrapped.c:$(grep -n 'char \*second = my_xmalloc' "$ROOT/tests/programs/wrapped.c" | cut -d: -f1) (through my_xmalloc)" \
     "$(jq -r '.findings[] | select(.location.function == "make_pair") | .site_name' auto.json)"
 check "wrapper by name: the text report names it so" grep -q "(make_list at wrapped.c:[0-9]* (through my_xmalloc))" auto.txt
+greet_line=$(grep -n 'char \*name = my_xmalloc' "$ROOT/tests/programs/wrapped.c" | cut -d: -f1)
+check_equal "silent through a wrapper: located at the wrapper's caller, not inside the wrapper" \
+    "silent greet wrapped.c:$greet_line my_xmalloc" \
+    "$(jq -r '.findings[] | select(.outcome == "silent") | "\(.outcome) \(.location.function) \(.location.file | split("/") | last):\(.location.line) \(.through)"' auto.json)"
+check "silent: no crash stack in the JSON (nothing crashed)" \
+    test "$(jq '[.findings[] | select(.outcome == "silent") | has("crash_stack")] | any' auto.json)" = false
+check "silent: the text report's headline names greet's line" \
+    grep -q "^[^ ].*silent.*wrapped.c:$greet_line in greet" auto.txt
 check_equal "no wrapper: grab's site keeps its own name" "grab" \
     "$(jq -r '.findings[] | select(.location.function == "grab") | .site_name' auto.json | cut -d' ' -f1)"
 

@@ -3,6 +3,8 @@
  * called from two functions that leak their first block when the second allocation fails.
  * my_xmalloc is recognised by its name (and its two callers); grab only when named with
  * --wrapper grab. Each leak is a bug of the caller, not of the wrapper: two findings each.
+ * greet says nothing when my_xmalloc fails and the program still ends well: a silent finding,
+ * located at greet's call, not inside the wrapper that only passed the failure on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +71,19 @@ __attribute__((noinline)) static int fill_two(void)
     return 0;
 }
 
+__attribute__((noinline)) static void greet(void)
+{
+    char *name = my_xmalloc(8);
+    if (!name)
+        return; /* BUG: the greeting is lost and nobody is told */
+    snprintf(name, 8, "%s", "world");
+    printf("hello %s\n", name);
+    free(name);
+}
+
 int main(void)
 {
+    greet();
     /* Failures are absorbed (same status, same output): only the leaks are bugs. */
     make_pair();
     make_list();
