@@ -36,7 +36,7 @@ HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/prel
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so \
-             $(BUILD)/libfail-audit.supp
+             $(BUILD)/libfail-audit.supp $(BUILD)/libfail-valgrind.supp
 EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples/test_kv \
             $(BUILD)/examples/relay \
             $(BUILD)/examples/cov/wordfreq-classic $(BUILD)/examples/cov/wordfreq-nofail \
@@ -106,6 +106,10 @@ $(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/li
 	$(CC) -shared -o $@ $^
 # Beside it, the LeakSanitizer rules of AddressSanitizer programs run under it.
 $(BUILD)/libfail-audit.supp: injector/preload/audit.supp
+	@mkdir -p $(dir $@)
+	cp $< $@
+# Beside the preload, the memcheck rules for it, for programs a harness runs under valgrind.
+$(BUILD)/libfail-valgrind.supp: injector/preload/valgrind.supp
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -501,7 +505,7 @@ INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VE
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp \
-    $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-valgrind.supp $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
     $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man3/libfail.3
 
@@ -518,6 +522,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
 	install -m 755 $(BUILD)/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so
 	install -m 644 $(BUILD)/libfail-audit.supp $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp
+	install -m 644 $(BUILD)/libfail-valgrind.supp $(DESTDIR)$(LIBDIR)/libfail/libfail-valgrind.supp
 	install -m 644 libfail/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail.h
 	install -m 644 libfail/include/libfail/cmocka.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h
 	install -m 644 doc/failrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/failrun.1

@@ -28,6 +28,18 @@ unsigned fault_kinds_parse(const char *text)
     return bad ? 0 : plan.fault_kinds;
 }
 
+/* libfail-valgrind.supp beside the preload, or NULL when it is not there. */
+static char *valgrind_rules(const char *preload)
+{
+    const char *slash = strrchr(preload, '/');
+    char *rules = xasprintf("%.*slibfail-valgrind.supp", slash ? (int)(slash - preload + 1) : 0,
+                            preload);
+    if (access(rules, R_OK) == 0)
+        return rules;
+    free(rules);
+    return NULL;
+}
+
 char *preload_path(const struct campaign_settings *settings)
 {
     bool io = settings->fault_kinds & PLAN_FAULT_IO;
@@ -151,7 +163,7 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     plan = padded_plan;
     char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
-    char **environment = xcalloc(14, sizeof *environment);
+    char **environment = xcalloc(16, sizeof *environment);
     size_t n = 0;
     /* Ours first, so it sits above any allocator the user preloads. */
     environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
@@ -180,6 +192,22 @@ char **run_environment(const struct campaign_settings *settings, const char *run
         free(rules);
         free(audit);
     }
+    /* A harness that runs the program under valgrind (curl's runtests does when it is
+       installed). By default valgrind sends the guest's malloc calls straight to its own, past
+       any preloaded interposer, so no allocation would be seen: nouserintercepts makes it
+       replace only the C library's (which the preload calls on to, so memcheck still tracks
+       every block). And memcheck's rules for the preload's own code (libfail-valgrind.supp
+       beside it). Both before the user's options, which a harness's own command line follows:
+       their --soname-synonyms wins. */
+    char *rules = valgrind_rules(preload);
+    const char *options = getenv("VALGRIND_OPTS");
+    char *ours = rules ? xasprintf("--soname-synonyms=somalloc=nouserintercepts --suppressions=%s",
+                                   rules)
+                       : xstrdup("--soname-synonyms=somalloc=nouserintercepts");
+    environment[n++] = options && *options ? xasprintf("VALGRIND_OPTS=%s %s", ours, options)
+                                           : xasprintf("VALGRIND_OPTS=%s", ours);
+    free(ours);
+    free(rules);
     environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
     environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
     /* Before the scope is decided (the baseline), every process records. */
@@ -250,7 +278,8 @@ char **program_environment(const struct campaign_settings *settings, char *const
         }
         if ((entry_is(entry, "LD_AUDIT") && strstr(entry, "libfail-audit")) ||
             entry_is(entry, "LIBFAIL_API_MODULES") ||
-            (entry_is(entry, "LSAN_OPTIONS") && strstr(entry, "use_tls=0")))
+            (entry_is(entry, "LSAN_OPTIONS") && strstr(entry, "use_tls=0")) ||
+            (entry_is(entry, "VALGRIND_OPTS") && strstr(entry, "somalloc=nouserintercepts")))
             continue; /* ours: this run's own follows */
         bool kept = false;
         for (int undefined = 0; undefined < 2 && !kept; undefined++) {

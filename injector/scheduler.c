@@ -374,6 +374,54 @@ static void warn_unpreloaded(sqlite3 *db, int64_t run_id)
     free(list);
 }
 
+/* The command failed under the preload: run it once without (in DIR/plain). When it passes
+   there, failrun broke it (a harness that runs it under valgrind and counts errors, a test that
+   checks its environment or its descriptors), and every fault run would compare with a failure
+   of failrun's own: stop and say so. Otherwise the failure is the command's own. */
+static void check_failure_is_own(struct campaign_context *context, const char *dir,
+                                 int64_t limit, const char *how)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    char *plain = xasprintf("%s/plain", dir);
+    if (!make_directories(plain))
+        fatal("cannot create %s: %s; check the folder of --db", plain, strerror(errno));
+    char *out = xasprintf("%s/stdout", plain), *err = xasprintf("%s/stderr", plain);
+    char *folder = xasprintf("LIBFAIL_DIR=%s", plain); /* its daemons end with it (leftover.c) */
+    const char *extra[] = {folder, NULL};
+    struct spawn_request request = {
+        .argv = settings->argv,
+        .extra_environment = extra,
+        .stdin_path = settings->stdin_path ? settings->stdin_path : "/dev/null",
+        .stdout_path = out,
+        .stderr_path = err,
+        .timeout_ms = limit,
+        .run_dir = plain,
+    };
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: the baseline %s; running the command once without libfail\n",
+                how);
+    struct spawn_result result = spawn_and_wait(&request);
+    if (result.started && !result.timed_out && !result.signal && result.exit_code == 0) {
+        char *with = xasprintf("%s/stderr", dir);
+        char *text = read_whole_file(with, NULL);
+        bool valgrind = text && strstr(text, "== ") && strstr(text, "libfail");
+        free(text);
+        free(with);
+        fatal("the command passes without libfail but %s under its preload: failrun broke it, and "
+              "a campaign would compare every run with that failure. Its output with the preload "
+              "is in %s, without it in %s.%s Please report this as a libfail bug.", how, dir,
+              plain, valgrind ? " valgrind reports errors in libfail's own code there: failrun "
+                                "passes its rules in VALGRIND_OPTS; a harness that sets its own "
+                                "options may need --suppressions=PATH/libfail-valgrind.supp "
+                                "(beside libfail-preload.so)."
+                              : "");
+    }
+    free(folder);
+    free(out);
+    free(err);
+    free(plain);
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -395,16 +443,23 @@ void run_baseline(struct campaign_context *context)
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
               "raise --timeout or fix the command", (long long)(limit / 1000));
-    if (result.signal)
-        fatal("the command dies of SIG%s without any fault injected; failrun needs a command "
-              "that passes on its own (output in %s)", sigabbrev_np(result.signal), dir);
     if (result.exit_code == 127 && !result.started)
         fatal("cannot run %s (see %s/stderr)", context->options->settings.argv[0], dir);
+    if (result.signal || result.exit_code != 0) {
+        char *how = result.signal ? xasprintf("dies of SIG%s", sigabbrev_np(result.signal))
+                                  : xasprintf("exits with status %d", result.exit_code);
+        check_failure_is_own(context, dir, limit, how);
+        free(how);
+    }
+    if (result.signal)
+        fatal("the command dies of SIG%s without any fault injected, with libfail or without; "
+              "failrun needs a command that passes on its own (output in %s)",
+              sigabbrev_np(result.signal), dir);
     struct run_records records = {0};
     ingest_run(dir, &records);
     if (result.exit_code != 0)
-        warn("the command exits with status %d even without faults (%s); outcomes compare "
-             "against it", result.exit_code, failing_processes(&records));
+        warn("the command exits with status %d even without faults, with libfail or without "
+             "(%s); outcomes compare against it", result.exit_code, failing_processes(&records));
     if (records.processes.count == 0)
         fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
               "setuid? failrun needs a dynamically linked program");
