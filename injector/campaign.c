@@ -320,19 +320,58 @@ char **program_environment(const struct campaign_settings *settings, char *const
     return out.items;
 }
 
-char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline)
+const char *fixture_reason(const struct ingest_process *process)
+{
+    bool orphaned = process->exited && process->exit_parent && process->parent &&
+                    process->exit_parent != process->parent;
+    if (orphaned)
+        return "outlived the process that started it";
+    if (process->exited || process->signal)
+        return NULL; /* it ended by itself (or crashed) while its starter lived: a test */
+    if (process->fixture & RECORD_FIXTURE_LISTENED)
+        return "served a socket until it was stopped";
+    if (process->fixture & RECORD_FIXTURE_SESSION)
+        return "left its session (daemonised) and ran until it was stopped";
+    return NULL;
+}
+
+/* Can this path stand in a scope list as itself (no separator, no glob character)? */
+static bool plain_path(const char *path)
+{
+    return !strpbrk(path, ":*?[]!");
+}
+
+char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline,
+                   json_t *fixtures)
 {
     if (*settings->exe_globs)
         return xstrdup(settings->exe_globs);
+    bool own_code = false;
     for (size_t i = 0; baseline && i < baseline->processes.count; i++)
         if (!path_is_system(baseline->processes.items[i].exe))
-            return xstrdup("");
-    return xstrdup(settings->top_exe);
+            own_code = true;
+    if (!own_code)
+        return xstrdup(settings->top_exe);
+    /* The suite's fixtures (its servers and daemons) are not under test: left out by name. The
+       command's own program never is one. */
+    char *scope = xstrdup("");
+    for (size_t i = 0; baseline && i < baseline->processes.count; i++) {
+        const struct ingest_process *process = &baseline->processes.items[i];
+        const char *why = fixture_reason(process);
+        if (!why || path_is_system(process->exe) || !plain_path(process->exe) ||
+            !strcmp(process->exe, settings->top_exe) || json_object_get(fixtures, process->exe))
+            continue;
+        json_object_set_new(fixtures, process->exe, json_string(why));
+        char *longer = xasprintf("%s%s!%s", scope, *scope ? ":" : "", process->exe);
+        free(scope);
+        scope = longer;
+    }
+    return scope;
 }
 
 bool scope_includes(const char *scope, const char *exe)
 {
-    return *scope ? glob_list_match(scope, exe) : !path_is_system(exe);
+    return scope_match(scope, exe);
 }
 
 void environment_free(char **environment)

@@ -7,6 +7,7 @@
 
 #include "ingest.h"
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -89,8 +90,15 @@ const char *fault_kinds_suffix(const struct campaign_settings *settings);
 
 /* The default scope, decided from the baseline's processes: when the command starts programs of
    the user's own (outside the system's folders), those are under test and the command is only a
-   launcher (make, sh, a test harness); otherwise the command itself is under test. --exe wins. */
-char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline);
+   launcher (make, sh, a test harness); otherwise the command itself is under test. The suite's
+   fixtures are left out ("!EXE" entries), each added to `fixtures` (exe -> why). --exe wins. */
+char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline,
+                   json_t *fixtures);
+/* Why a process of the baseline is a fixture (a test server, a daemon), or NULL: it outlived
+   the process that started it, or it served a socket or left its session and did not end by
+   itself (its harness or failrun stopped it). A program that listens and ends by itself (a
+   test of a network library) is under test. */
+const char *fixture_reason(const struct ingest_process *process);
 bool scope_includes(const char *scope, const char *exe);
 
 void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);

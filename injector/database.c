@@ -166,6 +166,13 @@ static const char schema[] =
        compare the sites each program owns. */
     "CREATE TABLE IF NOT EXISTS program_sites(program INTEGER NOT NULL, site TEXT NOT NULL,"
     "  PRIMARY KEY (program, site)) WITHOUT ROWID;"
+    /* The baseline's fixtures (a server, a daemon: campaign.c, fixture_reason), out of the
+       default scope. Created on open, like program_sites. */
+    "CREATE TABLE IF NOT EXISTS fixtures(exe TEXT PRIMARY KEY, why TEXT NOT NULL) WITHOUT ROWID;"
+    /* What the baseline learnt about running the command, kept for a resumed campaign:
+       'jobs': why runs go one at a time (scheduler.c, check_twin). */
+    "CREATE TABLE IF NOT EXISTS campaign_notes(kind TEXT PRIMARY KEY, text TEXT NOT NULL)"
+    "  WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("
     "  run INTEGER NOT NULL, site TEXT NOT NULL, blocks INTEGER NOT NULL, bytes INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS findings("

@@ -288,6 +288,7 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         process->exited = true;
         process->exit_status = (int)(r->value & 0xff);
         process->exit_kind = (int)r->value2;
+        process->exit_parent = (uint32_t)r->signature;
         process->live_overflow = r->flags & RECORD_FLAG_LIVE_OVERFLOW;
         copy_frames(&process->exit_stack, r);
         break;
@@ -305,6 +306,9 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
         break;
     case RECORD_NAME:
         take_name(out, r);
+        break;
+    case RECORD_FIXTURE:
+        process->fixture |= r->flags;
         break;
     case RECORD_BOUNDARY: {
         size_t length = strnlen(r->body.call.name, sizeof r->body.call.name);

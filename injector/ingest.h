@@ -64,6 +64,8 @@ struct ingest_process {
     bool exited;
     int exit_status;
     int exit_kind;
+    uint32_t exit_parent; /* its parent's pid at the exit; 0: not recorded */
+    uint32_t fixture;     /* RECORD_FIXTURE_* it did */
     bool live_overflow;
     struct frame_list exit_stack;
     int signal; /* 0: none recorded */

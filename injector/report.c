@@ -208,6 +208,18 @@ static json_t *unpreloaded_programs(sqlite3 *db)
     return list;
 }
 
+/* The suite's fixtures left out of the default scope (campaign.c, fixture_reason). */
+static json_t *fixture_list(sqlite3 *db)
+{
+    json_t *list = json_array();
+    sqlite3_stmt *statement = database_prepare(db, "SELECT exe, why FROM fixtures ORDER BY exe");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_array_append_new(list, json_pack("{s:s, s:s}", "exe", sqlite3_column_text(statement, 0),
+                                              "why", sqlite3_column_text(statement, 1)));
+    database_finalize(statement);
+    return list;
+}
+
 /* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
    their test case (libfail/testcase.c): {"notes": [...], "test_cases": {"passed": N, "failed": N,
    "functions": [...]}}. */
@@ -313,6 +325,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     json_object_set_new(campaign, "programs", program_summary(db));
     json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
+    json_object_set_new(campaign, "fixtures", fixture_list(db));
     json_object_set_new(campaign, "forks", fork_summary(db));
     return campaign;
 }
@@ -1367,6 +1380,22 @@ static void print_unpreloaded(FILE *out, json_t *list)
     fputc('\n', out);
 }
 
+/* "scope: not under test, the suite's fixtures: sws (served a socket until it was stopped); --exe
+   brings one back" */
+static void print_fixtures(FILE *out, json_t *list)
+{
+    size_t index;
+    json_t *entry;
+    if (!json_array_size(list))
+        return;
+    fputs("  scope: not under test, the command's fixtures:", out);
+    json_array_foreach(list, index, entry) {
+        const char *exe = string_of(entry, "exe"), *base = strrchr(exe, '/');
+        fprintf(out, "%s %s (%s)", index ? "," : "", base ? base + 1 : exe, string_of(entry, "why"));
+    }
+    fputs("; --exe brings one back\n", out);
+}
+
 static int by_place(const void *a, const void *b)
 {
     json_t *left = *(json_t *const *)a, *right = *(json_t *const *)b;
@@ -1460,6 +1489,7 @@ void report_print_text(json_t *report, FILE *out)
     print_programs(out, json_object_get(campaign, "programs"));
     print_forks(out, json_object_get(campaign, "forks"));
     print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
+    print_fixtures(out, json_object_get(campaign, "fixtures"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     json_t *crash;

@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,182 @@ static void check_failure_is_own(struct campaign_context *context, const char *d
     free(plain);
 }
 
+/* ---- are runs at the same time safe? ----
+ * Two runs of a harness at once can share its log folder, its servers' pid files and ports: then
+ * each disturbs the other, and every fault run at -j N reads as not-reached or fails for nothing.
+ * With -j above 1, the baseline has a twin started at the same moment. When the twin ends
+ * otherwise or reaches fewer of the baseline's sites, one more run made alone tells why: if it
+ * agrees with the baseline, the command cannot run beside itself, and the campaign runs one at a
+ * time (kept in campaign_notes, so a resumed campaign does too). If it also differs, the command
+ * varies by itself, which the runs' own verdicts deal with. */
+
+struct twin_run {
+    struct campaign_context *context;
+    char *dir;
+    const char *plan;
+    int64_t limit;
+    struct spawn_result result;
+    pthread_t thread;
+    bool started;
+};
+
+static void *twin_main(void *argument)
+{
+    struct twin_run *twin = argument;
+    twin->result = execute_run(twin->context, twin->dir, twin->plan, twin->limit, NULL, NULL);
+    return NULL;
+}
+
+static int compare_signatures(const void *a, const void *b)
+{
+    uint64_t left = *(const uint64_t *)a, right = *(const uint64_t *)b;
+    return (left > right) - (left < right);
+}
+
+/* How many of `these` sites in scope `those` did not reach; *count: how many there are. */
+static size_t sites_not_in(const struct run_records *these, const struct run_records *those,
+                           const char *scope, size_t *count)
+{
+    uint64_t *reached = xcalloc(those->sites.count + 1, sizeof *reached);
+    size_t n = 0;
+    for (size_t i = 0; i < those->sites.count; i++)
+        if (scope_includes(scope, those->sites.items[i].exe))
+            reached[n++] = those->sites.items[i].signature;
+    qsort(reached, n, sizeof *reached, compare_signatures);
+    size_t missing = 0;
+    *count = 0;
+    for (size_t i = 0; i < these->sites.count; i++) {
+        if (!scope_includes(scope, these->sites.items[i].exe))
+            continue;
+        ++*count;
+        if (!bsearch(&these->sites.items[i].signature, reached, n, sizeof *reached,
+                     compare_signatures))
+            missing++;
+    }
+    free(reached);
+    return missing;
+}
+
+/* How `other` differs from the baseline: NULL when it does not (same ending, every in-scope site
+   of the baseline reached), else a description in `why` (empty when the run cannot be read). */
+static const char *run_differs(const struct spawn_result *baseline,
+                               const struct run_records *reference, const char *dir,
+                               const struct spawn_result *other, const char *scope, char *why,
+                               size_t size)
+{
+    if (other->timed_out || other->signal != baseline->signal ||
+        other->exit_code != baseline->exit_code) {
+        snprintf(why, size, "one ended with %s %d, the other with %s %d",
+                 other->signal ? "signal" : "status", other->signal ? other->signal : other->exit_code,
+                 baseline->signal ? "signal" : "status",
+                 baseline->signal ? baseline->signal : baseline->exit_code);
+        return why;
+    }
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    size_t expected = 0, reached = 0;
+    size_t missing = sites_not_in(reference, &records, scope, &expected);
+    size_t extra = sites_not_in(&records, reference, scope, &reached);
+    run_records_free(&records);
+    if (!missing && !extra)
+        return NULL;
+    snprintf(why, size, "one reached %zu sites, the other %zu, %zu of them in common", reached,
+             expected, expected - missing);
+    return why;
+}
+
+/* Did the twin print what the baseline printed, on both streams? Then the output is stable. */
+static bool same_output(const struct twin_run *twin, uint64_t stdout_hash, uint64_t stderr_hash)
+{
+    if (!twin->started)
+        return false;
+    char *out = xasprintf("%s/stdout", twin->dir), *err = xasprintf("%s/stderr", twin->dir);
+    bool same = file_hash(out) == stdout_hash && file_hash(err) == stderr_hash;
+    free(out);
+    free(err);
+    return same;
+}
+
+/* Compares the twin with the baseline; runs one more alone when they differ. True when the
+   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): it is
+   to be made again, alone. */
+static bool check_twin(struct campaign_context *context, struct twin_run *twin,
+                       const struct spawn_result *baseline, const struct run_records *records,
+                       const char *scope)
+{
+    char at_once[200], alone[200];
+    if (!run_differs(baseline, records, twin->dir, &twin->result, scope, at_once, sizeof at_once))
+        return false;
+    char *dir = xasprintf("%s/baseline-alone-%ld", context->runs_dir, (long)getpid());
+    struct spawn_result result = execute_run(context, dir, twin->plan, twin->limit, NULL, NULL);
+    bool varies = run_differs(baseline, records, dir, &result, scope, alone, sizeof alone);
+    bool baseline_disturbed = false;
+    if (varies) { /* does the one alone agree with the twin? then the baseline was disturbed */
+        struct run_records twin_records = {0};
+        ingest_run(twin->dir, &twin_records);
+        char unused[200];
+        baseline_disturbed = !run_differs(&twin->result, &twin_records, dir, &result, scope,
+                                          unused, sizeof unused);
+        run_records_free(&twin_records);
+    }
+    remove_tree(dir);
+    free(dir);
+    if (varies && !baseline_disturbed)
+        return false; /* it differs by itself too: nothing about -j to learn here */
+    char *note = xasprintf("two runs of the command at the same time disturb each other (%s: %s; "
+                           "a run alone agreed with the %s): they share files, folders or "
+                           "ports. Runs go one at a time (-j1)",
+                           baseline_disturbed ? "the baseline, beside another run, differed from "
+                                                "a run alone"
+                                              : "a run beside the baseline differed from it",
+                           baseline_disturbed ? alone : at_once,
+                           baseline_disturbed ? "other" : "baseline");
+    warn("%s", note);
+    sqlite3_stmt *statement = context->db ? database_prepare(
+        context->db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('jobs', ?)") : NULL;
+    if (statement) {
+        sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
+        database_step_done(statement);
+        database_finalize(statement);
+    }
+    free(note);
+    context->options->jobs = 1;
+    return baseline_disturbed;
+}
+
+/* "failrun: 2 fixtures of the suite are not under test: sws (served a socket ...), ..." */
+static void note_fixtures(struct campaign_context *context, json_t *fixtures)
+{
+    if (context->options->quiet || !json_object_size(fixtures))
+        return;
+    fprintf(stderr, "failrun: %zu fixture%s of the command %s not under test:",
+            json_object_size(fixtures), json_object_size(fixtures) == 1 ? "" : "s",
+            json_object_size(fixtures) == 1 ? "is" : "are");
+    const char *exe;
+    json_t *why;
+    const char *separator = " ";
+    json_object_foreach(fixtures, exe, why) {
+        const char *base = strrchr(exe, '/');
+        fprintf(stderr, "%s%s (%s)", separator, base ? base + 1 : exe, json_string_value(why));
+        separator = ", ";
+    }
+    fputs("; --exe brings one back\n", stderr);
+}
+
+static void store_fixtures(sqlite3 *db, json_t *fixtures)
+{
+    database_exec(db, "DELETE FROM fixtures");
+    sqlite3_stmt *insert = database_prepare(db, "INSERT INTO fixtures(exe, why) VALUES (?, ?)");
+    const char *exe;
+    json_t *why;
+    json_object_foreach(fixtures, exe, why) {
+        sqlite3_bind_text(insert, 1, exe, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 2, json_string_value(why), -1, SQLITE_TRANSIENT);
+        database_step_done(insert);
+    }
+    database_finalize(insert);
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -438,8 +615,33 @@ void run_baseline(struct campaign_context *context)
                                                            : 3600 * 1000;
     if (!context->options->quiet)
         fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
+    struct twin_run twin = {.context = context, .plan = plan, .limit = limit,
+                            .dir = xasprintf("%s/baseline-twin-%ld", context->runs_dir,
+                                             (long)getpid())};
+    if (context->options->jobs > 1)
+        twin.started = pthread_create(&twin.thread, NULL, twin_main, &twin) == 0;
     struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
+    if (twin.started)
+        pthread_join(twin.thread, NULL);
     set_run_directory(db, run_id, dir);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    if (twin.started && !result.timed_out) {
+        json_t *ignored = json_object();
+        char *scope = decide_scope(&context->options->settings, &records, ignored);
+        bool redo = check_twin(context, &twin, &result, &records, scope);
+        json_decref(ignored);
+        free(scope);
+        if (redo) { /* the baseline was the run disturbed: made again, alone (jobs is 1 now) */
+            remove_tree(twin.dir);
+            free(twin.dir);
+            run_records_free(&records);
+            free(plan);
+            free(dir);
+            run_baseline(context);
+            return;
+        }
+    }
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
               "raise --timeout or fix the command", (long long)(limit / 1000));
@@ -455,8 +657,6 @@ void run_baseline(struct campaign_context *context)
         fatal("the command dies of SIG%s without any fault injected, with libfail or without; "
               "failrun needs a command that passes on its own (output in %s)",
               sigabbrev_np(result.signal), dir);
-    struct run_records records = {0};
-    ingest_run(dir, &records);
     if (result.exit_code != 0)
         warn("the command exits with status %d even without faults, with libfail or without "
              "(%s); outcomes compare against it", result.exit_code, failing_processes(&records));
@@ -465,27 +665,37 @@ void run_baseline(struct campaign_context *context)
               "setuid? failrun needs a dynamically linked program");
     struct campaign_settings *settings = &context->options->settings;
     free(settings->scope);
-    settings->scope = decide_scope(settings, &records);
+    json_t *fixtures = json_object();
+    settings->scope = decide_scope(settings, &records, fixtures);
     keep_sites_in_scope(&records, settings->scope);
+    note_fixtures(context, fixtures);
     if (records.sites.count == 0)
         warn("no allocation site seen in scope: check --exe/--module, or the command starts no "
-             "in-scope program");
+             "in-scope program%s", json_object_size(fixtures) ? " (its fixtures are left out: "
+                                                               "--exe brings one back)" : "");
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
     /* Inside a suite whose runs start programs alone, the command's own output may never be
        compared: the check waits until a run of the whole command needs it (check_output). Until
        then the hashes are not stored, so a campaign resumed before it compares no output. */
-    if (context->options->fork != FORK_ALWAYS && owner_mode(settings)) {
+    bool stable = same_output(&twin, stdout_hash, stderr_hash); /* the twin printed the same */
+    if (stable || context->options->fork == FORK_ALWAYS) {
+        /* checked (or the fork run checks it: forkrun.c) */
+    } else if (owner_mode(settings)) {
         context->output_pending = true;
         context->pending_stdout = stdout_hash;
         context->pending_stderr = stderr_hash;
         stdout_hash = stderr_hash = 0;
-    } else if (context->options->fork != FORK_ALWAYS) { /* the fork run checks it (forkrun.c) */
+    } else {
         stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
     }
+    remove_tree(twin.dir);
+    free(twin.dir);
     free(plan);
     database_exec(db, "BEGIN IMMEDIATE");
     store_scope(db, settings->scope);
+    store_fixtures(db, fixtures);
+    json_decref(fixtures);
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records);
     database_store_unpreloaded(db, run_id, &records);
@@ -564,6 +774,14 @@ void load_baseline(struct campaign_context *context)
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
     leak_load_baseline(context);
+    /* Runs that disturb each other at the same time (check_twin): one at a time, resumed too. */
+    statement = database_prepare(context->db, "SELECT text FROM campaign_notes WHERE kind = 'jobs'");
+    if (sqlite3_step(statement) == SQLITE_ROW && context->options->jobs > 1) {
+        context->options->jobs = 1;
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: runs go one at a time: %s\n", sqlite3_column_text(statement, 0));
+    }
+    database_finalize(statement);
     /* A baseline that followed no call into a library in scope (its sources compiled into the
        programs, as expat's tests have them) learned nothing the fault runs could use: they run
        without the audit module, whose trampoline every call through the PLT pays. */

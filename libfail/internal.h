@@ -43,6 +43,10 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
 bool glob_match(const char *pattern, const char *text) LF_HIDDEN;
 /* `list` is a ':'-separated list of globs; true when any matches. */
 bool glob_list_match(const char *list, const char *text) LF_HIDDEN;
+/* A campaign's scope (LIBFAIL_EXE): does it take this executable? `list` holds globs that take
+   one and "!GLOB"s that leave one out; with no glob that takes, every executable outside the
+   system's folders is taken (unless left out). NULL or empty: the same. */
+bool scope_match(const char *list, const char *exe) LF_HIDDEN;
 bool starts_with(const char *text, const char *prefix) LF_HIDDEN;
 /* True for paths under /usr (not /usr/local), /bin, /sbin, /lib*: the system's executables. */
 bool path_is_system(const char *path) LF_HIDDEN;
@@ -253,6 +257,8 @@ void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
 void runtime_untrack(void *block) LF_HIDDEN;
 /* The process image ends: exit(), _exit() or a return from main. */
 void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
+/* The process did what a fixture does (RECORD_FIXTURE_*): one record per kind per image. */
+void runtime_fixture(uint32_t how) LF_HIDDEN;
 void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_forget_environment(void) LF_HIDDEN;
 /* preload.c: the next definition of `name` after ours, found once (dlsym under the guard). */

@@ -26,7 +26,8 @@ enum record_type {
     RECORD_MODULE = 2, /* a loaded module: id, build-id bytes, path */
     RECORD_SITE = 3,   /* first sighting of a site (or a new size class): signature, frames */
     RECORD_FAULT = 4,  /* the planned failure was injected at this site */
-    RECORD_EXIT = 5,   /* exit() (any path) or _exit(), with the status; frames = the exit stack */
+    RECORD_EXIT = 5,   /* exit() (any path) or _exit(), with the status; frames = the exit stack;
+                          signature = the parent's pid then (START's value is the first one) */
     RECORD_SIGNAL = 6, /* a fatal signal; frames = the crash stack, frame 0 the faulting pc */
     RECORD_LIVE = 7,   /* at exit: blocks from this site still live */
     RECORD_NAME = 8,   /* a named failpoint's name: signature = its site, body.text.path = name */
@@ -47,6 +48,10 @@ enum record_type {
        (BOUNDARY_CLASS_*) this process has seen from the function called from that place so
        far, written when the set grows. */
     RECORD_BOUNDARY = 11,
+    /* The process did what a test fixture does (a server, a daemon): flags = RECORD_FIXTURE_*,
+       once per kind per image, when it first did it. failrun decides from these and from how the
+       process ended whether it is a fixture, out of a campaign's default scope (campaign.c). */
+    RECORD_FIXTURE = 12,
     RECORD_TYPE_LIMIT
 };
 
@@ -157,6 +162,9 @@ static inline uint64_t boundary_classes(uint64_t value)
 
 /* UNPRELOADED: the exec or spawn announced before (same signature) failed: no program ran. */
 #define RECORD_FLAG_EXEC_FAILED 0x100u
+/* FIXTURE: what it did. */
+#define RECORD_FIXTURE_LISTENED 0x1u /* listen(2) succeeded: it serves a socket */
+#define RECORD_FIXTURE_SESSION 0x2u  /* setsid(2) or daemon(3) succeeded: it left its session */
 
 /* Why a program started by a process of the campaign runs without the preload (UNPRELOADED). */
 enum record_unpreloaded_reason {

@@ -84,6 +84,7 @@ static struct {
     bool fast;               /* site mode with every site's first frame known */
     bool forked;             /* this image began as a fork child */
     _Atomic bool exit_reported;
+    _Atomic uint32_t fixture_reported; /* RECORD_FIXTURE_* kinds written by this image */
 } state = {.record_fd = -1};
 
 __thread int runtime_guard __attribute__((tls_model("initial-exec")));
@@ -450,15 +451,13 @@ static void LF_TEXT write_invocation(void)
 
 /* ---- scope ---- */
 
-/* LIBFAIL_EXE: ':'-separated globs of the executables whose allocations count; empty or unset
-   (or only separators: failrun pads it to one length, campaign.c) means every executable outside
-   the system's folders. failrun decides which applies (see campaign.c, decide_scope). */
+/* LIBFAIL_EXE: ':'-separated globs of the executables whose allocations count, "!GLOB" leaving
+   one out (scope_match); empty or unset (or only separators: failrun pads it to one length,
+   campaign.c) means every executable outside the system's folders. failrun decides which applies
+   (see campaign.c, decide_scope). */
 static bool LF_TEXT decide_scope(void)
 {
-    const char *globs = getenv("LIBFAIL_EXE");
-    if (globs && globs[strspn(globs, ":")])
-        return glob_list_match(globs, state.exe);
-    return !path_is_system(state.exe);
+    return scope_match(getenv("LIBFAIL_EXE"), state.exe);
 }
 
 /* ---- tables ---- */
@@ -856,8 +855,13 @@ void LF_TEXT runtime_after_fork_child(void)
     atomic_store(&state.sequence, 0);
     atomic_store(&state.live_reported, false);
     atomic_store(&state.exit_reported, false);
+    /* What its parent did as a fixture, the child does too: it is in the same session, holds
+       the same listening socket (a pre-forking server, a daemon's second fork). */
+    uint32_t inherited = atomic_exchange(&state.fixture_reported, 0);
     open_new_record_file();
     announce_process(true);
+    if (inherited)
+        runtime_fixture(inherited);
     module_table_reset_after_fork();
     boundary_reset_after_fork();
     own_syscalls_end(selector);
@@ -1249,6 +1253,21 @@ static void LF_TEXT publish_hooks(void)
     atomic_store(&runtime_hooks, hooks);
 }
 
+void LF_TEXT runtime_fixture(uint32_t how)
+{
+    if (!state.active || getpid() != state.pid)
+        return; /* a vfork child about to exec: its program reports for itself */
+    if (atomic_fetch_or(&state.fixture_reported, how) & how)
+        return;
+    char selector = own_syscalls_begin();
+    struct record r;
+    memset(&r, 0, sizeof r);
+    r.type = RECORD_FIXTURE;
+    r.flags = how;
+    emit(&r);
+    own_syscalls_end(selector);
+}
+
 void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
 {
     if (!state.active || getpid() != state.pid)
@@ -1267,7 +1286,8 @@ void LF_TEXT runtime_exit(int status, enum record_exit_kind kind)
     stack_normalise(pcs, count, frames);
     uint32_t flags = (live_table_overflowed() ? RECORD_FLAG_LIVE_OVERFLOW : 0) |
                      (atomic_load(&state.sites_overflow) ? RECORD_FLAG_SITES_OVERFLOW : 0);
-    emit_frames(RECORD_EXIT, flags, 0, 0, (uint64_t)(status & 0xff), (uint64_t)kind, frames, count);
+    emit_frames(RECORD_EXIT, flags, 0, (uint64_t)getppid(), (uint64_t)(status & 0xff),
+                (uint64_t)kind, frames, count);
     /* _exit runs no atexit handlers or destructors, so this is the last moment to count live
        blocks; after exit() runtime_fini does it, once the program's atexit handlers and
        destructors have freed what they free. */

@@ -84,6 +84,30 @@ bool LF_TEXT glob_list_match(const char *list, const char *text)
     return false;
 }
 
+bool LF_TEXT scope_match(const char *list, const char *exe)
+{
+    char one[512];
+    bool positive = false, included = false;
+    while (list && *list) {
+        const char *end = strchr(list, ':');
+        size_t length = end ? (size_t)(end - list) : strlen(list);
+        bool excluding = length > 0 && list[0] == '!';
+        size_t skip = excluding ? 1 : 0;
+        if (length > skip && length - skip < sizeof one) {
+            memcpy(one, list + skip, length - skip);
+            one[length - skip] = '\0';
+            if (excluding && glob_match(one, exe))
+                return false;
+            if (!excluding) {
+                positive = true;
+                included = included || glob_match(one, exe);
+            }
+        }
+        list = end ? end + 1 : NULL;
+    }
+    return positive ? included : !path_is_system(exe);
+}
+
 bool LF_TEXT starts_with(const char *text, const char *prefix)
 {
     return strncmp(text, prefix, strlen(prefix)) == 0;

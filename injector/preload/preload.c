@@ -36,6 +36,9 @@ static __thread int resolving __attribute__((tls_model("initial-exec")));
 static void (*real_free)(void *);
 static void (*real__exit)(int);
 static void (*real__Exit)(int);
+static int (*real_listen)(int, int);
+static pid_t (*real_setsid)(void);
+static int (*real_daemon)(int, int);
 typedef void (*jump_function)(struct __jmp_buf_tag *, int);
 static jump_function real_longjmp, real__longjmp, real_siglongjmp, real___longjmp_chk;
 typedef int (*raise_function)(void *);
@@ -115,6 +118,9 @@ static void LF_TEXT resolve(void)
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
     real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+    real_listen = (int (*)(int, int))dlsym(RTLD_NEXT, "listen");
+    real_setsid = (pid_t(*)(void))dlsym(RTLD_NEXT, "setsid");
+    real_daemon = (int (*)(int, int))dlsym(RTLD_NEXT, "daemon");
     real_longjmp = (jump_function)dlsym(RTLD_NEXT, "longjmp");
     real__longjmp = (jump_function)dlsym(RTLD_NEXT, "_longjmp");
     real_siglongjmp = (jump_function)dlsym(RTLD_NEXT, "siglongjmp");
@@ -299,6 +305,63 @@ LF_TEXT LF_EXPORT void _Exit(int status)
         real__Exit(status);
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
+}
+
+/* ---- what a test fixture does ----
+ * A server that listens, a process that leaves its session: with how it ended (failrun sees
+ * that), a fixture of the suite rather than a program under test. daemon(3) calls setsid
+ * inside the C library, past this interposer, so it is caught too. */
+
+static void LF_TEXT note_fixture(uint32_t how)
+{
+    int saved_guard = runtime_guard;
+    runtime_guard = 1;
+    if (!inactive_copy) {
+        runtime_init();
+        runtime_fixture(how);
+    }
+    runtime_guard = saved_guard;
+}
+
+LF_TEXT LF_EXPORT int listen(int fd, int backlog)
+{
+    resolve();
+    int result = real_listen ? real_listen(fd, backlog)
+                             : (int)syscall(SYS_listen, fd, backlog);
+    if (result == 0) {
+        int saved = errno;
+        note_fixture(RECORD_FIXTURE_LISTENED);
+        errno = saved;
+    }
+    return result;
+}
+
+LF_TEXT LF_EXPORT pid_t setsid(void)
+{
+    resolve();
+    pid_t result = real_setsid ? real_setsid() : (pid_t)syscall(SYS_setsid);
+    if (result >= 0) {
+        int saved = errno;
+        note_fixture(RECORD_FIXTURE_SESSION);
+        errno = saved;
+    }
+    return result;
+}
+
+LF_TEXT LF_EXPORT int daemon(int keep_folder, int keep_descriptors)
+{
+    resolve();
+    if (!real_daemon) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int result = real_daemon(keep_folder, keep_descriptors);
+    if (result == 0) {
+        int saved = errno;
+        note_fixture(RECORD_FIXTURE_SESSION); /* in the child that goes on, the daemon */
+        errno = saved;
+    }
+    return result;
 }
 
 /* ---- longjmp ----

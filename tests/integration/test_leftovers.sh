@@ -17,9 +17,10 @@ campaign() { # DB PIDLOG [failrun run options]
         -- sh -c "$suite" sh "$PROGRAMS/daemon" "$work/$pids" "$EXAMPLES/kvtest"
 }
 # start DB PIDLOG: the same campaign in the background, failrun's pid in $pid (SIGINT not
-# ignored, as a background job's would be).
+# ignored, as a background job's would be); one run at a time, so the baseline runs without the
+# twin that checks -j N (one daemon to count).
 start() {
-    env --default-signal=INT "$FAILRUN" run -q --whole-command --exe '*/kvtest' --db "$1" \
+    env --default-signal=INT "$FAILRUN" run -q -j1 --whole-command --exe '*/kvtest' --db "$1" \
         -- sh -c "$suite" sh "$PROGRAMS/daemon" "$work/$2" "$EXAMPLES/kvtest" >/dev/null 2>&1 &
     pid=$!
 }

@@ -1,22 +1,50 @@
 #!/bin/sh
-# test_unreached.sh — a campaign whose runs disturb each other (two at once sharing a lock in
-# their working folder) has first runs that never reach the site the baseline reached: the
-# report says so in its first lines, failrun warns and exits 1, and one run at a time does not.
+# test_unreached.sh — runs that disturb each other (two at once sharing a lock in their working
+# folder: tests/programs/sharedlock.c). With -j2 the baseline has a twin started beside it; they
+# differ where a run alone does not, so failrun says why and runs one at a time, and every run
+# reaches its site. A campaign that bypasses that check (its baseline made at -j1, resumed at
+# -j2) has first runs that never reach the site the baseline reached: the report says so in its
+# first lines, failrun warns and exits 1.
+# unfinish DB: its fault runs to be made again, as if the campaign had been interrupted.
+unfinish() {
+    sql "$1" "UPDATE runs SET state = 'planned', outcome = NULL WHERE kind = 'fault';
+              UPDATE campaign SET wall_ms = NULL"
+}
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
+"$FAILRUN" run --no-fork -j2 --db twin.db -- "$PROGRAMS/sharedlock" >twin.txt 2>twin.err
+check_equal "-j2, found before the campaign: failrun exits 0" 0 $?
+check "... and says why runs go one at a time" \
+    grep -q "two runs of the command at the same time disturb each other .*Runs go one at a time (-j1)" twin.err
+check_equal "... the baseline reached every site (made again alone when the twin disturbed it)" 4 \
+    "$(sql twin.db "SELECT count(*) FROM sites")"
+check_equal "... every run reached its site" 0 \
+    "$(sql twin.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
+check "... the reason is kept for a resumed campaign" \
+    test "$(sql twin.db "SELECT count(*) FROM campaign_notes WHERE kind = 'jobs'")" = 1
+unfinish twin.db
+"$FAILRUN" run --no-fork -j2 --db twin.db -- "$PROGRAMS/sharedlock" >/dev/null 2>resumed.err
+check "... and a resumed campaign goes one at a time, saying so" \
+    grep -q "runs go one at a time: two runs" resumed.err
+check_equal "... its runs reach their sites" 0 \
+    "$(sql twin.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
+
+# The baseline made at -j1 (no twin), the fault runs made again at -j2.
+"$FAILRUN" run -q --no-fork -j1 --db shared.db -- "$PROGRAMS/sharedlock" >/dev/null 2>&1
+unfinish shared.db
 "$FAILRUN" run --no-fork -j2 --db shared.db -- "$PROGRAMS/sharedlock" >shared.txt 2>shared.err
-check_equal "two runs at once: failrun exits 1 although no run found a bug" 1 $?
+check_equal "two runs at once, unchecked: failrun exits 1 although no run found a bug" 1 $?
 check_equal "two runs at once: no finding" 0 "$(sql shared.db "SELECT count(*) FROM findings")"
 unreached=$(sql shared.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")
 check "two runs at once: some runs never reached their site" test "$unreached" -ge 1
 check "two runs at once: the report's first lines say how many and why" \
     sh -c "head -n 3 shared.txt | grep -q 'WARNING: $unreached run(s) never reached the site they were to fail'"
 check "two runs at once: failrun warns on standard error" grep -q "never reached the site" shared.err
-"$FAILRUN" run -q --json --no-fork -j2 --db shared2.db -- "$PROGRAMS/sharedlock" >shared2.json 2>/dev/null
-check "two runs at once: JSON has the count" test "$(jq .campaign.unreached shared2.json)" -ge 1
+"$FAILRUN" report --json --db shared.db >shared.json 2>/dev/null
+check "two runs at once: JSON has the count" test "$(jq .campaign.unreached shared.json)" -ge 1
 
 "$FAILRUN" run -q --no-fork -j1 --db alone.db -- "$PROGRAMS/sharedlock" >alone.txt
 check_equal "one run at a time: failrun exits 0" 0 $?

@@ -34,6 +34,26 @@ static void test_glob(void **state)
     assert_false(glob_list_match("", "/x/kvtest"));
 }
 
+/* A campaign's scope: globs that take, "!GLOB"s that leave out (a suite's fixtures). */
+static void test_scope(void **state)
+{
+    (void)state;
+    assert_true(scope_match("", "/x/kvtest"));          /* empty: everything of the user's */
+    assert_false(scope_match("", "/usr/bin/sh"));
+    assert_true(scope_match(":::", "/x/kvtest"));       /* padding only */
+    assert_true(scope_match(NULL, "/x/kvtest"));
+    assert_false(scope_match("!/x/server", "/x/server")); /* left out */
+    assert_true(scope_match("!/x/server", "/x/client"));  /* the rest as with none */
+    assert_false(scope_match("!/x/server", "/bin/sh"));
+    assert_false(scope_match("!/x/server:::", "/x/server"));
+    assert_true(scope_match("*/sh", "/bin/sh"));          /* a glob that takes wins over system */
+    assert_false(scope_match("*/sh", "/x/kvtest"));
+    assert_false(scope_match("/x/*:!/x/server", "/x/server"));
+    assert_true(scope_match("/x/*:!/x/server", "/x/client"));
+    assert_false(scope_match("!", "/bin/sh"));            /* a bare "!" is no entry */
+    assert_true(scope_match("!", "/x/kvtest"));
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -247,7 +267,7 @@ static void test_record_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_glob),         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_glob),         cmocka_unit_test(test_scope),         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_plan_valid),   cmocka_unit_test(test_plan_invalid),
         cmocka_unit_test(test_fail_nth),     cmocka_unit_test(test_record_check),
         cmocka_unit_test(test_random),

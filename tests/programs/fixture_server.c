@@ -1,0 +1,60 @@
+/*
+ * fixture_server.c — a test server as suites start them (tests/integration/test_fixtures.sh):
+ * it listens on a Unix socket, answers each connection's line with "echo: LINE" built in a
+ * block of its own, and serves until it is killed; with "once" it serves one connection and
+ * exits 0 by itself, as a test of a network library that talks to itself does.
+ * usage: fixture_server SOCKET [once]
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void answer(int connection)
+{
+    char line[256];
+    ssize_t n = read(connection, line, sizeof line - 1);
+    if (n <= 0)
+        return;
+    line[n] = '\0';
+    char *reply = malloc((size_t)n + 8);
+    if (!reply)
+        return;
+    snprintf(reply, (size_t)n + 8, "echo: %s", line);
+    if (write(connection, reply, strlen(reply)) < 0)
+        perror("write");
+    free(reply);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs("usage: fixture_server SOCKET [once]\n", stderr);
+        return 2;
+    }
+    int server = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", argv[1]);
+    unlink(argv[1]);
+    if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof address) != 0 ||
+        listen(server, 8) != 0) {
+        perror("fixture_server");
+        return 1;
+    }
+    bool once = argc > 2 && !strcmp(argv[2], "once");
+    for (;;) {
+        int connection = accept(server, NULL, NULL);
+        if (connection < 0)
+            continue;
+        answer(connection);
+        close(connection);
+        if (once)
+            break;
+    }
+    close(server);
+    unlink(argv[1]);
+    return 0;
+}
