@@ -25,7 +25,7 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/database.c injector/classify.c injector/report.c \
                    injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
                    libfail/plan.c injector/sanitizer.c injector/export.c \
-                   injector/policy.c coverage/coverage.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
+                   injector/policy.c coverage/coverage.c coverage/gcovdata.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
                    injector/kernelcov.c injector/boundary.c
@@ -272,7 +272,13 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c 
 	    injector/symbolise.c -ldw -lelf -lcmocka
 
 # What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
-TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload
+TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload \
+              $(BUILD)/tests/gcovdata_compare
+# The in-process gcov reader checked against gcov itself.
+$(BUILD)/tests/gcovdata_compare: tests/integration/gcovdata_compare.c coverage/gcovdata.c \
+                                 coverage/gcovdata.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/integration/gcovdata_compare.c coverage/gcovdata.c -ljansson
 $(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbolise.c \
                                 injector/symbolise.h
 	@mkdir -p $(dir $@)

@@ -682,7 +682,7 @@ static void print_text(json_t *report, FILE *out)
 {
     json_t *runs = json_object_get(report, "runs");
     fprintf(out, "coverage of %lld run(s): %lld baseline, %lld fault; failrun cov took %.2f s"
-                 " (%.1f ms per run); gcov read %lld of %lld data files, the others were byte"
+                 " (%.1f ms per run); %lld of %lld data files read, the others were byte"
                  " for byte a copy read before\n",
             number(runs, "baseline") + number(runs, "fault"), number(runs, "baseline"),
             number(runs, "fault"), json_real_value(json_object_get(report, "seconds")),

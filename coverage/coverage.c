@@ -1,17 +1,18 @@
 /*
  * coverage.c — read each run's gcov data into the campaign database (see coverage.h).
  *
- * gcov needs a .gcno beside each .gcda: the run's prefix folder mirrors the build's absolute
- * paths (GCOV_PREFIX_STRIP=0), so the .gcno is the .gcda's path without the prefix, and a
- * symbolic link puts it in place.
+ * Each data file is read in process (gcovdata.c), not by gcov: the run's prefix folder mirrors
+ * the build's absolute paths (GCOV_PREFIX_STRIP=0), so its notes (.gcno) are the .gcda's path
+ * without the prefix, read once per object for the whole campaign. gcov itself, started per
+ * chunk of files and its JSON parsed, cost 14-191 ms a run on the suites; the reader gives its
+ * numbers exactly (tests/integration/test_gcovdata.sh) in well under a millisecond a file.
  *
  * Speed: failrun cov reads every run of a campaign, thousands of them at suite scale, and most
  * of a fault run's data files are byte for byte the baseline's (the failure changed nothing in
  * them) or another fault run's (two failures that ended a test the same way). Identical bytes
  * mean identical counts, so such a file is only noted (cov_run_data.source names the run whose
- * rows hold them): no gcov, no rows. The others go to gcov in chunks spanning many runs, since
- * starting gcov costs more than reading a small data file; gcov on the next chunk, the parse of
- * this one (a thread) and the storing of the previous one run at once. The lines, branches and functions a data file
+ * rows hold them): nothing is read, no rows. The next batch of runs is listed and compared (a
+ * thread) while this one is read and stored. The lines, branches and functions a data file
  * instruments are stored once, the first time it is read; after that a run stores only its
  * non-zero counts, per data file (a header's lines can come from several).
  *
@@ -21,6 +22,7 @@
  */
 #include "coverage.h"
 #include "campaign.h"
+#include "gcovdata.h"
 #include "database.h"
 #include "internal.h"
 #include "util.h"
@@ -38,121 +40,52 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Data files per gcov process, and runs per transaction. */
-#define GCOV_CHUNK_FILES 48
+/* Runs per transaction, and data files read per transaction at most. */
 #define BATCH_RUNS 64
+#define BATCH_FILES 192
 
 static VECTOR(char *) found_data; /* the data files of the run being listed */
 
-/* Link the data file's .gcno beside it; false when the build no longer has it. */
-static bool link_notes(const char *prefix, const char *file)
-{
-    char *notes = xstrdup(file + strlen(prefix));
-    strcpy(notes + strlen(notes) - 5, ".gcno");
-    char *link = xstrdup(file);
-    strcpy(link + strlen(link) - 5, ".gcno");
-    bool ok = access(notes, R_OK) == 0;
-    char target[PATH_MAX];
-    ssize_t n = ok ? readlink(link, target, sizeof target - 1) : -1;
-    if (n >= 0)
-        target[n] = '\0';
-    if (ok && (n < 0 || strcmp(target, notes))) { /* not there yet (or stale) */
-        unlink(link);
-        ok = symlink(notes, link) == 0;
-    }
-    free(notes);
-    free(link);
-    return ok;
-}
-
-/* `gcov --json-format --stdout -b FILES...`, its output going to an unlinked temporary file so
-   that failrun can do other work meanwhile. */
-struct gcov_job {
-    pid_t pid;
-    int output;
-    size_t count;
-    const char *first;
+/* The notes of a data file's object, read once per object and kept (gcovdata.c): the build's
+   .gcno at the data file's build path. NULL when the build no longer has it or it cannot be
+   read (said once). */
+struct notes_cache {
+    json_t *by_path; /* .gcno path -> index in notes, or -1: unreadable */
+    VECTOR(struct gcov_notes *) notes;
 };
 
-static struct gcov_job gcov_start(char **files, size_t count)
+static struct gcov_notes *notes_for(struct notes_cache *cache, const char *build_path)
 {
-    const char *directory = getenv("TMPDIR");
-    char *template = xasprintf("%s/failrun-gcov.XXXXXX", directory && *directory ? directory : "/tmp");
-    int output = mkstemp(template);
-    if (output < 0)
-        fatal("cannot create a temporary file for gcov's output (%s): %s; set TMPDIR", template,
-              strerror(errno));
-    unlink(template);
-    free(template);
-    char **argv = xcalloc(count + 5, sizeof *argv);
-    argv[0] = "gcov";
-    argv[1] = "--json-format";
-    argv[2] = "--stdout";
-    argv[3] = "-b";
-    memcpy(argv + 4, files, count * sizeof *files);
-    /* vfork, not fork: a fork copied failrun's page tables, and failrun then took a fault for a
-       copy of every page it touched while gcov ran, a sixth of failrun cov's time. The child
-       shares failrun's memory until its exec, so it only makes system calls (the other threads
-       go on: no malloc, no stdio), with every signal blocked until it has its own mask. */
-    sigset_t all, ours, child;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &ours);
-    child = ours;
-    signals_for_child(&child);
-    pid_t pid = vfork();
-    if (pid == 0) {
-        sigprocmask(SIG_SETMASK, &child, NULL);
-        dup2(output, 1);
-        close(output);
-        execvp("gcov", argv);
-        static const char message[] = "failrun: cannot run gcov; install gcc\n";
-        ssize_t ignored = write(2, message, sizeof message - 1);
-        (void)ignored;
-        _exit(127);
+    char *path = xstrdup(build_path);
+    strcpy(path + strlen(path) - 5, ".gcno");
+    json_t *known = json_object_get(cache->by_path, path);
+    if (known) {
+        json_int_t index = json_integer_value(known);
+        free(path);
+        return index >= 0 ? cache->notes.items[index] : NULL;
     }
-    int saved = errno;
-    pthread_sigmask(SIG_SETMASK, &ours, NULL);
-    free(argv);
-    if (pid < 0)
-        fatal("cannot start gcov: %s", strerror(saved));
-    return (struct gcov_job){pid, output, count, files[0]};
+    char error[256];
+    struct gcov_notes *notes = access(path, R_OK) == 0
+                                   ? gcov_notes_read(path, error, sizeof error) : NULL;
+    if (!notes && access(path, R_OK) == 0)
+        warn("cannot read %s (%s): its objects' coverage is not read", path, error);
+    json_object_set_new(cache->by_path, path,
+                        json_integer(notes ? (json_int_t)cache->notes.count : -1));
+    if (notes)
+        VECTOR_PUSH(cache->notes, notes);
+    free(path);
+    return notes;
 }
 
-/* Waits for the job; its standard output. gcov goes on past a file it cannot read (it says so
-   on standard error and exits 2), so what it printed is kept. */
-static char *gcov_finish(struct gcov_job *job, size_t *length)
+static void notes_cache_free(struct notes_cache *cache)
 {
-    int status = 0;
-    while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        fatal("gcov is not installed; install gcc (Debian package gcc)");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        warn("gcov could not read some of %zu data file(s) from %s on (exit %d; see above); the "
-             "others are read", job->count, job->first,
-             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    struct stat info;
-    char *output = NULL;
-    *length = 0;
-    if (fstat(job->output, &info) == 0) {
-        output = xmalloc((size_t)info.st_size + 1);
-        ssize_t got = 0;
-        while ((size_t)got < (size_t)info.st_size) {
-            ssize_t n = pread(job->output, output + got, (size_t)info.st_size - (size_t)got, got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            got += n;
-        }
-        *length = (size_t)got;
-        output[got] = '\0';
-    }
-    close(job->output);
-    return output;
+    for (size_t i = 0; i < cache->notes.count; i++)
+        gcov_notes_free(cache->notes.items[i]);
+    free(cache->notes.items);
+    json_decref(cache->by_path);
 }
 
-/* ---- storing gcov's JSON ---- */
+/* ---- storing the counts ---- */
 
 /* One count of a data file: a line's (branch -1) or a branch's. */
 struct count_row {
@@ -298,44 +231,38 @@ static void bind_ints(sqlite3_stmt *statement, int count, const int64_t *values)
         sqlite3_bind_int64(statement, i + 1, values[i]);
 }
 
-/* The line's count and its branches' into `rows`; its line and branches into the layout tables
+/* A line's count and its branches' into `rows`; its line and branches into the layout tables
    when the data file is new. */
-static void collect_line(struct store *s, int64_t data, int64_t file, json_t *line,
+static void collect_line(struct store *s, int64_t data, int64_t file,
+                         const struct gcov_file *counts, const struct gcov_line *line,
                          bool structure, row_list *rows)
 {
-    json_int_t number = json_integer_value(json_object_get(line, "line_number"));
-    if (number <= 0 || number > INT32_MAX)
+    if (line->line <= 0)
         return;
     if (structure) {
-        bind_ints(s->line, 2, (int64_t[]){file, number});
+        bind_ints(s->line, 2, (int64_t[]){file, line->line});
         database_step_done(s->line);
     }
-    VECTOR_PUSH(*rows, ((struct count_row){data, file, (int)number, -1,
-                                           json_integer_value(json_object_get(line, "count"))}));
-    size_t index;
-    json_t *branch;
-    json_array_foreach(json_object_get(line, "branches"), index, branch) {
+    VECTOR_PUSH(*rows, ((struct count_row){data, file, line->line, -1, line->count}));
+    for (int index = 0; index < line->branches; index++) {
         if (structure) {
-            bind_ints(s->branch, 3, (int64_t[]){file, number, (int64_t)index});
+            bind_ints(s->branch, 3, (int64_t[]){file, line->line, index});
             database_step_done(s->branch);
         }
-        VECTOR_PUSH(*rows, ((struct count_row){data, file, (int)number, (int)index,
-                                               json_integer_value(json_object_get(branch, "count"))}));
+        VECTOR_PUSH(*rows, ((struct count_row){data, file, line->line, index,
+                                               counts->branch_counts[line->first_branch + index]}));
     }
 }
 
-static void store_functions(struct store *s, int64_t file, json_t *functions)
+static void store_functions(struct store *s, int64_t file, const struct gcov_file *counts)
 {
-    size_t index;
-    json_t *function;
-    json_array_foreach(functions, index, function) {
-        json_int_t start = json_integer_value(json_object_get(function, "start_line"));
-        json_int_t end = json_integer_value(json_object_get(function, "end_line"));
-        const char *name = json_string_value(json_object_get(function, "name"));
-        if (start <= 0 || end < start)
+    for (size_t i = 0; i < counts->function_count; i++) {
+        const struct gcov_function *function = &counts->functions[i];
+        if (function->start_line <= 0 || function->end_line < function->start_line)
             continue;
-        bind_ints(s->function, 3, (int64_t[]){file, start, end});
-        sqlite3_bind_text(s->function, 4, name ? name : "", -1, SQLITE_TRANSIENT);
+        bind_ints(s->function, 3, (int64_t[]){file, function->start_line, function->end_line});
+        sqlite3_bind_text(s->function, 4, function->name ? function->name : "", -1,
+                          SQLITE_TRANSIENT);
         database_step_done(s->function);
     }
 }
@@ -373,35 +300,22 @@ static void store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
     }
 }
 
-/* One document of gcov's output (one data file) as `run`'s counts; `prefix` is stripped from its
-   data file's name to give the build path; `hash` is the data file's content hash. */
-static void store_document(struct store *s, int64_t run, const char *prefix, json_t *document,
-                           int64_t hash)
+/* One data file's counts (its build path, the hash of its bytes) as `run`'s rows. */
+static void store_counts(struct store *s, int64_t run, const char *build_path,
+                         const char *directory, const struct gcov_counts *counts, int64_t hash)
 {
-    const char *data_file = json_string_value(json_object_get(document, "data_file"));
-    size_t prefix_length = prefix ? strlen(prefix) : 0;
-    if (!data_file)
-        data_file = "?";
-    else if (prefix_length && !strncmp(data_file, prefix, prefix_length))
-        data_file += prefix_length;
     bool structure = false;
-    int64_t data = data_id(s, data_file, &structure);
-    const char *directory =
-        json_string_value(json_object_get(document, "current_working_directory"));
+    int64_t data = data_id(s, build_path, &structure);
     row_list rows = {0};
-    size_t index;
-    json_t *file;
-    json_array_foreach(json_object_get(document, "files"), index, file) {
-        const char *name = json_string_value(json_object_get(file, "file"));
-        if (!name)
+    for (size_t i = 0; i < counts->file_count; i++) {
+        const struct gcov_file *file = &counts->files[i];
+        if (!file->name)
             continue;
-        int64_t id = file_id(s, directory, name);
+        int64_t id = file_id(s, directory, file->name);
         if (structure)
-            store_functions(s, id, json_object_get(file, "functions"));
-        size_t at;
-        json_t *line;
-        json_array_foreach(json_object_get(file, "lines"), at, line)
-            collect_line(s, data, id, line, structure, &rows);
+            store_functions(s, id, file);
+        for (size_t j = 0; j < file->line_count; j++)
+            collect_line(s, data, id, file, &file->lines[j], structure, &rows);
     }
     char key[32];
     snprintf(key, sizeof key, "%lld", (long long)data);
@@ -412,52 +326,13 @@ static void store_document(struct store *s, int64_t run, const char *prefix, jso
     database_step_done(s->run_data);
 }
 
-/* Calls `each` on every JSON document of gcov's output; the number read, -1 on malformed text. */
-static int for_each_document(const char *text, size_t length,
-                             void (*each)(json_t *document, void *context), void *context)
-{
-    int documents = 0;
-    size_t offset = 0;
-    for (;;) {
-        while (offset < length && strchr(" \t\r\n", text[offset]))
-            offset++;
-        if (offset >= length)
-            return documents;
-        json_error_t error;
-        json_t *document = json_loadb(text + offset, length - offset, JSON_DISABLE_EOF_CHECK,
-                                      &error);
-        if (!document || !json_is_array(json_object_get(document, "files"))) {
-            warn("gcov printed something that is not its JSON format (%s); skipped",
-                 document ? "no files" : error.text);
-            json_decref(document);
-            return -1;
-        }
-        offset += error.position;
-        each(document, context);
-        json_decref(document);
-        documents++;
-    }
-}
-
-struct single_run {
-    struct store *store;
-    int64_t run;
-};
-
-static void store_for_single_run(json_t *document, void *context)
-{
-    struct single_run *target = context;
-    store_document(target->store, target->run, NULL, document, 0);
-}
-
-int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t length)
+void coverage_store_counts(sqlite3 *db, int64_t run, const char *build_path,
+                           const char *directory, const struct gcov_counts *counts)
 {
     struct store s;
     store_open(&s, db);
-    struct single_run target = {&s, run};
-    int documents = for_each_document(text, length, store_for_single_run, &target);
+    store_counts(&s, run, build_path, directory, counts, 0);
     store_close(&s);
-    return documents;
 }
 
 /* ---- reading the runs ---- */
@@ -546,7 +421,6 @@ static void known_copies_free(struct known_copies *known)
 struct batch {
     VECTOR(struct pending_run) runs;
     VECTOR(struct data_file) files;
-    json_t *by_path; /* path of a file sent to gcov -> its index in files */
 };
 
 /* The run whose copy of this data file has the same bytes, or 0. */
@@ -606,7 +480,17 @@ static void collect_data_files(const char *folder)
     closedir(directory);
 }
 
-/* Finds the run's data files and decides which of them gcov must read. */
+/* Does the build still have the .gcno of this data file (its build path)? */
+static bool notes_exist(const char *build_path)
+{
+    char *notes = xstrdup(build_path);
+    strcpy(notes + strlen(notes) - 5, ".gcno");
+    bool ok = access(notes, R_OK) == 0;
+    free(notes);
+    return ok;
+}
+
+/* Finds the run's data files and decides which of them must be read. */
 static void add_run(struct batch *batch, struct known_copies *known, int64_t id, const char *dir,
                     struct coverage_read_stats *stats)
 {
@@ -629,7 +513,7 @@ static void add_run(struct batch *batch, struct known_copies *known, int64_t id,
         if (source) {
             file.source = source;
             free(bytes);
-        } else if (!link_notes(run.prefix, path)) {
+        } else if (!notes_exist(build_path)) {
             stats->missing++; /* the build lost its .gcno */
             free(bytes);
             free(path);
@@ -637,69 +521,12 @@ static void add_run(struct batch *batch, struct known_copies *known, int64_t id,
         } else {
             run.gcov_files++;
             remember_copy(known, file.hash, build_path, id, path, bytes, length);
-            json_object_set_new(batch->by_path, path, json_integer((json_int_t)batch->files.count));
         }
         run.data_files++;
         VECTOR_PUSH(batch->files, file);
     }
     found_data.count = 0;
     VECTOR_PUSH(batch->runs, run);
-}
-
-struct batch_target {
-    struct store *store;
-    struct batch *batch;
-};
-
-static void store_for_batch(json_t *document, void *context)
-{
-    struct batch_target *target = context;
-    const char *data_file = json_string_value(json_object_get(document, "data_file"));
-    json_t *index = data_file ? json_object_get(target->batch->by_path, data_file) : NULL;
-    if (!index)
-        return;
-    struct data_file *file = &target->batch->files.items[json_integer_value(index)];
-    struct pending_run *run = &target->batch->runs.items[file->run];
-    store_document(target->store, run->id, run->prefix, document, file->hash);
-}
-
-/* One chunk of gcov's output, parsed into its documents by a thread of its own. */
-struct parsed_chunk {
-    char *output;
-    size_t length;
-    pthread_t thread;
-    bool threaded;
-    VECTOR(json_t *) documents;
-};
-
-static void keep_document(json_t *document, void *context)
-{
-    struct parsed_chunk *chunk = context;
-    VECTOR_PUSH(chunk->documents, json_incref(document));
-}
-
-static void *parse_chunk(void *argument)
-{
-    struct parsed_chunk *chunk = argument;
-    if (chunk->output)
-        for_each_document(chunk->output, chunk->length, keep_document, chunk);
-    return NULL;
-}
-
-/* Waits for the chunk's parse, stores its documents, frees it. NULL: nothing to do. */
-static void store_chunk(struct parsed_chunk *chunk, struct batch_target *target)
-{
-    if (!chunk)
-        return;
-    if (chunk->threaded)
-        pthread_join(chunk->thread, NULL);
-    for (size_t i = 0; i < chunk->documents.count; i++) {
-        store_for_batch(chunk->documents.items[i], target);
-        json_decref(chunk->documents.items[i]);
-    }
-    free(chunk->documents.items);
-    free(chunk->output);
-    free(chunk);
 }
 
 /* A run read again (its cov_runs row removed by hand) starts from nothing. */
@@ -715,45 +542,39 @@ static void forget_runs(sqlite3 *db, const struct batch *batch)
     }
 }
 
-/* gcov on the batch's files that no earlier copy answers, the next chunk's gcov running while
-   this chunk's output is stored; then the files other copies answer, and each run marked read.
-   One transaction. */
-static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_stats *stats)
+/* The batch's files that no earlier copy answers read against their notes (gcovdata.c), then
+   the files other copies answer, and each run marked read. One transaction. */
+static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cache,
+                       struct gcov_counts *counts, struct coverage_read_stats *stats)
 {
     int64_t started = now_ms();
-    VECTOR(char *) gcov_files = {0};
-    for (size_t i = 0; i < batch->files.count; i++)
-        if (batch->files.items[i].source == batch->runs.items[batch->files.items[i].run].id)
-            VECTOR_PUSH(gcov_files, batch->files.items[i].path);
     database_exec(db, "BEGIN IMMEDIATE");
     forget_runs(db, batch);
     struct store s;
     store_open(&s, db);
-    struct batch_target target = {&s, batch};
-    /* Three stages at once: gcov on chunk k + 1, jansson parsing chunk k (a thread), and this
-       thread storing chunk k - 1 (SQLite stays on one thread). */
-    struct gcov_job job = {0};
-    if (gcov_files.count)
-        job = gcov_start(gcov_files.items, gcov_files.count < GCOV_CHUNK_FILES ? gcov_files.count
-                                                                              : GCOV_CHUNK_FILES);
-    struct parsed_chunk *parsing = NULL;
-    for (size_t at = 0; at < gcov_files.count; at += GCOV_CHUNK_FILES) {
-        struct gcov_job current = job;
-        size_t next = at + GCOV_CHUNK_FILES;
-        if (next < gcov_files.count)
-            job = gcov_start(gcov_files.items + next, gcov_files.count - next < GCOV_CHUNK_FILES
-                                                          ? gcov_files.count - next
-                                                          : GCOV_CHUNK_FILES);
-        struct parsed_chunk *chunk = xcalloc(1, sizeof *chunk);
-        chunk->output = gcov_finish(&current, &chunk->length);
-        if (pthread_create(&chunk->thread, NULL, parse_chunk, chunk) != 0)
-            parse_chunk(chunk); /* no thread to be had: parse it here */
-        else
-            chunk->threaded = true;
-        store_chunk(parsing, &target);
-        parsing = chunk;
+    for (size_t i = 0; i < batch->files.count; i++) {
+        struct data_file *file = &batch->files.items[i];
+        struct pending_run *run = &batch->runs.items[file->run];
+        if (file->source != run->id)
+            continue; /* another copy's rows answer it: below */
+        const char *build_path = file->path + strlen(run->prefix);
+        struct gcov_notes *notes = notes_for(cache, build_path);
+        size_t length = 0;
+        char *bytes = notes ? read_whole_file(file->path, &length) : NULL;
+        char error[256];
+        if (!bytes) {
+            stats->missing++;
+        } else if (gcov_counts_read(notes, bytes, length, counts, error, sizeof error) != 0) {
+            /* A process killed while writing it leaves it cut short: its counts are lost. */
+            stats->unreadable++;
+            if (stats->unreadable == 1)
+                warn("cannot read %s (%s); such files are left out", file->path, error);
+        } else {
+            store_counts(&s, run->id, build_path, gcov_notes_directory(notes), counts,
+                         file->hash);
+        }
+        free(bytes);
     }
-    store_chunk(parsing, &target);
     for (size_t i = 0; i < batch->files.count; i++) {
         struct data_file *file = &batch->files.items[i];
         struct pending_run *run = &batch->runs.items[file->run];
@@ -780,7 +601,6 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct coverage_read_st
     database_finalize(done);
     store_close(&s);
     database_exec(db, "COMMIT");
-    free(gcov_files.items);
     /* Stored: the runs' gcov data (2 GB on jansson's suite) is needed no more. A later copy
        that a removed one would have answered goes to gcov (same_copy). */
     for (size_t i = 0; i < batch->runs.count; i++)
@@ -794,7 +614,6 @@ static void batch_clear(struct batch *batch)
     for (size_t i = 0; i < batch->runs.count; i++)
         free(batch->runs.items[i].prefix);
     batch->files.count = batch->runs.count = 0;
-    json_object_clear(batch->by_path);
 }
 
 /* The runs still to read, in order; batches are cut from them one after the other. */
@@ -827,7 +646,7 @@ static void *fill_batch(void *argument)
                 pending->stats);
         gcov_files += builder->batch->runs.items[builder->batch->runs.count - 1].gcov_files;
         if (pending->baselines.items[i] || builder->batch->runs.count >= BATCH_RUNS ||
-            gcov_files >= 4 * GCOV_CHUNK_FILES)
+            gcov_files >= BATCH_FILES)
             break;
     }
     return NULL;
@@ -870,13 +689,16 @@ bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
     load_known_copies(db, &pending.known);
     pending.stats = stats;
     /* Listing and comparing the next batch's files (a thread) while this one is read. */
-    struct batch batches[2] = {{.by_path = json_object()}, {.by_path = json_object()}};
+    struct batch batches[2];
+    memset(batches, 0, sizeof batches);
+    struct notes_cache cache = {.by_path = json_object()};
+    struct gcov_counts counts = {0};
     struct batch_builder first = {.pending = &pending, .batch = &batches[0]};
     fill_batch(&first);
     for (int current = 0; batches[current].runs.count; current ^= 1) {
         struct batch_builder next = {.pending = &pending, .batch = &batches[current ^ 1]};
         next.threaded = pthread_create(&next.thread, NULL, fill_batch, &next) == 0;
-        read_batch(db, &batches[current], stats);
+        read_batch(db, &batches[current], &cache, &counts, stats);
         coverage_progress(progress, "read", (size_t)stats->runs, pending.ids.count);
         if (next.threaded)
             pthread_join(next.thread, NULL);
@@ -888,8 +710,9 @@ bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
         batch_clear(&batches[i]);
         free(batches[i].files.items);
         free(batches[i].runs.items);
-        json_decref(batches[i].by_path);
     }
+    notes_cache_free(&cache);
+    gcov_counts_free(&counts);
     known_copies_free(&pending.known);
     for (size_t i = 0; i < pending.dirs.count; i++)
         free(pending.dirs.items[i]);

@@ -3,7 +3,7 @@
  *
  * Reading (coverage.c): every run of a campaign ran with GCOV_PREFIX set to its own folder
  * (campaign.c), so a target built with --coverage left one set of .gcda files per run.
- * coverage_read() stores their line and branch counts, running gcov only on the files whose
+ * coverage_read() stores their line and branch counts, reading (gcovdata.c) only the files whose
  * bytes differ from the baseline's.
  *
  * Analysis (covanalysis.c, pure; covload.c feeds it from the database): an error leg is the
@@ -70,7 +70,8 @@
 struct coverage_read_stats {
     int runs;       /* runs read this time */
     int data_files; /* .gcda files among them */
-    int gcov_files; /* of them, read with gcov (the others were the baseline's, byte for byte) */
+    int gcov_files; /* of them, read (the others were the baseline's, byte for byte) */
+    int unreadable; /* of those, cut short or not matching their .gcno: left out */
     int missing;    /* .gcda files whose .gcno was gone */
 };
 
@@ -88,10 +89,12 @@ void coverage_progress(struct coverage_progress *progress, const char *done_what
 bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
                    struct coverage_read_stats *stats);
 
-/* The gcov JSON of one data file (or several, one document per line) into `run`'s rows, each
-   document under its "data_file" name. Exposed for tests. Returns the number of documents
-   read, -1 on malformed input. */
-int coverage_store_gcov_json(sqlite3 *db, int64_t run, const char *text, size_t length);
+/* One data file's counts (gcovdata.h; its build path, the compiler's folder for relative source
+   names) as `run`'s rows, as coverage_read stores them. Exposed for tests. */
+struct gcov_counts;
+void coverage_store_counts(sqlite3 *db, int64_t run, const char *build_path,
+                           const char *directory, const struct gcov_counts *counts);
+
 
 /* ---- the analysis ---- */
 

@@ -173,7 +173,7 @@ check "... each of them really is identical to the copy it names" sh -c '
     echo "$1" | while IFS="|" read -r copy source; do
         cmp -s "$copy" "$source" || exit 1
     done' - "$same_rows"
-check "... so gcov read fewer files than the runs wrote" \
+check "... so fewer files were read than the runs wrote" \
     test "$(jq '.runs.gcov_files' all.json)" -lt "$(jq '.runs.data_files' all.json)"
 for dir in $(sql all.db "SELECT dir FROM runs WHERE state = 'done'"); do
     prefix="$dir.gcov"

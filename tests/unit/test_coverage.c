@@ -14,6 +14,7 @@
 
 #include "coverage.h"
 #include "database.h"
+#include "gcovdata.h"
 #include "policy.h"
 #include "util.h"
 
@@ -108,51 +109,43 @@ static int remove_source(void **state)
     return 0;
 }
 
-/* A gcov JSON document for the program: `counts` is "LINE:COUNT" or "LINE:COUNT/B0,B1"
-   (branch counts, the error branch first) for each instrumented line, space separated. */
-static char *gcov_document(const char *counts)
+/* The program's counts as the gcov data reader gives them (gcovdata.h): `counts` is
+   "LINE:COUNT" or "LINE:COUNT/B0,B1" (branch counts, the error branch first) for each
+   instrumented line, space separated. */
+static const struct gcov_function functions[] = {
+    {"put", 1, 10},    {"report", 11, 14}, {"main", 15, 24}, {"check", 25, 30},
+    {"grow", 31, 37},  {"lines", 38, 47},  {"step", 48, 58}, {"wrap", 59, 62},
+};
+
+static void store_program_counts(sqlite3 *db, int64_t run, const char *counts)
 {
-    char lines[8192] = "";
-    size_t used = 0;
-    for (const char *at = counts; *at;) {
+    struct gcov_line lines[128];
+    int64_t branch_counts[256];
+    size_t line_count = 0, branch_count = 0;
+    for (const char *at = counts; *at && line_count < 128;) {
         int line = 0, count = 0, consumed = 0, branches[2] = {0, 0};
-        bool has_branches = false;
         if (sscanf(at, "%d:%d%n", &line, &count, &consumed) != 2)
             break;
         at += consumed;
+        struct gcov_line *entry = &lines[line_count++];
+        *entry = (struct gcov_line){.line = line, .count = count,
+                                    .first_branch = (int)branch_count};
         if (*at == '/') {
             sscanf(at, "/%d,%d%n", &branches[0], &branches[1], &consumed);
             at += consumed;
-            has_branches = true;
+            branch_counts[branch_count++] = branches[0];
+            branch_counts[branch_count++] = branches[1];
+            entry->branches = 2;
         }
         while (*at == ' ')
             at++;
-        char branch_text[256] = "";
-        if (has_branches)
-            snprintf(branch_text, sizeof branch_text,
-                     "{\"count\": %d, \"throw\": false, \"fallthrough\": false}, "
-                     "{\"count\": %d, \"throw\": false, \"fallthrough\": true}",
-                     branches[0], branches[1]);
-        used += (size_t)snprintf(lines + used, sizeof lines - used,
-                                 "%s{\"line_number\": %d, \"count\": %d, \"branches\": [%s],"
-                                 " \"unexecuted_block\": %s, \"function_name\": \"?\"}",
-                                 used ? ", " : "", line, count, branch_text,
-                                 count ? "false" : "true");
     }
-    return xasprintf(
-        "{\"format_version\": \"1\", \"gcc_version\": \"12.2.0\","
-        " \"current_working_directory\": \"/tmp\", \"data_file\": \"/build/a.gcda\","
-        " \"files\": [{\"file\": \"%s\", \"functions\": ["
-        "{\"name\": \"put\", \"start_line\": 1, \"end_line\": 10},"
-        "{\"name\": \"report\", \"start_line\": 11, \"end_line\": 14},"
-        "{\"name\": \"main\", \"start_line\": 15, \"end_line\": 24},"
-        "{\"name\": \"check\", \"start_line\": 25, \"end_line\": 30},"
-        "{\"name\": \"grow\", \"start_line\": 31, \"end_line\": 37},"
-        "{\"name\": \"lines\", \"start_line\": 38, \"end_line\": 47},"
-        "{\"name\": \"step\", \"start_line\": 48, \"end_line\": 58},"
-        "{\"name\": \"wrap\", \"start_line\": 59, \"end_line\": 62}],"
-        " \"lines\": [%s]}]}\n",
-        source_path, lines);
+    struct gcov_file file = {.name = source_path, .lines = lines, .line_count = line_count,
+                             .branch_counts = branch_counts, .branch_count = branch_count,
+                             .functions = functions,
+                             .function_count = sizeof functions / sizeof *functions};
+    struct gcov_counts all = {.files = &file, .file_count = 1};
+    coverage_store_counts(db, run, "/build/a.gcda", "/tmp", &all);
 }
 
 /* The baseline: put succeeds, check passes; no error path runs. */
@@ -179,9 +172,7 @@ static void add_run(struct campaign *c, int64_t id, const char *site, const char
         (long long)id);
     database_exec(c->db, sql);
     sqlite3_free(sql);
-    char *document = gcov_document(counts);
-    assert_int_equal(coverage_store_gcov_json(c->db, id, document, strlen(document)), 1);
-    free(document);
+    store_program_counts(c->db, id, counts);
     sqlite3_stmt *statement = database_prepare(c->db, "SELECT id FROM cov_files");
     assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
     c->file = sqlite3_column_int64(statement, 0);
@@ -569,9 +560,7 @@ static void test_run_alone_compares_with_its_program_alone(void **state)
                         " '/t/alone-1'), (2, '/t/b', '/t', x'', x'', 'null', 0, 'yes', NULL);"
                         "INSERT INTO cov_runs(run, data_files, gcov_files, read_ms)"
                         " VALUES (-1, 1, 1, 0)");
-    char *alone = gcov_document(baseline_counts);
-    assert_int_equal(coverage_store_gcov_json(c.db, -1, alone, strlen(alone)), 1);
-    free(alone);
+    store_program_counts(c.db, -1, baseline_counts);
     add_owned_run(&c, 2, site_ids[0], 1, failed_counts);
     add_owned_run(&c, 3, site_ids[1], 2, failed_counts);
     struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
@@ -611,9 +600,7 @@ static void test_a_leg_another_program_runs_plainly(void **state)
                         " '/t/alone-1');"
                         "INSERT INTO cov_runs(run, data_files, gcov_files, read_ms)"
                         " VALUES (-1, 1, 1, 0)");
-    char *alone = gcov_document(baseline_counts);
-    assert_int_equal(coverage_store_gcov_json(c.db, -1, alone, strlen(alone)), 1);
-    free(alone);
+    store_program_counts(c.db, -1, baseline_counts);
     add_owned_run(&c, 2, site_ids[0], 1, failed_counts);
     struct coverage_call calls[] = {{c.file, 3}, {c.file, 17}};
     struct coverage_site sites[] = {{.eligible = true, .call_count = 2, .calls = calls}};
@@ -666,24 +653,28 @@ static void test_eligibility(void **state)
     assert_false(site_nofail_eligible(false, "syscall", 0, 32768));
 }
 
-/* gcov --stdout prints one JSON document per data file: both are read, counts of a line seen
-   in two documents add up, relative names are resolved against the compile directory, a
-   branch taken is stored apart from one not taken, and each document's lines are kept under
-   its data file. Garbage is refused, not half-read. */
-static void test_gcov_json(void **state)
+/* Two data files' counts, as the gcov data reader gives them: both are stored, counts of a
+   line seen in two data files add up, relative names are resolved against the compile
+   directory, a branch taken is stored apart from one not taken, and each data file's lines are
+   kept under it. */
+static void test_stored_counts(void **state)
 {
     (void)state;
     sqlite3 *db = database_open(":memory:", true);
-    const char *text =
-        "{\"files\": [{\"file\": \"a.c\", \"lines\": [{\"line_number\": 3, \"count\": 2,"
-        " \"branches\": [{\"count\": 0}, {\"count\": 2}]}, {\"line_number\": 4, \"count\": 0,"
-        " \"branches\": []}], \"functions\": [{\"name\": \"f\", \"start_line\": 1,"
-        " \"end_line\": 5}]}], \"current_working_directory\": \"/nonexistent/src\","
-        " \"data_file\": \"/b/a.gcda\"}\n"
-        "{\"files\": [{\"file\": \"/nonexistent/src/a.c\", \"lines\": [{\"line_number\": 3,"
-        " \"count\": 5, \"branches\": []}]}], \"current_working_directory\": \"/x\","
-        " \"data_file\": \"/b/main.gcda\"}\n";
-    assert_int_equal(coverage_store_gcov_json(db, 7, text, strlen(text)), 2);
+    struct gcov_line a_lines[] = {{.line = 3, .count = 2, .branches = 2, .first_branch = 0},
+                                  {.line = 4, .count = 0}};
+    int64_t a_branches[] = {0, 2};
+    struct gcov_function a_functions[] = {{"f", 1, 5}};
+    struct gcov_file a = {.name = "a.c", .lines = a_lines, .line_count = 2,
+                          .branch_counts = a_branches, .branch_count = 2,
+                          .functions = a_functions, .function_count = 1};
+    struct gcov_counts a_counts = {.files = &a, .file_count = 1};
+    coverage_store_counts(db, 7, "/b/a.gcda", "/nonexistent/src", &a_counts);
+    struct gcov_line main_lines[] = {{.line = 3, .count = 5}};
+    struct gcov_file main_file = {.name = "/nonexistent/src/a.c", .lines = main_lines,
+                                  .line_count = 1};
+    struct gcov_counts main_counts = {.files = &main_file, .file_count = 1};
+    coverage_store_counts(db, 7, "/b/main.gcda", "/x", &main_counts);
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT (SELECT count(*) FROM cov_files), (SELECT path FROM cov_files),"
             " (SELECT count(*) FROM cov_lines), (SELECT sum(count) FROM cov_line_hits"
@@ -704,9 +695,6 @@ static void test_gcov_json(void **state)
     assert_int_equal(sqlite3_column_int(statement, 8), 2);
     assert_string_equal((const char *)sqlite3_column_text(statement, 9), "1-5");
     sqlite3_finalize(statement);
-    warnings_quiet = true;
-    assert_int_equal(coverage_store_gcov_json(db, 8, "{\"files\": [", 12), -1);
-    warnings_quiet = false;
     database_close(db);
 }
 
@@ -728,7 +716,7 @@ int main(void)
         cmocka_unit_test(test_a_leg_another_program_runs_plainly),
         cmocka_unit_test(test_wrapper_passes_the_failure_up),
         cmocka_unit_test(test_eligibility),
-        cmocka_unit_test(test_gcov_json),
+        cmocka_unit_test(test_stored_counts),
     };
     return cmocka_run_group_tests(tests, write_source, remove_source);
 }
