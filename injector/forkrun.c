@@ -461,7 +461,7 @@ static const char *refusal_words(const char *why)
         {"threads", "reached while a second thread ran"},
         {"stdin", "reached with standard input a pipe or socket"},
         {"timer", "reached with an interval timer armed"},
-        {"writing", "reached with a file it opened for writing (or an inherited one over 16 MiB)"},
+        {"writing", "reached with a file open for writing over 16 MiB, or with more than 32 files open"},
         {"early", "reached before main, where a child forked at the start cannot fail it"},
         {"descriptors", "reached where the open files could not be listed"},
     };

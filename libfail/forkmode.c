@@ -449,14 +449,20 @@ static void LF_TEXT rewrite_environment(const char *dir)
 
 /* A regular file the program has open beyond standard input and output. Read-only: the child
    reads it through a description of its own, from where the parent was (as standard input,
-   reopen_input). Open for writing: the child writes into a copy of its own in its folder, at the
-   parent's offset, so neither sees the other's writes and the file the harness reads afterwards
-   (a log) holds the unfailed process's bytes only. */
+   reopen_input). Open for writing since before this image started (a harness's log): the child
+   writes into a copy of its own in its folder, at the parent's offset, so neither sees the
+   other's writes and the file the harness reads afterwards holds the unfailed process's bytes
+   only. Opened for writing by the program itself (curl's memdebug log, a report it reopens by
+   name): the child may reach it by its name too, so it keeps the very file, and the parent,
+   having saved its bytes (ROOT/saved.PID.FD), waits for the child and puts them back, with its
+   offset (`restore`): the child wrote and read what a re-run would, the parent goes on with its
+   own bytes. */
 struct private_file {
     int fd;
     off_t offset;
     off_t size; /* written ones: the bytes the child's copy takes (the parent writes on) */
     bool writable;
+    bool restore;
 };
 
 struct fork_point {
@@ -467,6 +473,7 @@ struct fork_point {
     size_t robust_length;
     struct private_file files[FORK_FILES_MAX];
     int file_count;
+    bool must_wait; /* a file to restore: the parent waits for its child (see private_file) */
 };
 
 /* Can a child continue this process without sharing state with it that re-run mode would not
@@ -509,7 +516,7 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
             int flags = fcntl((int)fd, F_GETFL);
             bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
             if (flags < 0 || point->file_count == FORK_FILES_MAX ||
-                (writable && (st.st_size > FORK_COPY_MAX || !was_inherited((int)fd, &st)))) {
+                (writable && st.st_size > FORK_COPY_MAX)) {
                 why = "writing";
                 continue;
             }
@@ -518,25 +525,20 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
             file->offset = lseek((int)fd, 0, SEEK_CUR);
             file->size = st.st_size;
             file->writable = writable;
+            file->restore = writable && !was_inherited((int)fd, &st);
+            point->must_wait |= file->restore;
         }
     }
     close(directory);
     return why;
 }
 
-/* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
-   append flag as the parent's; /dev/null when no copy can be made (the child must never write
-   into the parent's file). Returns the new descriptor, or -1. */
-static int LF_TEXT private_copy(const struct private_file *file, const char *dir)
+/* Copies `length` bytes from the start of `source` to `copy` (both descriptions of their own, at
+   offset 0); false on an error. */
+static bool LF_TEXT copy_bytes(int source, int copy, off_t length)
 {
-    char path[PATH_MAX], name[32] = "fd-", self[40] = "/proc/self/fd/";
-    name[3 + format_decimal(name + 3, (uint64_t)file->fd)] = '\0';
-    self[14 + format_decimal(self + 14, (uint64_t)file->fd)] = '\0';
-    file_in(path, dir, name);
-    int copy = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int source = open(self, O_RDONLY | O_CLOEXEC);
     bool copied = copy >= 0 && source >= 0, kernel_copy = true;
-    off_t left = file->size;
+    off_t left = length;
     while (copied && left > 0) {
         /* The kernel copies within one file system; across two (a run folder on tmpfs) it
            says EXDEV, and the bytes go through a buffer. */
@@ -558,6 +560,28 @@ static int LF_TEXT private_copy(const struct private_file *file, const char *dir
         copied = moved > 0;
         left -= moved > 0 ? moved : 0;
     }
+    return copied;
+}
+
+/* "/proc/self/fd/N": the file open as `fd`, to open again with a description of its own. */
+static void LF_TEXT self_path(char *out, int fd)
+{
+    append(out, 0, "/proc/self/fd/");
+    out[14 + format_decimal(out + 14, (uint64_t)fd)] = '\0';
+}
+
+/* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
+   append flag as the parent's; /dev/null when no copy can be made (the child must never write
+   into the parent's file). Returns the new descriptor, or -1. */
+static int LF_TEXT private_copy(const struct private_file *file, const char *dir)
+{
+    char path[PATH_MAX], name[32] = "fd-", self[40];
+    name[3 + format_decimal(name + 3, (uint64_t)file->fd)] = '\0';
+    self_path(self, file->fd);
+    file_in(path, dir, name);
+    int copy = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int source = open(self, O_RDONLY | O_CLOEXEC);
+    bool copied = copy_bytes(source, copy, file->size);
     if (source >= 0)
         close(source);
     if (!copied) {
@@ -580,6 +604,8 @@ static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir
 {
     for (int i = 0; i < point->file_count; i++) {
         const struct private_file *file = &point->files[i];
+        if (file->restore)
+            continue; /* the very file: the parent puts its bytes back afterwards */
         int cloexec = fcntl(file->fd, F_GETFD);
         int fresh;
         if (file->writable) {
@@ -598,6 +624,67 @@ static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir
         }
         dup3(fresh, file->fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
         close(fresh);
+    }
+}
+
+/* ROOT/saved.PID.FD: where the parent keeps the bytes of a file it restores. */
+static void LF_TEXT saved_path(char *out, int fd)
+{
+    size_t n = append(out, 0, fork_state.root);
+    n = append(out, n, "/saved.");
+    n += format_decimal(out + n, (uint64_t)getpid());
+    out[n++] = '.';
+    out[n + format_decimal(out + n, (uint64_t)fd)] = '\0';
+}
+
+/* In the parent, before the fork (no child of its runs): the bytes of each file to restore.
+   False when one cannot be saved: then no child may share it. */
+static bool LF_TEXT save_files(const struct fork_point *point)
+{
+    for (int i = 0; i < point->file_count; i++) {
+        const struct private_file *file = &point->files[i];
+        if (!file->restore)
+            continue;
+        char path[PATH_MAX], self[40];
+        saved_path(path, file->fd);
+        self_path(self, file->fd);
+        int copy = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        int source = open(self, O_RDONLY | O_CLOEXEC);
+        bool saved = copy_bytes(source, copy, file->size);
+        if (source >= 0)
+            close(source);
+        if (copy >= 0)
+            close(copy);
+        if (!saved) {
+            unlink(path);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* In the parent, once its child has ended: each restored file's bytes and offset as they were
+   at the fork. */
+static void LF_TEXT restore_files(const struct fork_point *point)
+{
+    for (int i = 0; i < point->file_count; i++) {
+        const struct private_file *file = &point->files[i];
+        if (!file->restore)
+            continue;
+        char path[PATH_MAX], self[40];
+        saved_path(path, file->fd);
+        self_path(self, file->fd);
+        int source = open(path, O_RDONLY | O_CLOEXEC);
+        int target = open(self, O_WRONLY | O_CLOEXEC); /* no O_APPEND: written from 0 */
+        if (source >= 0 && target >= 0 && ftruncate(target, 0) == 0)
+            copy_bytes(source, target, file->size);
+        if (source >= 0)
+            close(source);
+        if (target >= 0)
+            close(target);
+        unlink(path);
+        if (file->offset >= 0)
+            lseek(file->fd, file->offset, SEEK_SET);
     }
 }
 
@@ -671,7 +758,12 @@ static bool LF_TEXT fork_child(const char *name, struct fork_point *point)
 {
     char dir[PATH_MAX];
     folder_path(dir, name);
-    wait_for_children(fork_state.jobs - 1);
+    /* A file the child shares (see private_file) is saved while no child of ours writes it. */
+    wait_for_children(point->must_wait ? 0 : fork_state.jobs - 1);
+    if (point->must_wait && !save_files(point)) {
+        rmdir(dir); /* unclaim: failrun re-runs it */
+        return false;
+    }
     /* Taken before the fork, while nothing else writes: the parent goes on right after it. At
        the start nothing was written yet by this image: the child's files hold its own bytes. */
     point->stdout_offset = point->at_start ? -1 : regular_offset(1);
@@ -705,8 +797,10 @@ static bool LF_TEXT fork_child(const char *name, struct fork_point *point)
     }
     entry->started_ns = started;
     append(entry->folder, 0, name);
-    if (fork_state.jobs == 1)
+    if (fork_state.jobs == 1 || point->must_wait)
         wait_for_children(0);
+    if (point->must_wait)
+        restore_files(point);
     return false;
 }
 

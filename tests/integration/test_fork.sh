@@ -66,13 +66,21 @@ check "shared-file: re-run mode finds the silently dropped line" \
     test "$(jq '[.findings[] | select(.outcome == "silent")] | length' shared-file-rerun.json)" -ge 1
 # A log the program was given open for writing (a harness's): each child writes into a copy of
 # its own, with the parent's lines so far, so the sites are forked and end as their re-runs do
-# (one run at a time: two re-runs at once would write into one log). A file the program opens
-# for writing itself still leaves its sites to re-runs (test_faults_io.sh).
+# (one run at a time: two re-runs at once would write into one log).
 same_campaign log -j1 -- sh -c ': >"$2"; exec "$1" log 3 3<>"$2"' sh "$PROGRAMS/forkshare" "$work/steps.log"
 check_equal "log: every site of the logging program was answered by a fork" 0 \
     "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND chain NOT LIKE '%,%' AND dir NOT LIKE '%/fork-%'")"
 check "log: each failed step found its log as it was (exit 1, not 3)" \
     test "$(sql log-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 1")" -ge 4
+# A log the program opens itself and reads back by name (curl's memdebug log; a report): the
+# child keeps the very file, and the parent waits, then puts its bytes back. The failed step
+# finds its own "failed" line by name (exit 1, not 3), and the parent ends with exactly its four
+# steps (exit 0, not 5: else the fork run diverges and every site is re-run).
+same_campaign ownlog -j1 -- "$PROGRAMS/forkshare" ownlog "$work/own.log"
+check_equal "ownlog: every site of the program was answered by a fork" 0 \
+    "$(sql ownlog-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND chain NOT LIKE '%,%' AND dir NOT LIKE '%/fork-%'")"
+check "ownlog: the failed step found its own line by name (exit 1, not 3)" \
+    test "$(sql ownlog-fork.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 1 AND dir LIKE '%/fork-%'")" -ge 1
 same_campaign alarm "$PROGRAMS/forkshare" alarm
 check "alarm: the watchdog ends the failed runs in re-run mode (exit 4)" \
     test "$(sql alarm-rerun.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND exit_code = 4")" -ge 1

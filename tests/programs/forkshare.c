@@ -10,6 +10,11 @@
  *               back through the same stream and exits 1 when it holds exactly the steps so
  *               far, 3 when not: a child writing into the parent's file, or given a copy
  *               without the parent's lines, would not end as a re-run does
+ *   ownlog PATH the same with a log it opens itself, by name (as curl's memdebug log): a failed
+ *               allocation writes "failed" into it and reads it back by name (a new fopen of
+ *               PATH), exiting 1 when it holds the steps so far and that line, 3 when not; at
+ *               the end the log must hold exactly the four steps (exit 5 when not): a child
+ *               must see its own line by name, and the parent must never see it
  *   alarm       arms a 1 s watchdog; a failed allocation waits for it, and the watchdog exits 4
  *               (a clone child does not inherit the timer; the parent's fires while it waits)
  */
@@ -26,8 +31,54 @@ static void watchdog(int signo)
     _exit(4);
 }
 
+/* Does the file hold exactly "step 0" .. "step N-1", then `last` (NULL: nothing)? */
+static int log_holds_steps(const char *path, int steps, const char *last)
+{
+    FILE *log = fopen(path, "r"); /* by name */
+    if (!log)
+        return 0;
+    char line[64];
+    int good = 1, lines = 0;
+    while (fgets(line, sizeof line, log)) {
+        char want[64];
+        if (lines < steps)
+            snprintf(want, sizeof want, "step %d\n", lines);
+        else
+            snprintf(want, sizeof want, "%s\n", lines == steps && last ? last : "(nothing)");
+        good = good && !strcmp(line, want);
+        lines++;
+    }
+    fclose(log);
+    return good && lines == steps + (last != NULL);
+}
+
+static int own_log(const char *path)
+{
+    FILE *log = fopen(path, "w");
+    if (!log)
+        return 2;
+    for (int step = 0; step < 4; step++) {
+        char *block = malloc(40 + 8 * (size_t)step);
+        if (!block) {
+            fputs("failed\n", log);
+            fclose(log);
+            fprintf(stderr, "out of memory at step %d\n", step);
+            return log_holds_steps(path, step, "failed") ? 1 : 3;
+        }
+        fprintf(log, "step %d\n", step);
+        fflush(log);
+        free(block);
+    }
+    fclose(log);
+    int good = log_holds_steps(path, 4, NULL);
+    printf("%s\n", good ? "4 steps logged" : "the log holds something else");
+    return good ? 0 : 5;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "ownlog"))
+        return own_log(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "file")) {
         FILE *in = fopen(argv[2], "r");
         if (!in)
@@ -88,6 +139,6 @@ int main(int argc, char **argv)
         puts("done");
         return 0;
     }
-    fputs("usage: forkshare file PATH | log FD | alarm\n", stderr);
+    fputs("usage: forkshare file PATH | log FD | ownlog PATH | alarm\n", stderr);
     return 2;
 }
