@@ -527,32 +527,42 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                        const char *scope)
 {
     char at_once[200], alone[200];
-    if (!run_differs(baseline, records, twin->dir, &twin->result, scope, at_once, sizeof at_once))
+    bool differs = run_differs(baseline, records, twin->dir, &twin->result, scope, at_once,
+                               sizeof at_once);
+    /* Two runs that fail alike may have broken each other (a suite deleting the other's
+       scratch files): a baseline that failed is checked alone too. */
+    bool failed = baseline->timed_out || baseline->signal || baseline->exit_code != 0;
+    if (!differs && !failed)
         return false;
     char *dir = xasprintf("%s/baseline-alone-%ld", context->runs_dir, (long)getpid());
     struct spawn_result result = execute_run(context, dir, twin->plan, twin->limit, NULL, NULL);
     bool varies = run_differs(baseline, records, dir, &result, scope, alone, sizeof alone);
-    bool baseline_disturbed = false;
+    bool baseline_disturbed = false, like_twin = false;
     if (varies) { /* does the one alone agree with the twin? then the baseline was disturbed */
         struct run_records twin_records = {0};
         ingest_run(twin->dir, &twin_records);
         char unused[200];
-        baseline_disturbed = !run_differs(&twin->result, &twin_records, dir, &result, scope,
-                                          unused, sizeof unused);
+        like_twin = !run_differs(&twin->result, &twin_records, dir, &result, scope, unused,
+                                 sizeof unused);
+        /* so it was too when it failed beside the twin and passes alone */
+        baseline_disturbed = like_twin || (failed && !result.timed_out && !result.signal &&
+                                           result.exit_code == 0);
         run_records_free(&twin_records);
     }
     remove_tree(dir);
     free(dir);
-    if (varies && !baseline_disturbed)
-        return false; /* it differs by itself too: nothing about -j to learn here */
+    if (varies ? !baseline_disturbed : !differs)
+        return false; /* it differs by itself, or fails alone too: nothing about -j to learn */
     char *note = xasprintf("two runs of the command at the same time disturb each other (%s: %s; "
-                           "a run alone agreed with the %s): they share files, folders or "
-                           "ports. Runs go one at a time (-j1)",
+                           "a run alone %s): they share files, folders or ports. Runs go one at "
+                           "a time (-j1)",
                            baseline_disturbed ? "the baseline, beside another run, differed from "
                                                 "a run alone"
                                               : "a run beside the baseline differed from it",
                            baseline_disturbed ? alone : at_once,
-                           baseline_disturbed ? "other" : "baseline");
+                           !baseline_disturbed ? "agreed with the baseline"
+                           : like_twin         ? "agreed with the other"
+                                               : "passed where the baseline failed");
     warn("%s", note);
     sqlite3_stmt *statement = context->db ? database_prepare(
         context->db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('jobs', ?)") : NULL;

@@ -134,7 +134,9 @@ check "... naming the file and line" grep -q "bad.supp:1: " bad.txt
 # The README's gdb recipe: `env $(failrun replay --print-env SITE -- CMD) CMD` arms the fault
 # (the warn mode's failure empties its result line), and the records land in the folder named.
 site=$(jq -r '.findings[0].site' warn.json)
-"$FAILRUN" replay --db warn.db --print-env "$site:1" -- "$P" warn >env.txt
+"$FAILRUN" replay --db warn.db --print-env "$site:1" -- "$P" warn >env.txt 2>env.err
+check "replay --print-env: no line env would split, and no warning" \
+    sh -c "! grep -q '[[:space:]]' env.txt && ! grep -q warning env.err"
 # shellcheck disable=SC2046
 env $(cat env.txt) "$P" warn >armed.out 2>/dev/null
 check_equal "replay --print-env: the printed environment arms the fault" "" "$(cat armed.out)"

@@ -32,6 +32,27 @@ check "... and a resumed campaign goes one at a time, saying so" \
 check_equal "... its runs reach their sites" 0 \
     "$(sql twin.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 
+# Two at once that both fail (each finds the other's line in its scratch file, or the file gone,
+# as a suite's scripts in one folder do), where one alone passes: not failrun's doing (before,
+# failrun blamed itself: the run without libfail passed), and one run at a time.
+cat >scratch.sh <<SCRIPT
+#!/bin/sh
+echo \$\$ >>scratch.tmp
+"$PROGRAMS/wrapped" >/dev/null
+sleep 0.5
+mine=\$(cat scratch.tmp 2>/dev/null)
+rm -f scratch.tmp
+[ "\$mine" = \$\$ ]
+SCRIPT
+chmod +x scratch.sh
+"$FAILRUN" run --no-fork -j2 --db scratch.db -- ./scratch.sh >/dev/null 2>scratch.err
+check "failing at once, passing alone: the campaign runs (no 'failrun broke it', status 2)" \
+    test $? -ne 2
+check "... and says why it runs one at a time" \
+    grep -q "two runs of the command at the same time disturb each other .*Runs go one at a time" scratch.err
+check_equal "... its baseline is the one made alone (status 0)" 0 \
+    "$(sql scratch.db "SELECT baseline_exit FROM campaign")"
+
 # The baseline made at -j1 (no twin), the fault runs made again at -j2.
 "$FAILRUN" run -q --no-fork -j1 --db shared.db -- "$PROGRAMS/sharedlock" >/dev/null 2>&1
 unfinish shared.db
