@@ -102,6 +102,8 @@ struct program {
     int exit_code, signal;      /* how it ended in the baseline */
     bool top;                   /* the command's own process: the whole command is it */
     bool checked, alone;        /* the check ran, and alone it reproduces its baseline */
+    bool in_command;            /* not alone, its runs fork at its start inside the command
+                                   (forkrun.c): they are its for that fork run only */
     char *reason;               /* why not */
     uint64_t alone_stdout, alone_stderr; /* hashes of its output alone; 0: varies, not compared */
     int64_t alone_wall_ms, timeout_ms;

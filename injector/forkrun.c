@@ -461,7 +461,8 @@ static const char *refusal_words(const char *why)
         {"threads", "reached while a second thread ran"},
         {"stdin", "reached with standard input a pipe or socket"},
         {"timer", "reached with an interval timer armed"},
-        {"writing", "reached with a file open for writing over 16 MiB, or with more than 32 files open"},
+        {"writing", "reached with a file it opened for writing (or an inherited one over 16 MiB)"},
+        {"socket", "reached with a socket it made itself (a connection, a listener): a child would share it"},
         {"early", "reached before main, where a child forked at the start cannot fail it"},
         {"descriptors", "reached where the open files could not be listed"},
     };
@@ -639,6 +640,53 @@ static bool start_forkable(const struct program *program)
            strcmp(program->stdin_kind, "pipe") != 0;
 }
 
+/* A program that does not run alone (it needs the suite's fixtures: a client of its test server)
+   but whose runs can fork at its start inside the command, where the fixtures are up: not the
+   command's own process, its standard input a file or nothing. Else each of its runs is a
+   re-run of the whole command. */
+static bool start_in_command(const struct program *program)
+{
+    return program->checked && !program->alone && !program->top && program->stdin_path &&
+           strcmp(program->stdin_kind, "pipe") != 0;
+}
+
+/* Its place among the baseline's starts of its executable (processes not forked, by pid), and
+   the executable's line in ROOT/starts/exes, which is added when new: where forkmode_start
+   looks for a start matched by order ("ord-LINE-PLACE"). NULL when it has no such start. */
+static char *ordinal_name(struct campaign_context *context, const char *root,
+                          const struct program *program)
+{
+    sqlite3_stmt *place = database_prepare(
+        context->db, "SELECT count(*) FROM processes p JOIN runs r ON r.id = p.run"
+                     " WHERE r.kind = 'baseline' AND p.exe = ?1 AND p.forked = 0 AND p.pid <"
+                     " (SELECT min(q.pid) FROM processes q JOIN runs s ON s.id = q.run"
+                     "  WHERE s.kind = 'baseline' AND q.program = ?2 AND q.forked = 0)");
+    sqlite3_bind_text(place, 1, program->exe, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(place, 2, program->id);
+    int64_t ordinal = sqlite3_step(place) == SQLITE_ROW ? sqlite3_column_int64(place, 0) : -1;
+    database_finalize(place);
+    char *list = xasprintf("%s/starts/exes", root);
+    size_t length = 0;
+    char *text = read_whole_file(list, &length);
+    int line = 0;
+    bool found = false;
+    for (char *at = text; at && *at && !found;) {
+        char *end = strchr(at, '\n');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        found = n == strlen(program->exe) && !strncmp(at, program->exe, n);
+        line += !found;
+        at = end ? end + 1 : at + n;
+    }
+    free(text);
+    if (!found) {
+        FILE *out = fopen(list, "a");
+        if (!out || fprintf(out, "%s\n", program->exe) < 0 || fclose(out) != 0)
+            fatal("cannot write %s: %s; check the folder of --db", list, strerror(errno));
+    }
+    free(list);
+    return ordinal >= 0 ? xasprintf("ord-%d-%lld", line, (long long)ordinal) : NULL;
+}
+
 /* ROOT/starts/HASH-N for `program` (libfail/forkmode.c, forkmode_start): its executable, working
    folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name ("HASH-N"),
    or NULL when the baseline has no command line for it. */
@@ -649,8 +697,8 @@ static char *write_start_file(struct campaign_context *context, const char *root
         context->db, "SELECT p.command_line FROM processes p JOIN runs r ON r.id = p.run"
                      " WHERE r.kind = 'baseline' AND p.program = ? AND p.forked = 0 LIMIT 1");
     sqlite3_bind_int64(line, 1, program->id);
-    char *name = NULL;
-    if (sqlite3_step(line) == SQLITE_ROW) {
+    char *name = program->in_command ? ordinal_name(context, root, program) : NULL;
+    if (!program->in_command && sqlite3_step(line) == SQLITE_ROW) {
         const char *hash = (const char *)sqlite3_column_text(line, 0);
         for (int n = 0; !name && n < 64; n++) {
             char *path = xasprintf("%s/starts/%s-%d", root, hash, n);
@@ -707,8 +755,9 @@ static const char *start_differs(const char *root, const char *name, const struc
         why = "it was not started as in the baseline";
     else if (control.timed_out || control.signal != program->signal ||
              control.exit_code != program->exit_code)
-        why = "it ended otherwise than alone";
-    else {
+        why = program->in_command ? "it ended otherwise than in the baseline"
+                                  : "it ended otherwise than alone";
+    else if (!program->in_command) {
         char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
         if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||
             (program->alone_stderr && file_hash(err) != program->alone_stderr))
@@ -718,6 +767,43 @@ static const char *start_differs(const char *root, const char *name, const struc
     }
     free(dir);
     return why;
+}
+
+/* The unfailed child of a start as the reference of its children: its output and the blocks
+   live at its end (a program that does not run alone: start_in_command). */
+static void control_reference(const char *root, const char *name, struct program *reference)
+{
+    char *dir = xasprintf("%s/start-%s", root, name);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    reference->alone_stdout = file_hash(out);
+    reference->alone_stderr = file_hash(err);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    for (size_t i = 0; i < records.live.count; i++)
+        VECTOR_PUSH(reference->live, ((struct live_count){records.live.items[i].signature,
+                                                           records.live.items[i].blocks}));
+    run_records_free(&records);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+/* The runs lent to programs that fork at their start inside the command go back to the command
+   (those not answered are re-runs of it). */
+static void release_in_command(struct campaign_context *context, struct program **starts,
+                               size_t count)
+{
+    sqlite3_stmt *release = database_prepare(
+        context->db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
+    for (size_t i = 0; i < count; i++) {
+        if (!starts[i]->in_command)
+            continue;
+        sqlite3_bind_int64(release, 1, starts[i]->id);
+        database_step_done(release);
+        sqlite3_reset(release);
+        starts[i]->in_command = false;
+    }
+    database_finalize(release);
 }
 
 /* One run of the command in which each program of `starts` forks its runs at its start. */
@@ -736,8 +822,10 @@ static void start_fork_run(struct campaign_context *context, struct program **st
         names[i] = write_start_file(context, root, starts[i]);
         if (names[i])
             forkable += forkable_count(context->db, starts[i]->id);
-        if (starts[i]->timeout_ms > timeout_ms)
-            timeout_ms = starts[i]->timeout_ms;
+        /* One that does not run alone has no time of its own alone: the command's bound. */
+        int64_t limit = starts[i]->in_command ? context->timeout_ms : starts[i]->timeout_ms;
+        if (limit > timeout_ms)
+            timeout_ms = limit;
     }
     if (!context->options->quiet)
         fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
@@ -745,15 +833,31 @@ static void start_fork_run(struct campaign_context *context, struct program **st
     struct spawn_result command = /* a control child per start, too */
         execute_fork_run(context, root, command_dir, forkable + (int64_t)count, NULL, timeout_ms);
     /* The programs' unfailed processes go on after their children: the command must end as in
-       the baseline, or the children changed something it used (see fork_run). */
+       the baseline, or the children changed something it used (see fork_run), and every site
+       is re-run. With programs that need the command around them (FAILRUN_START_IN_COMMAND),
+       it may end otherwise because its fixtures saw what the children did (a test server logs
+       every request, and the harness compares its log): then each start stands or falls by its
+       own unfailed child (start_differs). */
+    bool in_command = false;
+    for (size_t i = 0; i < count; i++)
+        in_command |= starts[i]->in_command;
     bool diverged = command.timed_out || command.signal != context->baseline.signal ||
                     command.exit_code != context->baseline.exit_code;
-    if (diverged)
-        warn("the fork run of %s ended otherwise than in the baseline: the children of its "
-             "programs' starts may have changed files it used; their sites are re-run",
-             context->options->settings.argv[0]);
+    if (diverged) {
+        char *note = xasprintf(in_command ? "the fork run of %s ended otherwise than in the "
+                                            "baseline (its fixtures or files saw what the "
+                                            "children did): each program's start was judged by "
+                                            "its own unfailed child"
+                                          : "the fork run of %s ended otherwise than in the "
+                                            "baseline: the children of its programs' starts may "
+                                            "have changed files it used; their sites are re-run",
+                               context->options->settings.argv[0]);
+        warn("%s", note);
+        add_fork_note(context, note);
+        free(note);
+    }
     int64_t concluded = 0;
-    for (size_t i = 0; i < count && !diverged; i++) {
+    for (size_t i = 0; i < count && (!diverged || in_command); i++) {
         if (!names[i])
             continue;
         const char *why = start_differs(root, names[i], starts[i]);
@@ -766,8 +870,26 @@ static void start_fork_run(struct campaign_context *context, struct program **st
             free(note);
             continue;
         }
-        concluded += conclude_children(context, root, command_dir, &command, starts[i],
-                                       starts[i]->id, true);
+        if (starts[i]->in_command) {
+            /* Its children are judged against the unfailed child of the same start, which ran
+               with the same fixtures: its status (the baseline's), its output and the blocks
+               live at its end. Their runs stay the command's (id 0: no owner), and their leaks
+               unconfirmed: the scan replays a run alone, which this program cannot be. */
+            struct program reference = *starts[i];
+            reference.id = 0;
+            reference.live.items = NULL;
+            reference.live.count = reference.live.capacity = 0;
+            control_reference(root, names[i], &reference);
+            reference.scanned = true;
+            reference.scan_ok = false;
+            pthread_mutex_init(&reference.scan_lock, NULL);
+            concluded += conclude_children(context, root, command_dir, &command, &reference,
+                                           starts[i]->id, true);
+            free(reference.live.items);
+        } else {
+            concluded += conclude_children(context, root, command_dir, &command, starts[i],
+                                           starts[i]->id, true);
+        }
         explain_refusals(context, root, starts[i]->exe, starts[i]->id);
     }
     for (size_t i = 0; i < count; i++) {
@@ -796,7 +918,7 @@ static bool starts_pay(struct campaign_context *context, size_t count, int64_t f
     if (cost_ms < bound)
         return false;
     char *note = xasprintf("%zu program(s) fork at their start for their %lld sites, inside one "
-                           "more run of the command: re-running each alone would take about "
+                           "more run of the command: re-running them would take about "
                            "%lld s; --no-fork re-runs",
                            count, (long long)forkable, (long long)(cost_ms / 1000));
     if (!context->options->quiet)
@@ -867,8 +989,41 @@ void run_fork_phase(struct campaign_context *context)
             told = true;
             fork_run(context, program, 0, &forkable, &concluded);
         }
+        /* Then, when asked (FAILRUN_START_IN_COMMAND=1), the programs that need the command
+           around them: the runs of the sites each reached in the baseline (the first to reach
+           one has it), lent for the fork run. Not by default: what the children leave in the
+           files, fixtures and pipes the program shares with its suite (a repository a later
+           child finds made, a token read away from the driver's pipe) is not yet caught. */
+        const char *asked = getenv("FAILRUN_START_IN_COMMAND");
+        if (context->options->fork == FORK_AUTO && asked && !strcmp(asked, "1")) {
+            sqlite3_stmt *others = database_prepare(
+                context->db, "SELECT id FROM programs WHERE alone IS NOT NULL AND alone <> 'yes'"
+                             " ORDER BY id");
+            sqlite3_stmt *lend = database_prepare(
+                context->db, "UPDATE runs SET owner = ?1 WHERE id IN (SELECT id" FORKABLE_RUNS
+                             " AND owner IS NULL AND site IN"
+                             " (SELECT site FROM program_sites WHERE program = ?1))");
+            while (sqlite3_step(others) == SQLITE_ROW) {
+                struct program *program = program_get(context, sqlite3_column_int64(others, 0));
+                if (!program || !start_in_command(program))
+                    continue;
+                sqlite3_bind_int64(lend, 1, program->id);
+                database_step_done(lend);
+                sqlite3_reset(lend);
+                int64_t sites = sqlite3_changes(context->db);
+                if (sites <= 0)
+                    continue;
+                program->in_command = true;
+                VECTOR_PUSH(starts, program);
+                start_sites += sites;
+                start_cost += sites * (baseline_wall > 0 ? baseline_wall : 1);
+            }
+            database_finalize(lend);
+            database_finalize(others);
+        }
         if (starts_pay(context, starts.count, start_sites, start_cost, baseline_wall))
             start_fork_run(context, starts.items, starts.count, &forkable, &concluded);
+        release_in_command(context, starts.items, starts.count);
         free(starts.items);
         free(programs.items);
     }

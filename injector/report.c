@@ -220,6 +220,19 @@ static json_t *fixture_list(sqlite3 *db)
     return list;
 }
 
+/* The executables whose sites the campaign fails, with how many each: [{"exe", "sites"}]. */
+static json_t *programs_under_test(sqlite3 *db)
+{
+    json_t *list = json_array();
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT exe, count(*) FROM sites GROUP BY exe ORDER BY count(*) DESC, exe");
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        json_array_append_new(list, json_pack("{s:s, s:I}", "exe", sqlite3_column_text(statement, 0),
+                                              "sites", (json_int_t)sqlite3_column_int64(statement, 1)));
+    database_finalize(statement);
+    return list;
+}
+
 /* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
    their test case (libfail/testcase.c): {"notes": [...], "test_cases": {"passed": N, "failed": N,
    "functions": [...]}}. */
@@ -326,6 +339,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     json_object_set_new(campaign, "programs", program_summary(db));
     json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
     json_object_set_new(campaign, "fixtures", fixture_list(db));
+    json_object_set_new(campaign, "under_test", programs_under_test(db));
     json_object_set_new(campaign, "forks", fork_summary(db));
     return campaign;
 }
@@ -1380,12 +1394,27 @@ static void print_unpreloaded(FILE *out, json_t *list)
     fputc('\n', out);
 }
 
-/* "scope: not under test, the suite's fixtures: sws (served a socket until it was stopped); --exe
-   brings one back" */
-static void print_fixtures(FILE *out, json_t *list)
+/* "scope: under test curl (1327 sites), sockfilt (1 site)" and, when there are some, "scope: not
+   under test, the command's fixtures: sws (served a socket until it was stopped); --exe brings
+   one back" */
+static void print_scope(FILE *out, json_t *under_test, json_t *list)
 {
     size_t index;
     json_t *entry;
+    if (json_array_size(under_test)) {
+        fputs("  scope: under test", out);
+        json_array_foreach(under_test, index, entry) {
+            if (index == 6) {
+                fprintf(out, ", and %zu more", json_array_size(under_test) - index);
+                break;
+            }
+            const char *exe = string_of(entry, "exe"), *base = strrchr(exe, '/');
+            json_int_t sites = json_integer_value(json_object_get(entry, "sites"));
+            fprintf(out, "%s %s (%lld site%s)", index ? "," : "", base ? base + 1 : exe,
+                    (long long)sites, sites == 1 ? "" : "s");
+        }
+        fputc('\n', out);
+    }
     if (!json_array_size(list))
         return;
     fputs("  scope: not under test, the command's fixtures:", out);
@@ -1489,7 +1518,7 @@ void report_print_text(json_t *report, FILE *out)
     print_programs(out, json_object_get(campaign, "programs"));
     print_forks(out, json_object_get(campaign, "forks"));
     print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
-    print_fixtures(out, json_object_get(campaign, "fixtures"));
+    print_scope(out, json_object_get(campaign, "under_test"), json_object_get(campaign, "fixtures"));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     json_t *crash;

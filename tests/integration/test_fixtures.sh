@@ -40,8 +40,33 @@ check "default scope: stderr names the fixture" grep -q "fixture of the command 
 "$FAILRUN" report --db default.db >default.txt
 check "default scope: the report's scope line names it and the way back" \
     grep -q "scope: not under test, the command's fixtures: fixture_server (served a socket until it was stopped); --exe brings one back" default.txt
+check "default scope: the report's scope line names what is under test, with its sites" \
+    grep -q "scope: under test fixture_client ($(sql default.db 'SELECT count(*) FROM sites') sites)" default.txt
 check_equal "default scope: JSON campaign.fixtures" "fixture_server" \
     "$(jq -r '[.campaign.fixtures[].exe | split("/") | last] | join(" ")' default.json)"
+
+# Forked at its sites, the client is left to re-runs once it holds its connection: a child
+# would read its parent's answer. Its sites end as in re-run mode.
+outcomes="SELECT site || ' ' || outcome || ' ' || coalesce(exit_code, '') FROM runs WHERE kind = 'fault' ORDER BY site"
+"$FAILRUN" run --fork -j1 --db fork.db -- ./harness.sh >/dev/null 2>fork.err
+check "--fork: a site reached with the client's connection open is re-run, saying why" \
+    grep -q "reached with a socket it made itself" fork.err
+check_equal "--fork: every site ends as in re-run mode" \
+    "$(sql default.db "$outcomes")" "$(sql fork.db "$outcomes")"
+
+# The client does not run alone (no server then), and its argument (the socket) differs from
+# run to run: asked to (FAILRUN_START_IN_COMMAND=1), its runs fork at its start inside one more
+# run of the harness, the start matched by its order among the client's starts, judged against
+# an unfailed child of the same start.
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run --db start.db -- ./harness.sh \
+    >/dev/null 2>start.err
+check "a client that needs the server forks at its start inside the harness" \
+    grep -q "1 program(s) fork at their start for their" start.err
+check_equal "... every site answered there" "$(sql start.db "SELECT count(*) FROM sites")" \
+    "$(sql start.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check_equal "... each ending as in re-run mode" "$(sql default.db "$outcomes")" "$(sql start.db "$outcomes")"
+check_equal "... and its runs stay the command's (no owner)" 0 \
+    "$(sql start.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL")"
 
 "$FAILRUN" run -q --db back.db --exe "$server:$client" -- ./harness.sh >/dev/null 2>&1
 check_equal "--exe brings the server back: sites in both" "fixture_client fixture_server" \

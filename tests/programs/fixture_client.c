@@ -1,6 +1,7 @@
 /*
  * fixture_client.c — the program under test of tests/integration/test_fixtures.sh: it asks the
- * server on SOCKET to echo a line it builds in a block of its own, and prints the answer.
+ * server on SOCKET to echo a line it builds in a block of its own, and prints the answer, read
+ * into a block taken once connected (a fork child there would share the connection).
  * usage: fixture_client SOCKET
  */
 #include <stdio.h>
@@ -31,14 +32,21 @@ int main(int argc, char **argv)
         return 1;
     }
     free(question);
-    char answer[256];
-    ssize_t n = read(connection, answer, sizeof answer - 1);
+    char *answer = malloc(256);
+    if (!answer) {
+        fputs("fixture_client: out of memory\n", stderr);
+        close(connection);
+        return 1;
+    }
+    ssize_t n = read(connection, answer, 255);
     close(connection);
     if (n <= 0) {
         fputs("fixture_client: no answer\n", stderr);
+        free(answer);
         return 1;
     }
     answer[n] = '\0';
     fputs(answer, stdout);
+    free(answer);
     return 0;
 }
