@@ -564,13 +564,11 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                            : like_twin         ? "agreed with the other"
                                                : "passed where the baseline failed");
     warn("%s", note);
-    sqlite3_stmt *statement = context->db ? database_prepare(
-        context->db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('jobs', ?)") : NULL;
-    if (statement) {
-        sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
-        database_step_done(statement);
-        database_finalize(statement);
-    }
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('jobs', ?)");
+    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
     free(note);
     context->options->jobs = 1;
     return baseline_disturbed;

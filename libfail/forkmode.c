@@ -85,7 +85,7 @@ static struct {
 
 /* Regular files open for writing and sockets, as they were when this image started: a harness's
    log (as ctest gives every test) is given to a child as a copy of its own, a file the program
-   opened itself is shared and restored (see private_file); an inherited socket stays shared (a
+   opened itself keeps it from forking (see process_unforkable); an inherited socket stays shared (a
    launcher's, mostly idle), but one the program made itself (a connection to a test server, a
    listening socket) keeps it from forking: the child would read its parent's answers. */
 #define INHERITED_MAX 32
@@ -357,6 +357,43 @@ void LF_TEXT forkmode_finish(void)
 
 /* ---- the child ---- */
 
+/* Copies `length` bytes from the start of `source` to `copy` (both descriptions of their own, at
+   offset 0); false on an error. */
+static bool LF_TEXT copy_bytes(int source, int copy, off_t length)
+{
+    bool copied = copy >= 0 && source >= 0, kernel_copy = true;
+    off_t left = length;
+    while (copied && left > 0) {
+        /* The kernel copies within one file system; across two (a run folder on tmpfs) it
+           says EXDEV, and the bytes go through a buffer. */
+        size_t want = left < (1 << 20) ? (size_t)left : (size_t)1 << 20;
+        ssize_t moved = kernel_copy ? copy_file_range(source, NULL, copy, NULL, want, 0) : -1;
+        if (moved < 0 && kernel_copy && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+                                         errno == EOPNOTSUPP)) {
+            kernel_copy = false;
+            continue;
+        }
+        if (!kernel_copy) {
+            char buffer[4096];
+            moved = read(source, buffer, want < sizeof buffer ? want : sizeof buffer);
+            if (moved > 0 && write(copy, buffer, (size_t)moved) != moved)
+                moved = -1;
+        }
+        if (moved == 0)
+            break;
+        copied = moved > 0;
+        left -= moved > 0 ? moved : 0;
+    }
+    return copied;
+}
+
+/* "/proc/self/fd/N": the file open as `fd`, to open again with a description of its own. */
+static void LF_TEXT self_path(char *out, int fd)
+{
+    append(out, 0, "/proc/self/fd/");
+    out[14 + format_decimal(out + 14, (uint64_t)fd)] = '\0';
+}
+
 /* Where the child's standard output or error goes: a file in its folder. For a regular file the
    parent's bytes up to the fork are copied first, so the child's file holds its whole output as
    if it had run alone; a pipe or socket (a harness reading it) gets no prefix; anything else (a
@@ -375,20 +412,10 @@ static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, o
     if (out < 0)
         return;
     if (open_now && S_ISREG(current.st_mode) && prefix > 0) {
-        char self[32] = "/proc/self/fd/";
-        size_t length = strlen(self);
-        self[length + format_decimal(self + length, (uint64_t)fd)] = '\0';
+        char self[40];
+        self_path(self, fd);
         int in = open(self, O_RDONLY | O_CLOEXEC);
-        off_t offset = 0;
-        while (in >= 0 && offset < prefix) {
-            char buffer[4096];
-            size_t want = (size_t)(prefix - offset) < sizeof buffer ? (size_t)(prefix - offset)
-                                                                     : sizeof buffer;
-            ssize_t got = pread(in, buffer, want, offset);
-            if (got <= 0 || write(out, buffer, (size_t)got) != got)
-                break;
-            offset += got;
-        }
+        copy_bytes(in, out, prefix);
         if (in >= 0)
             close(in);
     }
@@ -457,17 +484,12 @@ static void LF_TEXT rewrite_environment(const char *dir)
    reopen_input). Open for writing since before this image started (a harness's log): the child
    writes into a copy of its own in its folder, at the parent's offset, so neither sees the
    other's writes and the file the harness reads afterwards holds the unfailed process's bytes
-   only. Opened for writing by the program itself (curl's memdebug log, a report it reopens by
-   name): the child may reach it by its name too, so it keeps the very file, and the parent,
-   having saved its bytes (ROOT/saved.PID.FD), waits for the child and puts them back, with its
-   offset (`restore`): the child wrote and read what a re-run would, the parent goes on with its
-   own bytes. */
+   only. */
 struct private_file {
     int fd;
     off_t offset;
     off_t size; /* written ones: the bytes the child's copy takes (the parent writes on) */
     bool writable;
-    bool restore;
 };
 
 struct fork_point {
@@ -478,7 +500,6 @@ struct fork_point {
     size_t robust_length;
     struct private_file files[FORK_FILES_MAX];
     int file_count;
-    bool must_wait; /* a file to restore: the parent waits for its child (see private_file) */
 };
 
 /* Can a child continue this process without sharing state with it that re-run mode would not
@@ -527,11 +548,10 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
                 continue;
             int flags = fcntl((int)fd, F_GETFL);
             bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
-            /* A file the program opened for writing itself: shared and restored (`restore`)
-               would keep a child from seeing its parent's later bytes, but not from renaming
-               or removing it by name, which its parent then misses (patch's output, in
-               realworld-fork: the children printed less than their re-runs). Left to re-runs,
-               until that is caught too. */
+            /* A file the program opened for writing itself: a copy would not keep a child
+               from reaching it by its name, and sharing it (its bytes saved and put back after
+               the child) not from renaming or removing it, which its parent then misses
+               (patch, in realworld-fork). Left to re-runs. */
             if (flags < 0 || point->file_count == FORK_FILES_MAX ||
                 (writable && (st.st_size > FORK_COPY_MAX || !was_inherited((int)fd, &st)))) {
                 why = "writing";
@@ -542,49 +562,10 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
             file->offset = lseek((int)fd, 0, SEEK_CUR);
             file->size = st.st_size;
             file->writable = writable;
-            file->restore = writable && !was_inherited((int)fd, &st);
-            point->must_wait |= file->restore;
         }
     }
     close(directory);
     return why;
-}
-
-/* Copies `length` bytes from the start of `source` to `copy` (both descriptions of their own, at
-   offset 0); false on an error. */
-static bool LF_TEXT copy_bytes(int source, int copy, off_t length)
-{
-    bool copied = copy >= 0 && source >= 0, kernel_copy = true;
-    off_t left = length;
-    while (copied && left > 0) {
-        /* The kernel copies within one file system; across two (a run folder on tmpfs) it
-           says EXDEV, and the bytes go through a buffer. */
-        size_t want = left < (1 << 20) ? (size_t)left : (size_t)1 << 20;
-        ssize_t moved = kernel_copy ? copy_file_range(source, NULL, copy, NULL, want, 0) : -1;
-        if (moved < 0 && kernel_copy && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-                                         errno == EOPNOTSUPP)) {
-            kernel_copy = false;
-            continue;
-        }
-        if (!kernel_copy) {
-            char buffer[4096];
-            moved = read(source, buffer, want < sizeof buffer ? want : sizeof buffer);
-            if (moved > 0 && write(copy, buffer, (size_t)moved) != moved)
-                moved = -1;
-        }
-        if (moved == 0)
-            break;
-        copied = moved > 0;
-        left -= moved > 0 ? moved : 0;
-    }
-    return copied;
-}
-
-/* "/proc/self/fd/N": the file open as `fd`, to open again with a description of its own. */
-static void LF_TEXT self_path(char *out, int fd)
-{
-    append(out, 0, "/proc/self/fd/");
-    out[14 + format_decimal(out + 14, (uint64_t)fd)] = '\0';
 }
 
 /* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
@@ -621,15 +602,13 @@ static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir
 {
     for (int i = 0; i < point->file_count; i++) {
         const struct private_file *file = &point->files[i];
-        if (file->restore)
-            continue; /* the very file: the parent puts its bytes back afterwards */
         int cloexec = fcntl(file->fd, F_GETFD);
         int fresh;
         if (file->writable) {
             fresh = private_copy(file, dir);
         } else {
-            char path[40] = "/proc/self/fd/";
-            path[14 + format_decimal(path + 14, (uint64_t)file->fd)] = '\0';
+            char path[40];
+            self_path(path, file->fd);
             fresh = open(path, O_RDONLY | O_CLOEXEC);
             if (fresh >= 0 && file->offset >= 0)
                 lseek(fresh, file->offset, SEEK_SET);
@@ -641,67 +620,6 @@ static void LF_TEXT reopen_files(const struct fork_point *point, const char *dir
         }
         dup3(fresh, file->fd, cloexec > 0 && (cloexec & FD_CLOEXEC) ? O_CLOEXEC : 0);
         close(fresh);
-    }
-}
-
-/* ROOT/saved.PID.FD: where the parent keeps the bytes of a file it restores. */
-static void LF_TEXT saved_path(char *out, int fd)
-{
-    size_t n = append(out, 0, fork_state.root);
-    n = append(out, n, "/saved.");
-    n += format_decimal(out + n, (uint64_t)getpid());
-    out[n++] = '.';
-    out[n + format_decimal(out + n, (uint64_t)fd)] = '\0';
-}
-
-/* In the parent, before the fork (no child of its runs): the bytes of each file to restore.
-   False when one cannot be saved: then no child may share it. */
-static bool LF_TEXT save_files(const struct fork_point *point)
-{
-    for (int i = 0; i < point->file_count; i++) {
-        const struct private_file *file = &point->files[i];
-        if (!file->restore)
-            continue;
-        char path[PATH_MAX], self[40];
-        saved_path(path, file->fd);
-        self_path(self, file->fd);
-        int copy = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        int source = open(self, O_RDONLY | O_CLOEXEC);
-        bool saved = copy_bytes(source, copy, file->size);
-        if (source >= 0)
-            close(source);
-        if (copy >= 0)
-            close(copy);
-        if (!saved) {
-            unlink(path);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* In the parent, once its child has ended: each restored file's bytes and offset as they were
-   at the fork. */
-static void LF_TEXT restore_files(const struct fork_point *point)
-{
-    for (int i = 0; i < point->file_count; i++) {
-        const struct private_file *file = &point->files[i];
-        if (!file->restore)
-            continue;
-        char path[PATH_MAX], self[40];
-        saved_path(path, file->fd);
-        self_path(self, file->fd);
-        int source = open(path, O_RDONLY | O_CLOEXEC);
-        int target = open(self, O_WRONLY | O_CLOEXEC); /* no O_APPEND: written from 0 */
-        if (source >= 0 && target >= 0 && ftruncate(target, 0) == 0)
-            copy_bytes(source, target, file->size);
-        if (source >= 0)
-            close(source);
-        if (target >= 0)
-            close(target);
-        unlink(path);
-        if (file->offset >= 0)
-            lseek(file->fd, file->offset, SEEK_SET);
     }
 }
 
@@ -775,12 +693,7 @@ static bool LF_TEXT fork_child(const char *name, struct fork_point *point)
 {
     char dir[PATH_MAX];
     folder_path(dir, name);
-    /* A file the child shares (see private_file) is saved while no child of ours writes it. */
-    wait_for_children(point->must_wait ? 0 : fork_state.jobs - 1);
-    if (point->must_wait && !save_files(point)) {
-        rmdir(dir); /* unclaim: failrun re-runs it */
-        return false;
-    }
+    wait_for_children(fork_state.jobs - 1);
     /* Taken before the fork, while nothing else writes: the parent goes on right after it. At
        the start nothing was written yet by this image: the child's files hold its own bytes. */
     point->stdout_offset = point->at_start ? -1 : regular_offset(1);
@@ -818,10 +731,8 @@ static bool LF_TEXT fork_child(const char *name, struct fork_point *point)
     }
     entry->started_ns = started;
     append(entry->folder, 0, name);
-    if (fork_state.jobs == 1 || point->must_wait)
+    if (fork_state.jobs == 1)
         wait_for_children(0);
-    if (point->must_wait)
-        restore_files(point);
     return false;
 }
 
