@@ -2,7 +2,9 @@
  * fixture_server.c — a test server as suites start them (tests/integration/test_fixtures.sh):
  * it listens on a Unix socket, answers each connection's line with "echo: LINE" built in a
  * block of its own, and serves until it is killed; with "once" it serves one connection and
- * exits 0 by itself, as a test of a network library that talks to itself does.
+ * exits 0 by itself, as a test of a network library that talks to itself does. The socket is
+ * bound under a name of its own and renamed to SOCKET once listening, so that a harness that
+ * waits for SOCKET to exist never connects between bind and listen (ECONNREFUSED).
  * usage: fixture_server SOCKET [once]
  */
 #include <stdbool.h>
@@ -37,10 +39,11 @@ int main(int argc, char **argv)
     }
     int server = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un address = {.sun_family = AF_UNIX};
-    snprintf(address.sun_path, sizeof address.sun_path, "%s", argv[1]);
+    snprintf(address.sun_path, sizeof address.sun_path, "%s.bind", argv[1]);
+    unlink(address.sun_path);
     unlink(argv[1]);
     if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof address) != 0 ||
-        listen(server, 8) != 0) {
+        listen(server, 8) != 0 || rename(address.sun_path, argv[1]) != 0) {
         perror("fixture_server");
         return 1;
     }
