@@ -331,7 +331,16 @@ struct children {
     const char *root, *command_dir;
     int command_pid;
     bool at_start;
+    atomic_size_t unreached; /* children of a start that never fired their fault */
 };
+
+static bool fault_fired(const struct run_records *records)
+{
+    for (size_t i = 0; i < records->faults.count; i++)
+        if (records->faults.items[i].fired)
+            return true;
+    return false;
+}
 
 static void read_child(struct children *children, size_t i)
 {
@@ -349,6 +358,13 @@ static void read_child(struct children *children, size_t i)
     move_sanitizer_logs(children->command_dir, job->dir, child);
     job->test_case = read_test_case(job->dir);
     ingest_run(job->dir, &job->records);
+    if (children->at_start && !fault_fired(&job->records)) {
+        /* Its start reached the site in the baseline, the child did not: what it depended on
+           changed under it (an earlier child stopped a fixture, say). Not an answer: the site
+           goes to a run as in the baseline, where re-run mode would have found it. */
+        atomic_fetch_add(&children->unreached, 1);
+        return;
+    }
     keep_sites_in_scope(&job->records, children->context->options->settings.scope);
     leak_confirm(children->context, job);
     children->answered[i] = true;
@@ -385,6 +401,7 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
                                 .root = root, .command_dir = command_dir,
                                 .command_pid = command->pid, .at_start = at_start};
     atomic_init(&children.next, 0);
+    atomic_init(&children.unreached, 0);
     int helpers = context->options->jobs > 1 ? context->options->jobs - 1 : 0;
     pthread_t *threads = xcalloc((size_t)helpers + 1, sizeof *threads);
     int started = 0;
@@ -414,6 +431,17 @@ static int64_t conclude_children(struct campaign_context *context, const char *r
         sanitizer_leaks_free(&job->leaks);
     }
     conclusions_commit(context);
+    size_t unreached = atomic_load(&children.unreached);
+    if (unreached) {
+        char *note = xasprintf("%zu child(ren) of %s's start never reached the site they were to "
+                               "fail, which the baseline's start reached (an earlier child "
+                               "changed what the program depends on): those sites are re-run",
+                               unreached, base_name(program->exe));
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", note);
+        add_fork_note(context, note);
+        free(note);
+    }
     free(threads);
     free(children.answered);
     free(jobs.items);

@@ -12,7 +12,8 @@ cd "$work" || exit 1
 server="$PROGRAMS/fixture_server"
 client="$PROGRAMS/fixture_client"
 
-# harness.sh SERVER-MODE: the server in the background, the client, then the server stopped.
+# harness.sh [SERVER-MODE [CLIENT-MODE]]: the server in the background, the client, then the
+# server stopped.
 cat >harness.sh <<SCRIPT
 #!/bin/sh
 socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
@@ -20,7 +21,7 @@ socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
 server=\$!
 tries=0
 while [ ! -S "\$socket" ] && [ \$tries -lt 400 ]; do sleep 0.05; tries=\$((tries + 1)); done
-"$client" "\$socket"
+"$client" "\$socket" \$2
 status=\$?
 [ "\$1" = once ] || kill \$server
 wait \$server 2>/dev/null
@@ -67,6 +68,19 @@ check_equal "... every site answered there" "$(sql start.db "SELECT count(*) FRO
 check_equal "... each ending as in re-run mode" "$(sql default.db "$outcomes")" "$(sql start.db "$outcomes")"
 check_equal "... and its runs stay the command's (no owner)" 0 \
     "$(sql start.db "SELECT count(*) FROM runs WHERE owner IS NOT NULL")"
+
+# A child that stops the server on its error leg leaves the children after it without one: they
+# never reach their sites. Those sites are not answered by the children but re-run in the
+# harness as in the baseline, and end as in re-run mode.
+"$FAILRUN" run -j1 --db stopping.db -- ./harness.sh "" stop-on-error >/dev/null 2>&1
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stopped.db -- \
+    ./harness.sh "" stop-on-error >/dev/null 2>stopped.err
+check "a child that stops the fixture: the children after it are said to be re-run" \
+    grep -q "never reached the site they were to fail.*those sites are re-run" stopped.err
+check_equal "... and every site ends as in re-run mode, none not-reached" \
+    "$(sql stopping.db "$outcomes")" "$(sql stopped.db "$outcomes")"
+check "... some answered by a child at the start, some re-run in the harness" test \
+    "$(sql stopped.db "SELECT count(DISTINCT dir LIKE '%-starts/%') FROM runs WHERE kind = 'fault'")" = 2
 
 "$FAILRUN" run -q --db back.db --exe "$server:$client" -- ./harness.sh >/dev/null 2>&1
 check_equal "--exe brings the server back: sites in both" "fixture_client fixture_server" \

@@ -1,9 +1,12 @@
 /*
  * fixture_client.c — the program under test of tests/integration/test_fixtures.sh: it asks the
  * server on SOCKET to echo a line it builds in a block of its own, and prints the answer, read
- * into a block taken once connected (a fork child there would share the connection).
- * usage: fixture_client SOCKET
+ * into a block taken once connected (a fork child there would share the connection). With
+ * "stop-on-error", the error leg of that last block also tells the server to stop, as a client
+ * that shuts its fixture down on failure does: the server is then gone for whoever comes next.
+ * usage: fixture_client SOCKET [stop-on-error]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,31 +14,47 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* A connection to the server with `line` sent on it; -1 (said on stderr) when it fails. */
+static int say(const char *socket_path, const char *line)
+{
+    int connection = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path);
+    if (connection < 0 || connect(connection, (struct sockaddr *)&address, sizeof address) != 0 ||
+        write(connection, line, strlen(line)) < 0) {
+        perror("fixture_client");
+        if (connection >= 0)
+            close(connection);
+        return -1;
+    }
+    return connection;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fputs("usage: fixture_client SOCKET\n", stderr);
+    if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "stop-on-error"))) {
+        fputs("usage: fixture_client SOCKET [stop-on-error]\n", stderr);
         return 2;
     }
+    bool stop_on_error = argc == 3;
     char *question = strdup("hello fixture\n");
     if (!question) {
         fputs("fixture_client: out of memory\n", stderr);
         return 1;
     }
-    int connection = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    snprintf(address.sun_path, sizeof address.sun_path, "%s", argv[1]);
-    if (connection < 0 || connect(connection, (struct sockaddr *)&address, sizeof address) != 0 ||
-        write(connection, question, strlen(question)) < 0) {
-        perror("fixture_client");
-        free(question);
-        return 1;
-    }
+    int connection = say(argv[1], question);
     free(question);
+    if (connection < 0)
+        return 1;
     char *answer = malloc(256);
     if (!answer) {
         fputs("fixture_client: out of memory\n", stderr);
         close(connection);
+        if (stop_on_error) {
+            int stop = say(argv[1], "stop\n");
+            if (stop >= 0)
+                close(stop);
+        }
         return 1;
     }
     ssize_t n = read(connection, answer, 255);

@@ -4,9 +4,13 @@
  * block of its own, and serves until it is killed; with "once" it serves one connection and
  * exits 0 by itself, as a test of a network library that talks to itself does. The socket is
  * bound under a name of its own and renamed to SOCKET once listening, so that a harness that
- * waits for SOCKET to exist never connects between bind and listen (ECONNREFUSED).
+ * waits for SOCKET to exist never connects between bind and listen (ECONNREFUSED). A client
+ * that hangs up before its answer does not end the server (SIGPIPE is ignored, as servers do);
+ * the line "stop" does (exit 0).
  * usage: fixture_server SOCKET [once]
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +19,24 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static void answer(int connection)
+/* False when the line asked the server to stop. */
+static bool answer(int connection)
 {
     char line[256];
     ssize_t n = read(connection, line, sizeof line - 1);
     if (n <= 0)
-        return;
+        return true;
     line[n] = '\0';
+    if (!strcmp(line, "stop\n"))
+        return false;
     char *reply = malloc((size_t)n + 8);
     if (!reply)
-        return;
+        return true;
     snprintf(reply, (size_t)n + 8, "echo: %s", line);
-    if (write(connection, reply, strlen(reply)) < 0)
+    if (write(connection, reply, strlen(reply)) < 0 && errno != EPIPE)
         perror("write");
     free(reply);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -47,14 +55,15 @@ int main(int argc, char **argv)
         perror("fixture_server");
         return 1;
     }
+    signal(SIGPIPE, SIG_IGN);
     bool once = argc > 2 && !strcmp(argv[2], "once");
     for (;;) {
         int connection = accept(server, NULL, NULL);
         if (connection < 0)
             continue;
-        answer(connection);
+        bool more = answer(connection);
         close(connection);
-        if (once)
+        if (once || !more)
             break;
     }
     close(server);
