@@ -117,8 +117,12 @@ int stack_capture(uintptr_t *pcs, int max) LF_HIDDEN;
    every use of libunwind; cheap after the first. */
 void unwinder_bind(void) LF_HIDDEN;
 /* Around every use of libunwind that may run while another thread forks (unwinder.c): the fork
-   (unwinder_before_fork, and after it in parent and child) waits for unwinds in progress. */
-void unwinder_enter(void) LF_HIDDEN;
+   (unwinder_before_fork, and after it in parent and child) waits for unwinds in progress.
+   unwinder_enter is false (nothing entered) when this thread is unwinding already: a signal
+   handler interrupted it, and libunwind, which then does not block signals, may hold a lock;
+   unwinder_busy says the same to the captures made in signal handlers. */
+bool unwinder_enter(void) LF_HIDDEN;
+bool unwinder_busy(void) LF_HIDDEN;
 void unwinder_leave(void) LF_HIDDEN;
 void unwinder_before_fork(void) LF_HIDDEN;
 void unwinder_after_fork_parent(void) LF_HIDDEN;

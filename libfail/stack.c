@@ -108,7 +108,8 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
     bool sanitizer = atomic_load_explicit(&sanitizer_end, memory_order_relaxed) != 0;
     int wanted = max + OWN_FRAMES + (sanitizer ? SANITIZER_FRAMES : 0);
     unwinder_bind();
-    unwinder_enter();
+    if (!unwinder_enter())
+        return 0; /* called from a signal handler that interrupted our unwind: not a candidate */
     int n = unw_backtrace(raw, wanted);
     unwinder_leave();
     for (int i = 0; LF_UNLIKELY(testcase_armed) && i < n; i++) {
@@ -139,8 +140,8 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
     unw_cursor_t cursor;
     int count = 0;
     unwinder_bind();
-    if (max < 2)
-        return 0;
+    if (max < 2 || unwinder_busy())
+        return 0; /* inside our unwind, which may hold libunwind's lock */
 #if defined(__x86_64__)
     /* A call through a pointer that holds no code (NULL, freed or never set): the fault is at
        that address, outside every module, where no unwind table reaches. The call left its
@@ -212,7 +213,8 @@ int LF_TEXT stack_capture_syscall(void *ucontext, uintptr_t *pcs, int max)
        lies in the calling function. Our interposers are left out, as in stack_capture. */
     unw_cursor_t cursor;
     unwinder_bind();
-    if (max < 2 || unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+    if (max < 2 || unwinder_busy() ||
+        unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
     unw_proc_info_t info;
 #if defined(__x86_64__)

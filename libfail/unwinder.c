@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -131,10 +132,32 @@ static long LF_TEXT unwinder_syscall(long number, ...)
     return syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* This thread's unwinds in progress (stack_capture): at most one, since a signal handler that
+   allocates while this thread unwinds is not unwound (unwinder_enter). A fork from such a
+   handler must not wait for the unwind it interrupted. */
+static __thread int own_unwinds __attribute__((tls_model("initial-exec")));
+
+/* libunwind blocks every signal around each of its locks and around each dl_iterate_phdr, two
+   rt_sigprocmask calls each time: some 2,500 system calls for one run of a small test program
+   in record mode, more than the program makes itself. The blocking keeps a signal handler that
+   unwinds on the same thread from waiting for a lock its thread holds. Our own unwinds are never
+   nested (unwinder_enter refuses, and the signal-context captures check unwinder_busy), so while
+   this thread unwinds for us the mask is left alone; any other use of libunwind in the process
+   (the program's own) gets the real call. */
+static int LF_TEXT unwinder_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (!own_unwinds)
+        return sigprocmask(how, set, old);
+    if (old)
+        sigemptyset(old); /* restored later by another call here: also left alone */
+    return 0;
+}
+
 static const struct {
     const char *name;
     void *function;
 } replacements[] = {
+    {"sigprocmask", (void *)unwinder_sigprocmask},
     {"pipe2", (void *)unwinder_pipe2},
     {"read", (void *)unwinder_read},
     {"close", (void *)unwinder_close},
@@ -244,22 +267,27 @@ static int LF_TEXT bind_module(struct dl_phdr_info *info, size_t size, void *dat
  * done: a count of unwinds in progress and a flag, both atomic (no lock of ours to inherit). */
 static _Atomic int unwinds_in_progress;
 static _Atomic bool fork_pending;
-/* This thread's own unwinds in progress: a fork from a signal handler that interrupted one of
-   them must not wait for itself. */
-static __thread int own_unwinds __attribute__((tls_model("initial-exec")));
+/* (own_unwinds: above, with libunwind's sigprocmask.) */
 
-void LF_TEXT unwinder_enter(void)
+bool LF_TEXT unwinder_enter(void)
 {
+    if (own_unwinds)
+        return false; /* a signal handler interrupted this thread's unwind, which may hold a lock */
     for (;;) {
-        while (!own_unwinds && atomic_load_explicit(&fork_pending, memory_order_acquire))
+        while (atomic_load_explicit(&fork_pending, memory_order_acquire))
             sched_yield();
         atomic_fetch_add(&unwinds_in_progress, 1);
         own_unwinds++;
-        if (own_unwinds > 1 || !atomic_load(&fork_pending))
-            return;
+        if (!atomic_load(&fork_pending))
+            return true;
         own_unwinds--;
         atomic_fetch_sub(&unwinds_in_progress, 1); /* a fork began meanwhile: let it pass */
     }
+}
+
+bool LF_TEXT unwinder_busy(void)
+{
+    return own_unwinds != 0;
 }
 
 void LF_TEXT unwinder_leave(void)
