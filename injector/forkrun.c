@@ -834,11 +834,21 @@ static void release_in_command(struct campaign_context *context, struct program 
     database_finalize(release);
 }
 
-/* One run of the command in which each program of `starts` forks its runs at its start. */
-static void start_fork_run(struct campaign_context *context, struct program **starts, size_t count,
-                           int64_t *forkable_total, int64_t *concluded_total)
+/* One run of the command (the `pass`-th, from 1) in which each program of `starts` forks its
+   runs at its start. Returns true when the command ended otherwise than in the baseline; then
+   untaken[i] says that starts[i] never started in it (a harness that stops at its first failed
+   test stopped before it), and its runs stay planned for another pass. */
+static char *start_root(const struct campaign_context *context, int pass)
 {
-    char *root = xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
+    return pass > 1 ? xasprintf("%s/fork-%ld-starts%d", context->runs_dir, (long)getpid(), pass)
+                    : xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
+}
+
+static bool start_fork_run(struct campaign_context *context, struct program **starts, size_t count,
+                           int pass, bool *untaken, int64_t *forkable_total,
+                           int64_t *concluded_total)
+{
+    char *root = start_root(context, pass);
     char *command_dir = xasprintf("%s/command", root);
     char *starts_dir = xasprintf("%s/starts", root);
     remove_tree(root);
@@ -888,6 +898,11 @@ static void start_fork_run(struct campaign_context *context, struct program **st
     for (size_t i = 0; i < count && (!diverged || in_command); i++) {
         if (!names[i])
             continue;
+        char *taken = xasprintf("%s/starts/%s.taken", root, names[i]);
+        untaken[i] = diverged && access(taken, F_OK) != 0;
+        free(taken);
+        if (untaken[i])
+            continue; /* never started: the command stopped before it */
         const char *why = start_differs(root, names[i], starts[i]);
         if (why) {
             char *note = xasprintf("%s's start in the fork run left its sites to re-runs: %s",
@@ -921,16 +936,69 @@ static void start_fork_run(struct campaign_context *context, struct program **st
         explain_refusals(context, root, starts[i]->exe, starts[i]->id);
     }
     for (size_t i = 0; i < count; i++) {
-        finish_fork_run(context, root, starts[i]->id);
+        if (!untaken[i])
+            finish_fork_run(context, root, starts[i]->id);
         free(names[i]);
     }
     free(names);
-    *forkable_total += forkable;
+    if (pass == 1)
+        *forkable_total += forkable;
     *concluded_total += concluded;
     remove_fork_folder(context, root);
     free(starts_dir);
     free(command_dir);
     free(root);
+    return diverged;
+}
+
+/* Fork runs of the command for `starts` until every start has been reached once. A harness that
+   stops at its first failed test (curl's runtests) stops early in a fork run whose children
+   disturbed a fixture: the starts after that test never happen. Another run then reaches them,
+   the starts answered already running unforked, as long as each run answers some site. */
+static void start_fork_runs(struct campaign_context *context, struct program **starts, size_t count,
+                            int64_t *forkable_total, int64_t *concluded_total)
+{
+    bool *untaken = xcalloc(count + 1, sizeof *untaken);
+    struct program **left_over = xcalloc(count + 1, sizeof *left_over); /* starts stays whole */
+    memcpy(left_over, starts, count * sizeof *starts);
+    starts = left_over;
+    for (int pass = 1;; pass++) {
+        memset(untaken, 0, (count + 1) * sizeof *untaken);
+        int64_t before = *concluded_total;
+        bool diverged = start_fork_run(context, starts, count, pass, untaken, forkable_total,
+                                       concluded_total);
+        size_t left = 0;
+        for (size_t i = 0; i < count; i++)
+            if (untaken[i])
+                starts[left++] = starts[i];
+        if (!diverged || left == 0)
+            break;
+        if (*concluded_total == before) {
+            /* No progress: what is left goes to re-runs. */
+            char *root = start_root(context, pass);
+            for (size_t i = 0; i < left; i++)
+                finish_fork_run(context, root, starts[i]->id);
+            free(root);
+            char *note = xasprintf("%zu program start(s) never happened in the fork runs of %s "
+                                   "(it stops before them): their sites are re-run",
+                                   left, context->options->settings.argv[0]);
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %s\n", note);
+            add_fork_note(context, note);
+            free(note);
+            break;
+        }
+        char *note = xasprintf("the fork run of %s stopped before %zu program start(s): fork "
+                               "run %d of it for them",
+                               context->options->settings.argv[0], left, pass + 1);
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", note);
+        add_fork_note(context, note);
+        free(note);
+        count = left;
+    }
+    free(untaken);
+    free(left_over);
 }
 
 /* Whether the programs gathered for a start fork run (re-running them alone would take
@@ -1050,7 +1118,7 @@ void run_fork_phase(struct campaign_context *context)
             database_finalize(others);
         }
         if (starts_pay(context, starts.count, start_sites, start_cost, baseline_wall))
-            start_fork_run(context, starts.items, starts.count, &forkable, &concluded);
+            start_fork_runs(context, starts.items, starts.count, &forkable, &concluded);
         release_in_command(context, starts.items, starts.count);
         free(starts.items);
         free(programs.items);

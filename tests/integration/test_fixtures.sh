@@ -82,6 +82,45 @@ check_equal "... and every site ends as in re-run mode, none not-reached" \
 check "... some answered by a child at the start, some re-run in the harness" test \
     "$(sql stopped.db "SELECT count(DISTINCT dir LIKE '%-starts/%') FROM runs WHERE kind = 'fault'")" = 2
 
+# A harness that stops at its first failed test, as curl's runtests does, and checks after each
+# test the requests its server logged: three tests, each its own client (c1, c2, c3: sites of
+# their own). In a fork run the children of a test's client send requests too, that test fails
+# and the harness stops; one more run reaches the next test's start, the tests answered already
+# passing unforked. Every site is answered by a child at its start, as in re-run mode.
+cat >stops.sh <<SCRIPT
+#!/bin/sh
+socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
+log=\$(mktemp)
+"$server" "\$socket" log "\$log" &
+server=\$!
+tries=0
+while [ ! -S "\$socket" ] && [ \$tries -lt 400 ]; do sleep 0.05; tries=\$((tries + 1)); done
+status=0
+for test in 1 2 3; do
+    "$client" "\$socket" test \$test || { status=1; break; }
+    served=\$(wc -l <"\$log")
+    [ "\$served" = \$test ] || { echo "test \$test: the server served \$served requests" >&2; status=1; break; }
+done
+kill \$server
+wait \$server 2>/dev/null
+rm -f "\$socket" "\$log"
+exit \$status
+SCRIPT
+chmod +x stops.sh
+check "a harness that stops at its first failed test passes on its own" sh -c './stops.sh >/dev/null'
+"$FAILRUN" run -j1 --db stops-rerun.db -- ./stops.sh >/dev/null 2>&1
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stops.db -- ./stops.sh \
+    >/dev/null 2>stops.err
+check "... its fork run stops at the first test: one more run for the next, and one more" sh -c \
+    'grep -q "stopped before 2 program start(s): fork run 2 of it for them" stops.err &&
+     grep -q "stopped before 1 program start(s): fork run 3 of it for them" stops.err'
+check_equal "... every site answered by a child at its start" \
+    "$(sql stops.db "SELECT count(*) FROM sites")" \
+    "$(sql stops.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
+check "... the sites of all three tests" test "$(sql stops.db "SELECT count(*) FROM sites")" = 5
+check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
+    "$(sql stops.db "$outcomes")"
+
 "$FAILRUN" run -q --db back.db --exe "$server:$client" -- ./harness.sh >/dev/null 2>&1
 check_equal "--exe brings the server back: sites in both" "fixture_client fixture_server" \
     "$(sql back.db 'SELECT DISTINCT exe FROM sites' | sed 's|.*/||' | sort | tr '\n' ' ' | sed 's/ $//')"

@@ -4,7 +4,9 @@
  * into a block taken once connected (a fork child there would share the connection). With
  * "stop-on-error", the error leg of that last block also tells the server to stop, as a client
  * that shuts its fixture down on failure does: the server is then gone for whoever comes next.
- * usage: fixture_client SOCKET [stop-on-error]
+ * With "test N" (1 to 3) the line is built at a call of its own for each N, as each test of a
+ * suite reaches sites of its own.
+ * usage: fixture_client SOCKET [stop-on-error | test N]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,14 +32,28 @@ static int say(const char *socket_path, const char *line)
     return connection;
 }
 
+/* The line to send, made at a call of its own for each test. */
+static char *question_for(int test)
+{
+    switch (test) {
+    case 2:
+        return strdup("hello fixture\n");
+    case 3:
+        return strdup("hello fixture\n");
+    default:
+        return strdup("hello fixture\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "stop-on-error"))) {
-        fputs("usage: fixture_client SOCKET [stop-on-error]\n", stderr);
+    bool stop_on_error = argc == 3 && !strcmp(argv[2], "stop-on-error");
+    int test = argc == 4 && !strcmp(argv[2], "test") ? atoi(argv[3]) : 0;
+    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3)) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N]\n", stderr);
         return 2;
     }
-    bool stop_on_error = argc == 3;
-    char *question = strdup("hello fixture\n");
+    char *question = question_for(test);
     if (!question) {
         fputs("fixture_client: out of memory\n", stderr);
         return 1;

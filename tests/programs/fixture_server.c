@@ -6,8 +6,9 @@
  * bound under a name of its own and renamed to SOCKET once listening, so that a harness that
  * waits for SOCKET to exist never connects between bind and listen (ECONNREFUSED). A client
  * that hangs up before its answer does not end the server (SIGPIPE is ignored, as servers do);
- * the line "stop" does (exit 0).
- * usage: fixture_server SOCKET [once]
+ * the line "stop" does (exit 0). With "log FILE" it appends each line it is asked to echo to
+ * FILE, as a test server keeps the requests it served for its harness to check.
+ * usage: fixture_server SOCKET [once | log FILE]
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,6 +20,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+static const char *log_path;
+
 /* False when the line asked the server to stop. */
 static bool answer(int connection)
 {
@@ -29,6 +32,11 @@ static bool answer(int connection)
     line[n] = '\0';
     if (!strcmp(line, "stop\n"))
         return false;
+    FILE *log = log_path ? fopen(log_path, "a") : NULL;
+    if (log) {
+        fputs(line, log);
+        fclose(log);
+    }
     char *reply = malloc((size_t)n + 8);
     if (!reply)
         return true;
@@ -41,10 +49,12 @@ static bool answer(int connection)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs("usage: fixture_server SOCKET [once]\n", stderr);
+    if (argc < 2 || (argc > 2 && !strcmp(argv[2], "log") && argc != 4)) {
+        fputs("usage: fixture_server SOCKET [once | log FILE]\n", stderr);
         return 2;
     }
+    if (argc == 4)
+        log_path = argv[3];
     int server = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     snprintf(address.sun_path, sizeof address.sun_path, "%s.bind", argv[1]);
