@@ -98,7 +98,7 @@ static int inherited_count;
 
 /* The child's environment: our entries point into static buffers (setenv would allocate). */
 static char environment_dir[PATH_MAX + 16];
-static char environment_plan[64];
+static char environment_plan[512];
 static char environment_gcov[PATH_MAX + 32];
 static char *child_environment[FORK_ENVIRON_MAX];
 
@@ -809,9 +809,55 @@ static bool LF_TEXT read_line(struct line_reader *reader, char *out, size_t size
     }
 }
 
+/* Under valgrind (a harness that runs the program under memcheck, as curl's runtests does), a
+   start's child goes on as a native run of the same program: valgrind forks the whole guest and
+   runs its code some thirty times slower, while an exec from the guest leaves valgrind (it
+   follows no exec unless --trace-children=yes) and takes its own preloads out of LD_PRELOAD. The
+   child execs the guest's program with its arguments (valgrind shows the guest's own in
+   /proc/self/cmdline) and the environment become_child made, with `plan` as its plan (NULL: the
+   control child, which records and fails nothing). Its error legs are then checked by failrun
+   alone, not by memcheck. Returns only when that cannot be done: the child goes on in the guest. */
+#define NATIVE_ARGUMENTS_BYTES (64 << 10)
+#define NATIVE_ARGUMENTS_MAX 4096
+static void LF_TEXT exec_natively(const char *exe, const char *plan)
+{
+    static char arguments[NATIVE_ARGUMENTS_BYTES];
+    static char *argv[NATIVE_ARGUMENTS_MAX + 1];
+    if (!fork_state.under_valgrind)
+        return;
+    if (plan) {
+        size_t n = append(environment_plan, 0, "LIBFAIL_PLAN=");
+        if (n + strlen(plan) + 1 > sizeof environment_plan)
+            return;
+        append(environment_plan, n, plan);
+    }
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t length = 0;
+    for (;;) {
+        ssize_t got = read(fd, arguments + length, sizeof arguments - length);
+        if (got <= 0)
+            break;
+        length += (size_t)got;
+        if (length == sizeof arguments)
+            break;
+    }
+    close(fd);
+    if (length == 0 || length == sizeof arguments || arguments[length - 1] != '\0')
+        return; /* none, or more than we hold */
+    size_t count = 0;
+    for (size_t at = 0; at < length && count < NATIVE_ARGUMENTS_MAX; at += strlen(arguments + at) + 1)
+        argv[count++] = arguments + at;
+    if (count == NATIVE_ARGUMENTS_MAX)
+        return;
+    argv[count] = NULL;
+    execve(exe, argv, environ);
+}
+
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
-                                  bool (*reached)(uint64_t))
+                                  const char *exe, bool (*reached)(uint64_t))
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
@@ -820,6 +866,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     folder_path(control_dir, control);
     testcase_prepare(); /* the children end with the test case their fault fires in */
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
+        exec_natively(exe, NULL);
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
         return true;
     }
@@ -838,6 +885,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         if (mkdir(dir, 0755) != 0)
             continue; /* answered already */
         if (fork_child(name, &point)) {
+            exec_natively(exe, line + 17);
             runtime_replan(line + 17);
             testcase_at_fault = true;
             return true;
@@ -893,7 +941,7 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         close(fd);
         return START_OTHER;
     }
-    bool child = fork_at_start(&reader, name, reached);
+    bool child = fork_at_start(&reader, name, exe, reached);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }

@@ -121,6 +121,28 @@ check "... the sites of all three tests" test "$(sql stops.db "SELECT count(*) F
 check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
     "$(sql stops.db "$outcomes")"
 
+# The same client run by its harness under valgrind: a start's child leaves valgrind for a native
+# run of the program (an exec, the second image in its folder), thirty times faster than a fork
+# of the guest, and each site ends as in re-run mode, where the whole harness runs it under
+# valgrind.
+sed "s|^\"$client\"|valgrind -q --error-exitcode=99 \"$client\"|" harness.sh >valgrind.sh
+chmod +x valgrind.sh
+check "the client runs under valgrind in valgrind.sh" grep -q '^valgrind -q' valgrind.sh
+"$FAILRUN" run -j1 --db valgrind-rerun.db -- ./valgrind.sh >/dev/null 2>&1
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --keep-runs \
+    --db valgrind-start.db -- ./valgrind.sh >/dev/null 2>&1
+check_equal "under valgrind: every site answered at the client's start" \
+    "$(sql valgrind-start.db "SELECT count(*) FROM sites")" \
+    "$(sql valgrind-start.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+natives=0
+for dir in $(sql valgrind-start.db "SELECT dir FROM runs WHERE kind = 'fault'"); do
+    ls "$dir"/*-1.rec >/dev/null 2>&1 && natives=$((natives + 1))
+done
+check_equal "... each child a native run of the program (a second image)" \
+    "$(sql valgrind-start.db "SELECT count(*) FROM sites")" "$natives"
+check_equal "... each ending as in re-run mode under valgrind" "$(sql valgrind-rerun.db "$outcomes")" \
+    "$(sql valgrind-start.db "$outcomes")"
+
 "$FAILRUN" run -q --db back.db --exe "$server:$client" -- ./harness.sh >/dev/null 2>&1
 check_equal "--exe brings the server back: sites in both" "fixture_client fixture_server" \
     "$(sql back.db 'SELECT DISTINCT exe FROM sites' | sed 's|.*/||' | sort | tr '\n' ' ' | sed 's/ $//')"
