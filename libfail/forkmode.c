@@ -870,6 +870,16 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
         return true;
     }
+    /* A second unfailed child, ROOT/start-NAME-2: where the two end or print otherwise, the
+       start is unstable and its children's differences say nothing (failrun, start_differs). */
+    char twin[48], twin_dir[PATH_MAX];
+    append(twin, append(twin, 0, control), "-2");
+    folder_path(twin_dir, twin);
+    if (!why && mkdir(twin_dir, 0755) == 0 && fork_child(twin, &point)) {
+        exec_natively(exe, NULL);
+        runtime_replan(NULL);
+        return true;
+    }
     while (read_line(reader, line, sizeof line)) {
         uint64_t signature;
         if (strlen(line) < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))

@@ -121,6 +121,17 @@ check "... the sites of all three tests" test "$(sql stops.db "SELECT count(*) F
 check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
     "$(sql stops.db "$outcomes")"
 
+# A client whose output differs from run to run (it prints its pid): its start is unstable, the
+# two unfailed children of the start differ, and its children are not judged against either:
+# its sites go to runs of the whole harness, and nothing is a finding.
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --json --db unstable.db -- \
+    ./harness.sh "" pid >unstable.json 2>unstable.err
+check "a start whose output varies is unstable, said on stderr" \
+    grep -q "start in the fork run left its sites to re-runs: unstable" unstable.err
+check_equal "... none of its sites answered at the start" 0 \
+    "$(sql unstable.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check_equal "... and no finding" 0 "$(jq '.findings | length' unstable.json)"
+
 # The same client run by its harness under valgrind: a start's child leaves valgrind for a native
 # run of the program (an exec, the second image in its folder), thirty times faster than a fork
 # of the guest, and each site ends as in re-run mode, where the whole harness runs it under

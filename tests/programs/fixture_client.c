@@ -5,8 +5,9 @@
  * "stop-on-error", the error leg of that last block also tells the server to stop, as a client
  * that shuts its fixture down on failure does: the server is then gone for whoever comes next.
  * With "test N" (1 to 3) the line is built at a call of its own for each N, as each test of a
- * suite reaches sites of its own.
- * usage: fixture_client SOCKET [stop-on-error | test N]
+ * suite reaches sites of its own. With "pid" it also prints its process id: output that differs
+ * from run to run.
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,10 +50,13 @@ int main(int argc, char **argv)
 {
     bool stop_on_error = argc == 3 && !strcmp(argv[2], "stop-on-error");
     int test = argc == 4 && !strcmp(argv[2], "test") ? atoi(argv[3]) : 0;
-    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3)) {
-        fputs("usage: fixture_client SOCKET [stop-on-error | test N]\n", stderr);
+    bool print_pid = argc == 3 && !strcmp(argv[2], "pid");
+    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid]\n", stderr);
         return 2;
     }
+    if (print_pid)
+        printf("pid %ld\n", (long)getpid());
     char *question = question_for(test);
     if (!question) {
         fputs("fixture_client: out of memory\n", stderr);
