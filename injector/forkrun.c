@@ -670,12 +670,13 @@ static bool start_forkable(const struct program *program)
 
 /* A program that does not run alone (it needs the suite's fixtures: a client of its test server)
    but whose runs can fork at its start inside the command, where the fixtures are up: not the
-   command's own process, its standard input a file or nothing. Else each of its runs is a
+   command's own process, its standard input a file, nothing or a pipe (read out once at the
+   start: libfail/forkmode.c, spool_input). Else each of its runs is a
    re-run of the whole command. */
 static bool start_in_command(const struct program *program)
 {
-    return program->checked && !program->alone && !program->top && program->stdin_path &&
-           strcmp(program->stdin_kind, "pipe") != 0;
+    return program->checked && !program->alone && !program->top &&
+           (program->stdin_path || !strcmp(program->stdin_kind, "pipe"));
 }
 
 /* Its place among the baseline's starts of its executable (processes not forked, by pid), and

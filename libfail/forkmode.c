@@ -855,12 +855,81 @@ static void LF_TEXT exec_natively(const char *exe, const char *plan)
     execve(exe, argv, environ);
 }
 
+/* Standard input that is a pipe, at a start, when its writer has closed it (the harness piped
+   the test's input in: `printf ... | prog`): every byte is in the pipe, and is read out once into
+   ROOT/CONTROL.stdin, which becomes the program's standard input, and each child's through a
+   description of its own (reopen_input). Whether the writer closed it is seen without reading
+   (POLLHUP), for up to SPOOL_WAIT_MS: a pipe still open (an interactive peer, a launcher's idle
+   stdin) is left alone, unread, and the start forks no children. */
+#define SPOOL_WAIT_MS 100
+static void LF_TEXT spool_input(const char *control)
+{
+    struct stat input;
+    if (fstat(0, &input) != 0 || !S_ISFIFO(input.st_mode))
+        return;
+    bool closed = false;
+    for (int waited = 0; !closed && waited <= SPOOL_WAIT_MS; waited += 2) {
+        struct pollfd peek = {.fd = 0, .events = POLLIN};
+        if (poll(&peek, 1, 0) == 1 && (peek.revents & POLLHUP))
+            closed = true;
+        else if (waited < SPOOL_WAIT_MS)
+            nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    }
+    if (!closed)
+        return;
+    char path[PATH_MAX];
+    size_t n = append(path, 0, fork_state.root);
+    n = append(path, n, "/");
+    n = append(path, n, control);
+    append(path, n, ".stdin");
+    int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (file < 0)
+        return;
+    static char buffer[1 << 16];
+    bool whole = true;
+    for (;;) {
+        ssize_t got = read(0, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN) { /* a non-blocking pipe: its last bytes are there */
+            struct pollfd wait = {.fd = 0, .events = POLLIN};
+            poll(&wait, 1, 1000);
+            continue;
+        }
+        if (got <= 0) {
+            whole = got == 0;
+            break;
+        }
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(file, buffer + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put <= 0) {
+                whole = false;
+                break;
+            }
+            done += put;
+        }
+        if (!whole)
+            break;
+    }
+    close(file);
+    /* Read now even if incomplete: what was read is the program's, in the file, either way. */
+    (void)whole;
+    int spooled = open(path, O_RDONLY | O_CLOEXEC);
+    if (spooled < 0)
+        return;
+    dup2(spooled, 0); /* without close-on-exec, as standard input is */
+    close(spooled);
+}
+
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
                                   const char *exe, bool (*reached)(uint64_t))
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
+    spool_input(control);
     const char *why = unforkable_now(&point);
     char control_dir[PATH_MAX];
     folder_path(control_dir, control);

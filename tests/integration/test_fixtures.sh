@@ -121,6 +121,35 @@ check "... the sites of all three tests" test "$(sql stops.db "SELECT count(*) F
 check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
     "$(sql stops.db "$outcomes")"
 
+# The client reads its line from a pipe the harness closed (printf ... | client): at its start
+# the pipe is read out once into a file, which the program and each child read from the start.
+sed "s|^\"$client\" \"\\\$socket\" \\\$2|printf 'hello pipe\\\\n' \| \"$client\" \"\\\$socket\" stdin|" harness.sh >piped.sh
+chmod +x piped.sh
+check "the client reads a pipe in piped.sh" grep -q "^printf 'hello pipe" piped.sh
+check_equal "piped.sh passes on its own, the line through the server" "echo: hello pipe" "$(./piped.sh)"
+"$FAILRUN" run -j1 --db piped-rerun.db -- ./piped.sh >/dev/null 2>&1
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db piped.db -- ./piped.sh \
+    >piped.out 2>piped.err
+check_equal "a piped input: every site answered at the client's start" \
+    "$(sql piped.db "SELECT count(*) FROM sites")" \
+    "$(sql piped.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check_equal "... each ending as in re-run mode" "$(sql piped-rerun.db "$outcomes")" \
+    "$(sql piped.db "$outcomes")"
+check "... and the fork run of the harness passed (the program read the line too)" \
+    sh -c '! grep -q "fork run of ./piped.sh ended otherwise" piped.err'
+
+# A pipe whose writer is still open when the client starts (the line, then a pause) is left
+# alone, unread: no child forks at that start, its sites are re-run, the program reads its line.
+sed "s|^printf 'hello pipe\\\\n' \||{ printf 'hello pipe\\\\n'; sleep 0.3; } \||" piped.sh >open.sh
+chmod +x open.sh
+check "the pipe stays open a while in open.sh" grep -q "sleep 0.3; } |" open.sh
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db open.db -- ./open.sh \
+    >/dev/null 2>open.err
+check_equal "a pipe still open: no site answered at the start" 0 \
+    "$(sql open.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check_equal "... each ending as in re-run mode" "$(sql piped-rerun.db "$outcomes")" \
+    "$(sql open.db "$outcomes")"
+
 # A client whose output differs from run to run (it prints its pid): its start is unstable, the
 # two unfailed children of the start differ, and its children are not judged against either:
 # its sites go to runs of the whole harness, and nothing is a finding.

@@ -6,8 +6,8 @@
  * that shuts its fixture down on failure does: the server is then gone for whoever comes next.
  * With "test N" (1 to 3) the line is built at a call of its own for each N, as each test of a
  * suite reaches sites of its own. With "pid" it also prints its process id: output that differs
- * from run to run.
- * usage: fixture_client SOCKET [stop-on-error | test N | pid]
+ * from run to run. With "stdin" the line is read from standard input.
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,13 +51,19 @@ int main(int argc, char **argv)
     bool stop_on_error = argc == 3 && !strcmp(argv[2], "stop-on-error");
     int test = argc == 4 && !strcmp(argv[2], "test") ? atoi(argv[3]) : 0;
     bool print_pid = argc == 3 && !strcmp(argv[2], "pid");
-    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid) {
-        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid]\n", stderr);
+    bool from_input = argc == 3 && !strcmp(argv[2], "stdin");
+    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin]\n", stderr);
         return 2;
     }
     if (print_pid)
         printf("pid %ld\n", (long)getpid());
-    char *question = question_for(test);
+    char *question = from_input ? malloc(128) : question_for(test);
+    if (question && from_input && !fgets(question, 128, stdin)) {
+        fputs("fixture_client: no line on standard input\n", stderr);
+        free(question);
+        return 1;
+    }
     if (!question) {
         fputs("fixture_client: out of memory\n", stderr);
         return 1;
