@@ -41,10 +41,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Planned first runs of a single site at its first call: what a fork can answer. */
+/* Planned first runs of a single site at its first call: what a fork can answer. A program
+   that forks at its start inside the command (temp.start_programs, while it does) answers the
+   runs of chains too: its child runs the plan from the start, as a re-run would. */
 #define FORKABLE_RUNS                                                                          \
     " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
-    " AND site IS NOT NULL AND chain = site || ':1'"
+    " AND site IS NOT NULL AND (chain = site || ':1'"                                          \
+    " OR owner IN (SELECT id FROM temp.start_programs))"
+
+typedef VECTOR(struct program *) program_list;
 
 /* ... and of them those a fork run of `program` answers (its owner runs), or the command's: with
    ?1 = 0 any left (owner runs not answered by their program's fork run are marked tried by then),
@@ -846,14 +851,20 @@ static void release_in_command(struct campaign_context *context, struct program 
 {
     sqlite3_stmt *release = database_prepare(
         context->db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
+    sqlite3_stmt *unmark = database_prepare(
+        context->db, "DELETE FROM temp.start_programs WHERE id = ?");
     for (size_t i = 0; i < count; i++) {
         if (!starts[i]->in_command)
             continue;
         sqlite3_bind_int64(release, 1, starts[i]->id);
         database_step_done(release);
         sqlite3_reset(release);
+        sqlite3_bind_int64(unmark, 1, starts[i]->id);
+        database_step_done(unmark);
+        sqlite3_reset(unmark);
         starts[i]->in_command = false;
     }
+    database_finalize(unmark);
     database_finalize(release);
 }
 
@@ -861,17 +872,58 @@ static void release_in_command(struct campaign_context *context, struct program 
    runs at its start. Returns true when the command ended otherwise than in the baseline; then
    untaken[i] says that starts[i] never started in it (a harness that stops at its first failed
    test stopped before it), and its runs stay planned for another pass. */
-static char *start_root(const struct campaign_context *context, int pass)
+/* Lends each program that forks at its start inside the command the planned runs whose first
+   site it reached in the baseline (the first program to reach one has it), chains included,
+   and adds it to `starts` and temp.start_programs. */
+static void lend_in_command(struct campaign_context *context, program_list *starts,
+                            int64_t *start_sites, int64_t *start_cost, int64_t baseline_wall)
 {
-    return pass > 1 ? xasprintf("%s/fork-%ld-starts%d", context->runs_dir, (long)getpid(), pass)
-                    : xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
+    sqlite3_stmt *others = database_prepare(
+        context->db, "SELECT id FROM programs WHERE alone IS NOT NULL AND alone <> 'yes'"
+                     " ORDER BY id");
+    sqlite3_stmt *lend = database_prepare(
+        context->db, "UPDATE runs SET owner = ?1 WHERE kind = 'fault' AND state = 'planned'"
+                     " AND dir IS NULL AND site IS NOT NULL AND owner IS NULL"
+                     " AND substr(chain, 1, 16) IN"
+                     " (SELECT site FROM program_sites WHERE program = ?1)");
+    sqlite3_stmt *mark = database_prepare(
+        context->db, "INSERT OR IGNORE INTO temp.start_programs(id) VALUES (?)");
+    while (sqlite3_step(others) == SQLITE_ROW) {
+        struct program *program = program_get(context, sqlite3_column_int64(others, 0));
+        if (!program || !start_in_command(program))
+            continue;
+        sqlite3_bind_int64(lend, 1, program->id);
+        database_step_done(lend);
+        sqlite3_reset(lend);
+        int64_t sites = sqlite3_changes(context->db);
+        if (sites <= 0)
+            continue;
+        sqlite3_bind_int64(mark, 1, program->id);
+        database_step_done(mark);
+        sqlite3_reset(mark);
+        program->in_command = true;
+        VECTOR_PUSH(*starts, program);
+        *start_sites += sites;
+        *start_cost += sites * (baseline_wall > 0 ? baseline_wall : 1);
+    }
+    database_finalize(mark);
+    database_finalize(lend);
+    database_finalize(others);
+}
+
+/* The folder of the `number`-th start fork run of this failrun (each its own: the folders of
+   the runs that found bugs stay in it). */
+static char *start_root(const struct campaign_context *context, int number)
+{
+    return number > 1 ? xasprintf("%s/fork-%ld-starts%d", context->runs_dir, (long)getpid(), number)
+                      : xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
 }
 
 static bool start_fork_run(struct campaign_context *context, struct program **starts, size_t count,
-                           int pass, bool *untaken, int64_t *forkable_total,
+                           int pass, int number, bool *untaken, int64_t *forkable_total,
                            int64_t *concluded_total)
 {
-    char *root = start_root(context, pass);
+    char *root = start_root(context, number);
     char *command_dir = xasprintf("%s/command", root);
     char *starts_dir = xasprintf("%s/starts", root);
     remove_tree(root);
@@ -985,11 +1037,13 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
     struct program **left_over = xcalloc(count + 1, sizeof *left_over); /* starts stays whole */
     memcpy(left_over, starts, count * sizeof *starts);
     starts = left_over;
+    static int made; /* start fork runs of this failrun so far */
     for (int pass = 1;; pass++) {
         memset(untaken, 0, (count + 1) * sizeof *untaken);
         int64_t before = *concluded_total;
-        bool diverged = start_fork_run(context, starts, count, pass, untaken, forkable_total,
-                                       concluded_total);
+        int number = ++made;
+        bool diverged = start_fork_run(context, starts, count, pass, number, untaken,
+                                       forkable_total, concluded_total);
         size_t left = 0;
         for (size_t i = 0; i < count; i++)
             if (untaken[i])
@@ -998,7 +1052,7 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
             break;
         if (*concluded_total == before) {
             /* No progress: what is left goes to re-runs. */
-            char *root = start_root(context, pass);
+            char *root = start_root(context, number);
             for (size_t i = 0; i < left; i++)
                 finish_fork_run(context, root, starts[i]->id);
             free(root);
@@ -1076,6 +1130,8 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
 void run_fork_phase(struct campaign_context *context)
 {
     int64_t forkable = 0, concluded = 0;
+    database_exec(context->db, "CREATE TEMP TABLE IF NOT EXISTS start_programs"
+                               "(id INTEGER PRIMARY KEY)");
     sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
     int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
     database_finalize(wall);
@@ -1088,7 +1144,7 @@ void run_fork_phase(struct campaign_context *context)
             VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
         database_finalize(owners);
         bool told = false;
-        VECTOR(struct program *) starts = {0};
+        program_list starts = {0};
         int64_t start_sites = 0, start_cost = 0;
         for (size_t i = 0; i < programs.count; i++) {
             struct program *program = program_get(context, programs.items[i]);
@@ -1114,35 +1170,29 @@ void run_fork_phase(struct campaign_context *context)
            files, fixtures and pipes the program shares with its suite (a repository a later
            child finds made, a token read away from the driver's pipe) is not yet caught. */
         const char *asked = getenv("FAILRUN_START_IN_COMMAND");
-        if (context->options->fork == FORK_AUTO && asked && !strcmp(asked, "1")) {
-            sqlite3_stmt *others = database_prepare(
-                context->db, "SELECT id FROM programs WHERE alone IS NOT NULL AND alone <> 'yes'"
-                             " ORDER BY id");
-            sqlite3_stmt *lend = database_prepare(
-                context->db, "UPDATE runs SET owner = ?1 WHERE id IN (SELECT id" FORKABLE_RUNS
-                             " AND owner IS NULL AND site IN"
-                             " (SELECT site FROM program_sites WHERE program = ?1))");
-            while (sqlite3_step(others) == SQLITE_ROW) {
-                struct program *program = program_get(context, sqlite3_column_int64(others, 0));
-                if (!program || !start_in_command(program))
-                    continue;
-                sqlite3_bind_int64(lend, 1, program->id);
-                database_step_done(lend);
-                sqlite3_reset(lend);
-                int64_t sites = sqlite3_changes(context->db);
-                if (sites <= 0)
-                    continue;
-                program->in_command = true;
-                VECTOR_PUSH(starts, program);
-                start_sites += sites;
-                start_cost += sites * (baseline_wall > 0 ? baseline_wall : 1);
-            }
-            database_finalize(lend);
-            database_finalize(others);
-        }
-        if (starts_pay(context, starts.count, start_sites, start_cost, baseline_wall))
+        bool in_command = context->options->fork == FORK_AUTO && asked && !strcmp(asked, "1");
+        if (in_command)
+            lend_in_command(context, &starts, &start_sites, &start_cost, baseline_wall);
+        bool paid = starts_pay(context, starts.count, start_sites, start_cost, baseline_wall);
+        if (paid)
             start_fork_runs(context, starts.items, starts.count, &forkable, &concluded);
         release_in_command(context, starts.items, starts.count);
+        /* Their children's error legs reached sites of their own: the chains planned for them
+           (a failure, then one on its error leg) fork at the start as well, in one more run of
+           the command per level, rather than each in a re-run of it. */
+        for (int level = 1; paid && in_command && level < PLAN_MAX_FAULTS; level++) {
+            starts.count = 0;
+            start_sites = start_cost = 0;
+            lend_in_command(context, &starts, &start_sites, &start_cost, baseline_wall);
+            if (starts.count == 0)
+                break;
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %lld run(s) of sites on the error legs of %zu program "
+                                "start(s): one more fork run of the command\n",
+                        (long long)start_sites, starts.count);
+            start_fork_runs(context, starts.items, starts.count, &forkable, &concluded);
+            release_in_command(context, starts.items, starts.count);
+        }
         free(starts.items);
         free(programs.items);
     }

@@ -150,6 +150,22 @@ check_equal "a pipe still open: no site answered at the start" 0 \
 check_equal "... each ending as in re-run mode" "$(sql piped-rerun.db "$outcomes")" \
     "$(sql open.db "$outcomes")"
 
+# A site on an error leg (reached only once the answer's block failed) is failed in a chain
+# (that failure, then it). The chain forks at the client's start too, in one more fork run of
+# the harness, instead of a re-run of the whole harness.
+"$FAILRUN" run -j1 --db leg-rerun.db -- ./harness.sh "" leg >/dev/null 2>&1
+FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg.db -- \
+    ./harness.sh "" leg >/dev/null 2>leg.err
+check "an error leg's site: a chain is planned" test \
+    "$(sql leg.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")" -ge 1
+check "... which forks at the start in one more fork run, said on stderr" \
+    grep -q "run(s) of sites on the error legs of 1 program start(s): one more fork run" leg.err
+check_equal "... every run answered at the client's start" 0 \
+    "$(sql leg.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir NOT LIKE '%-starts%'")"
+check_equal "... each ending as in re-run mode" \
+    "$(sql leg-rerun.db "SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain")" \
+    "$(sql leg.db "SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
+
 # A client whose output differs from run to run (it prints its pid): its start is unstable, the
 # two unfailed children of the start differ, and its children are not judged against either:
 # its sites go to runs of the whole harness, and nothing is a finding.

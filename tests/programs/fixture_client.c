@@ -6,8 +6,10 @@
  * that shuts its fixture down on failure does: the server is then gone for whoever comes next.
  * With "test N" (1 to 3) the line is built at a call of its own for each N, as each test of a
  * suite reaches sites of its own. With "pid" it also prints its process id: output that differs
- * from run to run. With "stdin" the line is read from standard input.
- * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin]
+ * from run to run. With "stdin" the line is read from standard input. With "leg" the error leg
+ * of the answer's block words its message in a block of its own: a site reached only after a
+ * failure.
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,8 +54,11 @@ int main(int argc, char **argv)
     int test = argc == 4 && !strcmp(argv[2], "test") ? atoi(argv[3]) : 0;
     bool print_pid = argc == 3 && !strcmp(argv[2], "pid");
     bool from_input = argc == 3 && !strcmp(argv[2], "stdin");
-    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input) {
-        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin]\n", stderr);
+    bool worded_leg = argc == 3 && !strcmp(argv[2], "leg");
+    if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
+        !worded_leg) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg]\n",
+              stderr);
         return 2;
     }
     if (print_pid)
@@ -73,6 +78,13 @@ int main(int argc, char **argv)
     if (connection < 0)
         return 1;
     char *answer = malloc(256);
+    if (!answer && worded_leg) {
+        char *message = strdup("fixture_client: no room for the answer\n");
+        fputs(message ? message : "fixture_client: out of memory\n", stderr);
+        free(message);
+        close(connection);
+        return 1;
+    }
     if (!answer) {
         fputs("fixture_client: out of memory\n", stderr);
         close(connection);
