@@ -520,11 +520,12 @@ static bool same_output(const struct twin_run *twin, uint64_t stdout_hash, uint6
 }
 
 /* Compares the twin with the baseline; runs one more alone when they differ. True when the
-   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): it is
-   to be made again, alone. */
+   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
+   run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
+   how it ended are returned in *alone_dir and *alone_result. */
 static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                        const struct spawn_result *baseline, const struct run_records *records,
-                       const char *scope)
+                       const char *scope, char **alone_dir, struct spawn_result *alone_result)
 {
     char at_once[200], alone[200];
     bool differs = run_differs(baseline, records, twin->dir, &twin->result, scope, at_once,
@@ -534,7 +535,7 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
     bool failed = baseline->timed_out || baseline->signal || baseline->exit_code != 0;
     if (!differs && !failed)
         return false;
-    char *dir = xasprintf("%s/baseline-alone-%ld", context->runs_dir, (long)getpid());
+    char *dir = xasprintf("%s/baseline-alone-%ld", context->kept_dir, (long)getpid());
     struct spawn_result result = execute_run(context, dir, twin->plan, twin->limit, NULL, NULL);
     bool varies = run_differs(baseline, records, dir, &result, scope, alone, sizeof alone);
     bool baseline_disturbed = false, like_twin = false;
@@ -549,8 +550,16 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                                            result.exit_code == 0);
         run_records_free(&twin_records);
     }
-    remove_tree(dir);
-    free(dir);
+    if (baseline_disturbed) {
+        *alone_dir = dir;
+        *alone_result = result;
+    } else {
+        char *coverage = coverage_directory(dir);
+        remove_tree(dir);
+        remove_tree(coverage);
+        free(coverage);
+        free(dir);
+    }
     if (varies ? !baseline_disturbed : !differs)
         return false; /* it differs by itself, or fails alone too: nothing about -j to learn */
     char *note = xasprintf("two runs of the command at the same time disturb each other (%s: %s; "
@@ -637,17 +646,22 @@ void run_baseline(struct campaign_context *context)
     if (twin.started && !result.timed_out) {
         json_t *ignored = json_object();
         char *scope = decide_scope(&context->options->settings, &records, ignored);
-        bool redo = check_twin(context, &twin, &result, &records, scope);
+        char *alone_dir = NULL;
+        struct spawn_result alone;
+        bool disturbed = check_twin(context, &twin, &result, &records, scope, &alone_dir, &alone);
         json_decref(ignored);
         free(scope);
-        if (redo) { /* the baseline was the run disturbed: made again, alone (jobs is 1 now) */
-            remove_tree(twin.dir);
-            free(twin.dir);
-            run_records_free(&records);
-            free(plan);
+        if (disturbed) { /* the baseline was the run disturbed: the run alone stands for it */
+            char *coverage = coverage_directory(dir);
+            remove_tree(dir);
+            remove_tree(coverage);
+            free(coverage);
             free(dir);
-            run_baseline(context);
-            return;
+            dir = alone_dir;
+            result = alone;
+            set_run_directory(db, run_id, dir);
+            run_records_free(&records);
+            ingest_run(dir, &records);
         }
     }
     if (result.timed_out)

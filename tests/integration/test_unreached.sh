@@ -19,7 +19,7 @@ cd "$work" || exit 1
 check_equal "-j2, found before the campaign: failrun exits 0" 0 $?
 check "... and says why runs go one at a time" \
     grep -q "two runs of the command at the same time disturb each other .*Runs go one at a time (-j1)" twin.err
-check_equal "... the baseline reached every site (made again alone when the twin disturbed it)" 4 \
+check_equal "... the baseline reached every site (the run alone when the twin disturbed it)" 4 \
     "$(sql twin.db "SELECT count(*) FROM sites")"
 check_equal "... every run reached its site" 0 \
     "$(sql twin.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
@@ -52,6 +52,9 @@ check "... and says why it runs one at a time" \
     grep -q "two runs of the command at the same time disturb each other .*Runs go one at a time" scratch.err
 check_equal "... its baseline is the one made alone (status 0)" 0 \
     "$(sql scratch.db "SELECT baseline_exit FROM campaign")"
+check_equal "... that run alone, not one more (one baseline message, its folder kept)" \
+    "1 baseline-alone" \
+    "$(grep -c 'baseline run of' scratch.err) $(sql scratch.db "SELECT dir FROM runs WHERE kind = 'baseline'" | sed 's|.*/||; s|-[0-9]*$||')"
 
 # The baseline made at -j1 (no twin), the fault runs made again at -j2.
 "$FAILRUN" run -q --no-fork -j1 --db shared.db -- "$PROGRAMS/sharedlock" >/dev/null 2>&1
