@@ -885,9 +885,11 @@ static void LF_TEXT spool_input(const char *control)
     int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (file < 0)
         return;
+    /* Once a byte is read it is the program's only through the file: a file that could not be
+       written whole (a full disk) is still given, as the most of its input there is. */
     static char buffer[1 << 16];
-    bool whole = true;
-    for (;;) {
+    bool more = true;
+    while (more) {
         ssize_t got = read(0, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR)
             continue;
@@ -896,26 +898,16 @@ static void LF_TEXT spool_input(const char *control)
             poll(&wait, 1, 1000);
             continue;
         }
-        if (got <= 0) {
-            whole = got == 0;
-            break;
-        }
-        for (ssize_t done = 0; done < got;) {
+        more = got > 0;
+        for (ssize_t done = 0; more && done < got;) {
             ssize_t put = write(file, buffer + done, (size_t)(got - done));
             if (put < 0 && errno == EINTR)
                 continue;
-            if (put <= 0) {
-                whole = false;
-                break;
-            }
-            done += put;
+            more = put > 0;
+            done += put > 0 ? put : 0;
         }
-        if (!whole)
-            break;
     }
     close(file);
-    /* Read now even if incomplete: what was read is the program's, in the file, either way. */
-    (void)whole;
     int spooled = open(path, O_RDONLY | O_CLOEXEC);
     if (spooled < 0)
         return;
