@@ -776,12 +776,14 @@ static char *write_start_file(struct campaign_context *context, const char *root
     return name;
 }
 
-/* The second unfailed child of a start (DIR-2, beside the first's DIR) ended otherwise than the
-   first (`control`), or printed other standard output: the program's output varies from run to
-   run, and a child's difference from the first would be no finding. */
-static bool start_unstable(const char *dir, const struct spawn_result *control)
+/* The unfailed child DIR-SUFFIX of a start (beside the first's DIR) ended otherwise than the
+   first (`control`), or printed other standard output. The second (-2, right after the first):
+   the program's output varies from run to run, and a child's difference from the first would be
+   no finding. The last (-3, after every child): the children changed what the program depends
+   on, and a child's difference may be an earlier child's doing. */
+static bool start_unstable(const char *dir, const char *suffix, const struct spawn_result *control)
 {
-    char *twin = xasprintf("%s-2", dir);
+    char *twin = xasprintf("%s%s", dir, suffix);
     struct spawn_result other;
     int parent = 0;
     bool unstable = false;
@@ -811,8 +813,11 @@ static const char *start_differs(const char *root, const char *name, const struc
              control.exit_code != program->exit_code)
         why = program->in_command ? "it ended otherwise than in the baseline"
                                   : "it ended otherwise than alone";
-    else if (start_unstable(dir, &control))
+    else if (start_unstable(dir, "-2", &control))
         why = "unstable: two unfailed runs of its start ended or printed otherwise";
+    else if (start_unstable(dir, "-3", &control))
+        why = "its children changed what it depends on: an unfailed run after them ended or "
+              "printed otherwise than one before";
     else if (!program->in_command) {
         char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
         if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||
@@ -944,7 +949,8 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
                 context->options->settings.argv[0], count, (long long)forkable);
     struct spawn_result command = /* a control child per start, too */
-        execute_fork_run(context, root, command_dir, forkable + 2 * (int64_t)count, NULL, timeout_ms);
+        execute_fork_run(context, root, command_dir, forkable + 3 * (int64_t)count, NULL,
+                         timeout_ms);
     /* The programs' unfailed processes go on after their children: the command must end as in
        the baseline, or the children changed something it used (see fork_run), and every site
        is re-run. With programs that need the command around them (FAILRUN_START_IN_COMMAND),

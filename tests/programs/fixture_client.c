@@ -8,8 +8,10 @@
  * suite reaches sites of its own. With "pid" it also prints its process id: output that differs
  * from run to run. With "stdin" the line is read from standard input. With "leg" the error leg
  * of the answer's block words its message in a block of its own: a site reached only after a
- * failure.
- * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg]
+ * failure. With "lock" the error leg of the answer's block leaves fixture_client.lock behind in
+ * the working folder (a stale lock, as a program that forgets to clean up on failure does), and
+ * a run that finds it there, once it printed its answer, fails.
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,9 +57,10 @@ int main(int argc, char **argv)
     bool print_pid = argc == 3 && !strcmp(argv[2], "pid");
     bool from_input = argc == 3 && !strcmp(argv[2], "stdin");
     bool worded_leg = argc == 3 && !strcmp(argv[2], "leg");
+    bool stale_lock = argc == 3 && !strcmp(argv[2], "lock");
     if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
-        !worded_leg) {
-        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg]\n",
+        !worded_leg && !stale_lock) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock]\n",
               stderr);
         return 2;
     }
@@ -78,6 +81,11 @@ int main(int argc, char **argv)
     if (connection < 0)
         return 1;
     char *answer = malloc(256);
+    if (!answer && stale_lock) {
+        FILE *lock = fopen("fixture_client.lock", "w");
+        if (lock)
+            fclose(lock);
+    }
     if (!answer && worded_leg) {
         char *message = strdup("fixture_client: no room for the answer\n");
         fputs(message ? message : "fixture_client: out of memory\n", stderr);
@@ -105,5 +113,9 @@ int main(int argc, char **argv)
     answer[n] = '\0';
     fputs(answer, stdout);
     free(answer);
+    if (stale_lock && access("fixture_client.lock", F_OK) == 0) {
+        fputs("fixture_client: fixture_client.lock is there: another run holds it\n", stderr);
+        return 1;
+    }
     return 0;
 }
