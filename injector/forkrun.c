@@ -953,7 +953,7 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
                          timeout_ms);
     /* The programs' unfailed processes go on after their children: the command must end as in
        the baseline, or the children changed something it used (see fork_run), and every site
-       is re-run. With programs that need the command around them (FAILRUN_START_IN_COMMAND),
+       is re-run. With programs that need the command around them (in_command),
        it may end otherwise because its fixtures saw what the children did (a test server logs
        every request, and the harness compares its log): then each start stands or falls by its
        own unfailed child (start_differs). */
@@ -1170,13 +1170,15 @@ void run_fork_phase(struct campaign_context *context)
             told = true;
             fork_run(context, program, 0, &forkable, &concluded);
         }
-        /* Then, when asked (FAILRUN_START_IN_COMMAND=1), the programs that need the command
-           around them: the runs of the sites each reached in the baseline (the first to reach
-           one has it), lent for the fork run. Not by default: what the children leave in the
-           files, fixtures and pipes the program shares with its suite (a repository a later
-           child finds made, a token read away from the driver's pipe) is not yet caught. */
+        /* Then the programs that need the command around them: the runs of the sites each
+           reached in the baseline (the first to reach one has it), lent for the fork run.
+           What the children leave in the files, fixtures and pipes the program shares with its
+           suite (a repository a later child finds made, a token read away from the driver's
+           pipe, a stale lock) is caught by the start's unfailed children: the second (its
+           output varies) and the last, after all the others (they changed what it depends
+           on); either sends the start's sites to re-runs. FAILRUN_START_IN_COMMAND=0: never. */
         const char *asked = getenv("FAILRUN_START_IN_COMMAND");
-        bool in_command = context->options->fork == FORK_AUTO && asked && !strcmp(asked, "1");
+        bool in_command = context->options->fork == FORK_AUTO && !(asked && !strcmp(asked, "0"));
         if (in_command)
             lend_in_command(context, &starts, &start_sites, &start_cost, baseline_wall);
         bool paid = starts_pay(context, starts.count, start_sites, start_cost, baseline_wall);

@@ -56,10 +56,10 @@ check_equal "--fork: every site ends as in re-run mode" \
     "$(sql default.db "$outcomes")" "$(sql fork.db "$outcomes")"
 
 # The client does not run alone (no server then), and its argument (the socket) differs from
-# run to run: asked to (FAILRUN_START_IN_COMMAND=1), its runs fork at its start inside one more
+# run to run: its runs fork at its start inside one more
 # run of the harness, the start matched by its order among the client's starts, judged against
 # an unfailed child of the same start.
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run --db start.db -- ./harness.sh \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run --db start.db -- ./harness.sh \
     >/dev/null 2>start.err
 check "a client that needs the server forks at its start inside the harness" \
     grep -q "1 program(s) fork at their start for their" start.err
@@ -73,7 +73,7 @@ check_equal "... and its runs stay the command's (no owner)" 0 \
 # the unfailed run forked after them all finds no server: the start's sites are not judged there
 # but re-run in the harness as in the baseline, and end as in re-run mode.
 "$FAILRUN" run -j1 --db stopping.db -- ./harness.sh "" stop-on-error >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stopped.db -- \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stopped.db -- \
     ./harness.sh "" stop-on-error >/dev/null 2>stopped.err
 check "a child that stops the fixture: the start's sites are re-run, saying why" \
     grep -q "its children changed what it depends on" stopped.err
@@ -107,7 +107,7 @@ SCRIPT
 chmod +x stops.sh
 check "a harness that stops at its first failed test passes on its own" sh -c './stops.sh >/dev/null'
 "$FAILRUN" run -j1 --db stops-rerun.db -- ./stops.sh >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stops.db -- ./stops.sh \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db stops.db -- ./stops.sh \
     >/dev/null 2>stops.err
 check "... its fork run stops at the first test: one more run for the next, and one more" sh -c \
     'grep -q "stopped before 2 program start(s): fork run 2 of it for them" stops.err &&
@@ -126,7 +126,7 @@ chmod +x piped.sh
 check "the client reads a pipe in piped.sh" grep -q "^printf 'hello pipe" piped.sh
 check_equal "piped.sh passes on its own, the line through the server" "echo: hello pipe" "$(./piped.sh)"
 "$FAILRUN" run -j1 --db piped-rerun.db -- ./piped.sh >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db piped.db -- ./piped.sh \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db piped.db -- ./piped.sh \
     >piped.out 2>piped.err
 check_equal "a piped input: every site answered at the client's start" \
     "$(sql piped.db "SELECT count(*) FROM sites")" \
@@ -141,7 +141,7 @@ check "... and the fork run of the harness passed (the program read the line too
 sed "s|^printf 'hello pipe\\\\n' \||{ printf 'hello pipe\\\\n'; sleep 0.3; } \||" piped.sh >open.sh
 chmod +x open.sh
 check "the pipe stays open a while in open.sh" grep -q "sleep 0.3; } |" open.sh
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db open.db -- ./open.sh \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db open.db -- ./open.sh \
     >/dev/null 2>open.err
 check_equal "a pipe still open: no site answered at the start" 0 \
     "$(sql open.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
@@ -152,7 +152,7 @@ check_equal "... each ending as in re-run mode" "$(sql piped-rerun.db "$outcomes
 # (that failure, then it). The chain forks at the client's start too, in one more fork run of
 # the harness, instead of a re-run of the whole harness.
 "$FAILRUN" run -j1 --db leg-rerun.db -- ./harness.sh "" leg >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg.db -- \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg.db -- \
     ./harness.sh "" leg >/dev/null 2>leg.err
 check "an error leg's site: a chain is planned" test \
     "$(sql leg.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")" -ge 1
@@ -167,7 +167,7 @@ check_equal "... each ending as in re-run mode" \
 # A client whose output differs from run to run (it prints its pid): its start is unstable, the
 # two unfailed children of the start differ, and its children are not judged against either:
 # its sites go to runs of the whole harness, and nothing is a finding.
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --json --db unstable.db -- \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --json --db unstable.db -- \
     ./harness.sh "" pid >unstable.json 2>unstable.err
 check "a start whose output varies is unstable, said on stderr" \
     grep -q "start in the fork run left its sites to re-runs: unstable" unstable.err
@@ -183,7 +183,7 @@ sed "s|^\"$client\"|rm -f fixture_client.lock; &|" harness.sh >locking.sh
 chmod +x locking.sh
 check "locking.sh removes the lock first" grep -q "^rm -f fixture_client.lock" locking.sh
 "$FAILRUN" run -j1 --db locking-rerun.db -- ./locking.sh "" lock >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db locking.db -- \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db locking.db -- \
     ./locking.sh "" lock >/dev/null 2>locking.err
 check "children that change what the program depends on: said on stderr" \
     grep -q "its children changed what it depends on" locking.err
@@ -200,7 +200,7 @@ sed "s|^\"$client\"|valgrind -q --error-exitcode=99 \"$client\"|" harness.sh >va
 chmod +x valgrind.sh
 check "the client runs under valgrind in valgrind.sh" grep -q '^valgrind -q' valgrind.sh
 "$FAILRUN" run -j1 --db valgrind-rerun.db -- ./valgrind.sh >/dev/null 2>&1
-FAILRUN_START_IN_COMMAND=1 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --keep-runs \
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --keep-runs \
     --db valgrind-start.db -- ./valgrind.sh >/dev/null 2>&1
 check_equal "under valgrind: every site answered at the client's start" \
     "$(sql valgrind-start.db "SELECT count(*) FROM sites")" \

@@ -156,7 +156,7 @@ check_equal "--fork: the runs of words and list were answered by their fork runs
 # default where that would take seconds). The driver leaves a log open for writing in every
 # program, as ctest does: each child writes into a copy of its own, and the log stays the
 # driver's. The same outcome for every run as owner mode.
-FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db start.db \
+FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db start.db \
     -- sh -c "exec 4>>'$work/driver.log'; exec $suite" >start.json 2>start.err
 check_equal "start: failrun exits 1 (bugs found)" 1 $?
 check "start: failrun says which programs fork at their start" \
@@ -174,7 +174,8 @@ check_equal "start: every run with the outcome of owner mode" \
 check_equal "start: nothing of the children reached the driver's log" 0 "$(wc -c <driver.log)"
 # I/O sites too: a start's child fails its write or read as the program alone does.
 "$FAILRUN" run -q --no-fork --faults alloc,io --db owner-io.db -- $suite >/dev/null
-FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --faults alloc,io --db start-io.db -- $suite >/dev/null
+FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --faults alloc,io \
+    --db start-io.db -- $suite >/dev/null
 check "start, --faults alloc,io: I/O sites were failed in children of the starts" \
     test "$(sql start-io.db "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site
         WHERE s.kind = 'io' AND r.dir LIKE '%/fork-%-starts/%' AND r.outcome <> 'not-reached'")" -ge 1
@@ -183,6 +184,24 @@ check_equal "start, --faults alloc,io: every run with the outcome of owner mode"
     "$(sql start-io.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
 check "start: the report says the programs forked at their start" \
     sh -c "jq -r '.campaign.forks.notes[]' start.json | grep -q 'fork at their start'"
+
+# By default the programs that do not run alone fork at their start inside the command too: token
+# (a descriptor from the driver) and count (a pipe the driver closed: read out once into a file).
+# Each child is judged against an unfailed run of the same start, as words is alone: count's
+# getline failing reads as the end of its input, and it prints a wrong count that the driver
+# throws away, silent as words's is. Every other run ends as in owner mode.
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db inside.db -- $suite >inside.json 2>inside.err
+check "inside: the four programs fork at their start" \
+    grep -q "4 program(s) fork at their start for their" inside.err
+check_equal "inside: owner mode's findings, and count's getline leg silent" \
+    "$( (jq -r "$location" owner.json; echo "silent $source_file:149") | LC_ALL=C sort)" \
+    "$(jq -r "$location" inside.json | LC_ALL=C sort)"
+counted=$(jq -r '.findings[] | select(.location.line == 149) | .site' inside.json)
+check "inside: count's getline site is known" test -n "$counted"
+check_equal "inside: every run with the outcome of owner mode, count's getline site silent" \
+    "$(sql owner.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain" |
+        sed "s/^$counted:1|absorbed\$/$counted:1|silent/")" \
+    "$(sql inside.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
 
 # A database of schema 4 (before programs were recorded) is migrated, through 5, 6 and 7, to 8: its
 # campaign resumes, every run within the whole command as it was planned.
