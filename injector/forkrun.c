@@ -339,10 +339,12 @@ struct children {
     atomic_size_t unreached; /* children of a start that never fired their fault */
 };
 
-static bool fault_fired(const struct run_records *records)
+/* Whether the run's own site (`site`, the last of its chain) was failed. */
+static bool site_fired(const struct run_records *records, const char *site)
 {
+    uint64_t signature = site ? strtoull(site, NULL, 16) : 0;
     for (size_t i = 0; i < records->faults.count; i++)
-        if (records->faults.items[i].fired)
+        if (records->faults.items[i].fired && records->faults.items[i].signature == signature)
             return true;
     return false;
 }
@@ -363,9 +365,10 @@ static void read_child(struct children *children, size_t i)
     move_sanitizer_logs(children->command_dir, job->dir, child);
     job->test_case = read_test_case(job->dir);
     ingest_run(job->dir, &job->records);
-    if (children->at_start && !fault_fired(&job->records)) {
+    if (children->at_start && !site_fired(&job->records, job->site)) {
         /* Its start reached the site in the baseline, the child did not: what it depended on
-           changed under it (an earlier child stopped a fixture, say). Not an answer: the site
+           changed under it (an earlier child stopped a fixture, say), or the site of its chain
+           lies in a process the child started (which records only). Not an answer: the site
            goes to a run as in the baseline, where re-run mode would have found it. */
         atomic_fetch_add(&children->unreached, 1);
         return;
@@ -808,7 +811,8 @@ static const char *start_differs(const char *root, const char *name, const struc
     int parent = 0;
     const char *why = NULL;
     if (!read_result(dir, &control, &parent))
-        why = "it was not started as in the baseline";
+        why = "no unfailed child of its start ran (not started as in the baseline, or it "
+              "could not fork there)";
     else if (control.timed_out || control.signal != program->signal ||
              control.exit_code != program->exit_code)
         why = program->in_command ? "it ended otherwise than in the baseline"
@@ -992,6 +996,7 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
                 fprintf(stderr, "failrun: %s\n", note);
             add_fork_note(context, note);
             free(note);
+            explain_refusals(context, root, starts[i]->exe, starts[i]->id); /* why it could not */
             continue;
         }
         if (starts[i]->in_command) {

@@ -860,8 +860,45 @@ static void LF_TEXT exec_natively(const char *exe, const char *plan)
    ROOT/CONTROL.stdin, which becomes the program's standard input, and each child's through a
    description of its own (reopen_input). Whether the writer closed it is seen without reading
    (POLLHUP), for up to SPOOL_WAIT_MS: a pipe still open (an interactive peer, a launcher's idle
-   stdin) is left alone, unread, and the start forks no children. */
-#define SPOOL_WAIT_MS 100
+   stdin), or one the parent holds too (parent_shares_pipe), is left alone, unread, and the
+   start forks no children. */
+#define SPOOL_WAIT_MS 300
+
+/* Whether the process that started this one holds the pipe on standard input too (a shell's
+   `while read` loop that starts the program for each line, `{ prog; cat; }`): its bytes are
+   then not all this program's, and reading them out would take them from the others. Also true
+   when that cannot be told. */
+static bool LF_TEXT parent_shares_pipe(const struct stat *input)
+{
+    char path[48];
+    size_t n = append(path, 0, "/proc/");
+    n += format_decimal(path + n, (uint64_t)getppid());
+    append(path, n, "/fd");
+    int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder < 0)
+        return true;
+    static char entries[4096];
+    bool shared = false;
+    for (;;) {
+        long got = syscall(SYS_getdents64, folder, entries, sizeof entries);
+        if (got <= 0)
+            break;
+        for (long at = 0; at < got && !shared;) {
+            /* struct linux_dirent64: inode, offset, record length, type, name */
+            unsigned short length;
+            memcpy(&length, entries + at + 16, sizeof length);
+            const char *name = entries + at + 19;
+            at += length;
+            struct stat held;
+            if (name[0] != '.' && fstatat(folder, name, &held, 0) == 0 &&
+                held.st_dev == input->st_dev && held.st_ino == input->st_ino)
+                shared = true;
+        }
+    }
+    close(folder);
+    return shared;
+}
+
 static void LF_TEXT spool_input(const char *control)
 {
     struct stat input;
@@ -875,7 +912,7 @@ static void LF_TEXT spool_input(const char *control)
         else if (waited < SPOOL_WAIT_MS)
             nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
     }
-    if (!closed)
+    if (!closed || parent_shares_pipe(&input))
         return;
     char path[PATH_MAX];
     size_t n = append(path, 0, fork_state.root);

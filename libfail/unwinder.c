@@ -144,9 +144,15 @@ static __thread int own_unwinds __attribute__((tls_model("initial-exec")));
    nested (unwinder_enter refuses, and the signal-context captures check unwinder_busy), so while
    this thread unwinds for us the mask is left alone; any other use of libunwind in the process
    (the program's own) gets the real call. */
+/* A module of the program that links libunwind itself (a profiler whose SIGPROF handler
+   unwinds, as gperftools' can): its handler may interrupt our unwind on the same thread and
+   wait for the lock we hold, which only the blocked signals prevent. Then libunwind keeps its
+   real sigprocmask. Found when libunwind is first bound (a later dlopen is not seen). */
+static bool program_unwinds;
+
 static int LF_TEXT unwinder_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-    if (!own_unwinds)
+    if (!own_unwinds || program_unwinds)
         return sigprocmask(how, set, old);
     if (old)
         sigemptyset(old); /* restored later by another call here: also left alone */
@@ -196,7 +202,8 @@ static void LF_TEXT bind_relocations(uintptr_t base, const ElfW(Rela) *relocatio
             continue;
         const char *name = strings + symbols[ELF64_R_SYM(relocations[i].r_info)].st_name;
         for (size_t k = 0; k < sizeof replacements / sizeof *replacements; k++)
-            if (!strcmp(name, replacements[k].name))
+            if (!strcmp(name, replacements[k].name) &&
+                !(program_unwinds && replacements[k].function == (void *)unwinder_sigprocmask))
                 set_slot(base + relocations[i].r_offset, replacements[k].function, relro_start,
                          relro_end);
     }
@@ -314,11 +321,34 @@ void LF_TEXT unwinder_after_fork_child(void)
     atomic_store(&fork_pending, false);
 }
 
+/* Does a module other than libunwind and ours need libunwind (DT_NEEDED)? Sets program_unwinds. */
+static int LF_TEXT find_other_unwinder(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size, (void)data;
+    if (contains(info, (uintptr_t)&unw_backtrace) || contains(info, (uintptr_t)&unwinder_bind))
+        return 0;
+    const ElfW(Dyn) *dynamic = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dynamic = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    const char *strings = NULL;
+    for (const ElfW(Dyn) *d = dynamic; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            strings = (const char *)dynamic_address(info->dlpi_addr, d->d_un.d_ptr);
+    for (const ElfW(Dyn) *d = dynamic; strings && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED && strstr(strings + d->d_un.d_val, "libunwind")) {
+            program_unwinds = true;
+            return 1;
+        }
+    return 0;
+}
+
 void LF_TEXT unwinder_bind(void)
 {
     if (LF_LIKELY(atomic_load_explicit(&bound, memory_order_acquire)))
         return;
 #if defined(__x86_64__)
+    dl_iterate_phdr(find_other_unwinder, NULL);
     /* The module that holds libunwind's code: the one unw_backtrace lives in. */
     dl_iterate_phdr(bind_module, (void *)(uintptr_t)&unw_backtrace);
 #endif

@@ -138,15 +138,29 @@ check "... and the fork run of the harness passed (the program read the line too
 
 # A pipe whose writer is still open when the client starts (the line, then a pause) is left
 # alone, unread: no child forks at that start, its sites are re-run, the program reads its line.
-sed "s|^printf 'hello pipe\\\\n' \||{ printf 'hello pipe\\\\n'; sleep 0.3; } \||" piped.sh >open.sh
+sed "s|^printf 'hello pipe\\\\n' \||{ printf 'hello pipe\\\\n'; sleep 1; } \||" piped.sh >open.sh
 chmod +x open.sh
-check "the pipe stays open a while in open.sh" grep -q "sleep 0.3; } |" open.sh
+check "the pipe stays open a while in open.sh" grep -q "sleep 1; } |" open.sh
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db open.db -- ./open.sh \
     >/dev/null 2>open.err
 check_equal "a pipe still open: no site answered at the start" 0 \
     "$(sql open.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check "... because of the pipe, said on stderr" grep -q "reached with standard input a pipe" open.err
 check_equal "... each ending as in re-run mode" "$(sql piped-rerun.db "$outcomes")" \
     "$(sql open.db "$outcomes")"
+
+# A pipe the client shares with what runs after it (`{ client; cat; }`: the parent holds it
+# too), the client not reading it: the pipe is not the client's alone and is left unread, and
+# `cat` still gets its line (the harness checks it).
+sed "s|^\"$client\" \"\\\$socket\" \\\$2|printf 'x\\\\n' \| { \"$client\" \"\\\$socket\" \&\& [ \"\\\$(cat)\" = x ]; }|" harness.sh >shared.sh
+chmod +x shared.sh
+check "shared.sh checks what cat reads after the client" grep -q '= x ]; }' shared.sh
+check "shared.sh passes on its own" sh -c './shared.sh >/dev/null'
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db shared.db -- ./shared.sh >/dev/null 2>shared.err
+check_equal "a pipe its parent holds too: no site answered at the start" 0 \
+    "$(sql shared.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+check "... and the fork run of the harness passed (cat got its line)" \
+    sh -c '! grep -q "fork run of ./shared.sh ended otherwise" shared.err'
 
 # A site on an error leg (reached only once the answer's block failed) is failed in a chain
 # (that failure, then it). The chain forks at the client's start too, in one more fork run of

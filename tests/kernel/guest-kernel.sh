@@ -66,6 +66,7 @@ start=$(date +%s)
     >/tmp/workload.txt 2>/tmp/workload.err
 status=$?
 echo "# failrun kernel on the workload took $(($(date +%s) - start)) s, status $status:"
+[ $status -le 1 ] || tail -n 15 /tmp/workload.err | sed 's/^/# stderr: /'
 sed -n '1,2p' /tmp/workload.txt | sed 's/^/# /'
 grep '^BUG [0-9]*:' /tmp/workload.txt | sed 's/^/# /'
 sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep -E '^  [a-z0-9_]+\(\)' >/tmp/sweeps.txt
