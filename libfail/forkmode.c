@@ -973,6 +973,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     char twin[48], twin_dir[PATH_MAX];
     append(twin, append(twin, 0, control), "-2");
     folder_path(twin_dir, twin);
+    wait_for_children(0); /* one after the other: two at once may disturb each other */
     if (!why && mkdir(twin_dir, 0755) == 0 && fork_child(twin, &point)) {
         exec_natively(exe, NULL);
         runtime_replan(NULL);
