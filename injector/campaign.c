@@ -134,6 +134,14 @@ char *coverage_directory(const char *run_dir)
     return xasprintf("%s.gcov", run_dir);
 }
 
+void remove_run_folder(const char *run_dir)
+{
+    char *coverage = coverage_directory(run_dir);
+    remove_tree(run_dir);
+    remove_tree(coverage);
+    free(coverage);
+}
+
 /* `text` lengthened to `width` with `pad` (as it is when longer already). */
 static char *padded(const char *text, size_t width, char pad)
 {

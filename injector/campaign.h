@@ -58,6 +58,8 @@ unsigned fault_kinds_parse(const char *text);
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
+/* Removes a run's folder and its coverage folder beside it. */
+void remove_run_folder(const char *run_dir);
 
 /* Where the campaign's preload is: libfail-preload.so, for --faults io libfail-preload-io.so, for
    kernel campaigns libfail-kernel.so; $LIBFAIL_PRELOAD ($LIBFAIL_IO_PRELOAD,

@@ -440,10 +440,7 @@ static void check_round(struct campaign_context *context, struct check *check, i
             free(kept);
         free(coverage);
     } else {
-        char *coverage = coverage_directory(dir);
-        remove_tree(coverage);
-        remove_tree(dir);
-        free(coverage);
+        remove_run_folder(dir);
     }
     free(out);
     free(err);

@@ -554,10 +554,7 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
         *alone_dir = dir;
         *alone_result = result;
     } else {
-        char *coverage = coverage_directory(dir);
-        remove_tree(dir);
-        remove_tree(coverage);
-        free(coverage);
+        remove_run_folder(dir);
         free(dir);
     }
     if (varies ? !baseline_disturbed : !differs)
@@ -652,10 +649,7 @@ void run_baseline(struct campaign_context *context)
         json_decref(ignored);
         free(scope);
         if (disturbed) { /* the baseline was the run disturbed: the run alone stands for it */
-            char *coverage = coverage_directory(dir);
-            remove_tree(dir);
-            remove_tree(coverage);
-            free(coverage);
+            remove_run_folder(dir);
             free(dir);
             dir = alone_dir;
             result = alone;
