@@ -100,6 +100,15 @@ const char *fault_kinds_suffix(const struct campaign_settings *settings)
     return settings->fault_kinds & PLAN_FAULT_ALLOC ? ";faults=alloc,io" : ";faults=io";
 }
 
+char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan)
+{
+    /* Kept out of the stored plans: a replay shows the hang as it is. */
+    if (!settings->hang_cpu_ms || !strncmp(plan, "mode=record", 11) ||
+        !strncmp(plan, "mode=kernel", 11))
+        return xstrdup(plan);
+    return xasprintf("%s;cpu=%lld", plan, (long long)settings->hang_cpu_ms);
+}
+
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
                 uint64_t seed)
 {
@@ -109,16 +118,19 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                                         settings->kernel_wrappers ? ";wrappers=1" : "")
                             : plan_record(settings);
     const char *kinds = fault_kinds_suffix(settings);
+    char *plan = NULL;
     if (chain)
-        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
+        plan = xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
                          settings->persistent, settings->depth, kinds);
-    if (nth)
-        return xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
+    else if (nth)
+        plan = xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
                          kinds);
-    if (settings->probability)
-        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
+    else if (settings->probability)
+        plan = xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
                          (unsigned long long)seed, settings->depth, kinds);
-    return plan_record(settings);
+    else
+        return plan_record(settings);
+    return plan;
 }
 
 char *plan_record(const struct campaign_settings *settings)
@@ -165,7 +177,9 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     char *dir = padded(run_dir, RUN_DIR_WIDTH, '/');
     char *coverage_dir = coverage_directory(run_dir);
     char *coverage = padded(coverage_dir, RUN_DIR_WIDTH + 5, '/');
-    char *padded_plan = padded(plan, RUN_PLAN_WIDTH, ';');
+    char *limited = plan_with_cpu_limit(settings, plan);
+    char *padded_plan = padded(limited, RUN_PLAN_WIDTH, ';');
+    free(limited);
     free(coverage_dir);
     run_dir = dir;
     plan = padded_plan;

@@ -48,7 +48,9 @@ struct campaign_settings {
     bool boundary_idle;     /* not stored: the baseline saw no call into a library in scope, so
                                later runs go without the audit module (load_baseline) */
     char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
-                               built-in runners only (libfail/testcase.c) */
+                               built-in runners only (libfail/testcase.c) */    int64_t hang_cpu_ms;    /* not stored: the CPU a process may use after its planned fault
+                               fired before it is a hang (plan key cpu; 0: none); from the
+                               baseline's CPU time (load_baseline) */
 };
 
 /* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */
@@ -87,6 +89,9 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                 uint64_t seed);
 /* The baseline's: record every site, fail nothing. */
 char *plan_record(const struct campaign_settings *settings);
+/* A run's plan as given to it: a stored plan that fails something with the campaign's
+   ";cpu=MS" (plan.c). */
+char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan);
 /* ";faults=..." for a plan of the campaign's kinds of call ("" for allocations only). */
 const char *fault_kinds_suffix(const struct campaign_settings *settings);
 

@@ -769,9 +769,12 @@ static char *write_start_file(struct campaign_context *context, const char *root
     sqlite3_stmt *runs = database_prepare(
         context->db, "SELECT site, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
     sqlite3_bind_int64(runs, 1, program->id);
-    while (sqlite3_step(runs) == SQLITE_ROW)
-        fprintf(out, "%s %s\n", (const char *)sqlite3_column_text(runs, 0),
-                (const char *)sqlite3_column_text(runs, 1));
+    while (sqlite3_step(runs) == SQLITE_ROW) {
+        char *plan = plan_with_cpu_limit(&context->options->settings,
+                                         (const char *)sqlite3_column_text(runs, 1));
+        fprintf(out, "%s %s\n", (const char *)sqlite3_column_text(runs, 0), plan);
+        free(plan);
+    }
     database_finalize(runs);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s", path, strerror(errno));

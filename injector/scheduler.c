@@ -658,6 +658,14 @@ void run_baseline(struct campaign_context *context)
             ingest_run(dir, &records);
         }
     }
+    /* Its CPU time, for the limit of fault runs (load_baseline). */
+    char cpu[32];
+    snprintf(cpu, sizeof cpu, "%lld", (long long)result.cpu_ms);
+    sqlite3_stmt *note = database_prepare(
+        db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('baseline_cpu_ms', ?)");
+    sqlite3_bind_text(note, 1, cpu, -1, SQLITE_TRANSIENT);
+    database_step_done(note);
+    database_finalize(note);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
               "raise --timeout or fix the command", (long long)(limit / 1000));
@@ -771,6 +779,25 @@ void check_output(struct campaign_context *context)
     context->baseline_stderr = stderr_hash;
 }
 
+/* A fault run whose process spins after its failure is a hang once that process has used
+   three times the CPU of the whole baseline (recorded, so slower than a fault run) and a second
+   more: no process of the command did that much in the baseline, whatever the machine's load.
+   Off where it would come after the wall-clock limit anyway, and in kernel campaigns. A campaign
+   from before the note was kept goes without. */
+static void set_hang_cpu(struct campaign_context *context)
+{
+    struct campaign_settings *settings = &context->options->settings;
+    settings->hang_cpu_ms = 0;
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT CAST(text AS INTEGER) FROM campaign_notes WHERE kind = 'baseline_cpu_ms'");
+    if (sqlite3_step(statement) == SQLITE_ROW && !settings->kernel) {
+        int64_t limit = 3 * sqlite3_column_int64(statement, 0) + 1000;
+        if (limit < context->timeout_ms)
+            settings->hang_cpu_ms = limit;
+    }
+    database_finalize(statement);
+}
+
 void load_baseline(struct campaign_context *context)
 {
     sqlite3_stmt *statement = database_prepare(
@@ -789,6 +816,7 @@ void load_baseline(struct campaign_context *context)
     context->timeout_ms = context->options->settings.timeout_ms
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
+    set_hang_cpu(context);
     leak_load_baseline(context);
     /* Runs that disturb each other at the same time (check_twin): one at a time, resumed too. */
     statement = database_prepare(context->db, "SELECT text FROM campaign_notes WHERE kind = 'jobs'");

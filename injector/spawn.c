@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -171,7 +172,7 @@ static int run_child(void *argument)
     return 127;
 }
 
-static int wait_with_timeout(pid_t pid, int64_t timeout_ms, bool *timed_out)
+static int wait_with_timeout(pid_t pid, int64_t timeout_ms, bool *timed_out, int64_t *cpu_ms)
 {
     int status = 0;
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -195,8 +196,13 @@ static int wait_with_timeout(pid_t pid, int64_t timeout_ms, bool *timed_out)
     }
     if (pidfd >= 0)
         close(pidfd);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    /* Its CPU time with that of the descendants it waited for (the kernel sums them at exit). */
+    struct rusage usage;
+    memset(&usage, 0, sizeof usage);
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
         ;
+    *cpu_ms = (int64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+              (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
     return status;
 }
 
@@ -246,7 +252,7 @@ struct spawn_result spawn_and_wait(const struct spawn_request *request)
         fatal("cannot start a process: %s; lower -j or raise the process limit",
               strerror(saved));
     result.pid = pid;
-    int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out);
+    int status = wait_with_timeout(pid, request->timeout_ms, &result.timed_out, &result.cpu_ms);
     kill(-pid, SIGKILL); /* stray members of the group: the run is over */
     live_remove(pid);
     /* and what left the group (a daemonised fixture), which failrun adopted */

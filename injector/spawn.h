@@ -28,6 +28,7 @@ struct spawn_result {
     int exit_code;  /* valid when signal == 0 */
     int signal;     /* the terminating signal, 0 when the process exited */
     int64_t wall_ms;
+    int64_t cpu_ms; /* user + system, its own and its reaped descendants' */
     int pid; /* of the process started (the command) */
 };
 

@@ -75,6 +75,7 @@ static struct {
     unsigned jobs;
     uint64_t timeout_ns;
     unsigned depth;
+    uint64_t cpu_ms; /* the plan's cpu: what the child's programs get too */
     void (*gcov_reset)(void);
     pid_t owner; /* the process the children below belong to (a fork of the program inherits
                     this table but not the children) */
@@ -187,6 +188,7 @@ void LF_TEXT forkmode_init(const struct plan *plan)
         fork_state.jobs = PLAN_MAX_JOBS;
     fork_state.timeout_ns = plan->timeout_ms * 1000000ull;
     fork_state.depth = plan->depth;
+    fork_state.cpu_ms = plan->cpu_ms;
     /* gcov's reset, when the program exports it: the child's counters then hold only what it ran
        after the fork (what ran before is the parent's, and the baseline's). */
     fork_state.gcov_reset = (void (*)(void))dlsym(RTLD_DEFAULT, "__gcov_reset");
@@ -444,7 +446,12 @@ static void LF_TEXT rewrite_environment(const char *dir)
 {
     append(environment_dir, append(environment_dir, 0, "LIBFAIL_DIR="), dir);
     size_t n = append(environment_plan, 0, "LIBFAIL_PLAN=mode=record;depth=");
-    environment_plan[n + format_decimal(environment_plan + n, fork_state.depth)] = '\0';
+    n += format_decimal(environment_plan + n, fork_state.depth);
+    if (fork_state.cpu_ms) { /* a hang in a program the child executes (runtime.c) */
+        n = append(environment_plan, n, ";cpu=");
+        n += format_decimal(environment_plan + n, fork_state.cpu_ms);
+    }
+    environment_plan[n] = '\0';
     /* DIR.gcov, beside the folder, where failrun cov looks for every run's data (campaign.c,
        coverage_directory) and which survives the folder's removal. */
     append(environment_gcov, append(environment_gcov, append(environment_gcov, 0, "GCOV_PREFIX="),

@@ -26,7 +26,9 @@
  *   mode=fork;...;tests=F1,F2:int          F1, F2 are test-case functions too (testcase.c): a
  *                                          child ends when the test case it forked in returns
  *                                          (":int": and it passed if the function returned 0)
- * plus depth=D (frames in a signature, default 8) and faults=K1,K2 (the kinds of call that are
+ * plus cpu=MS (a process a planned fault fired in may use MS more milliseconds of CPU, then it is
+ * a hang: runtime.c's arm_cpu_limit; 0 or absent: no limit), depth=D (frames in a signature,
+ * default 8) and faults=K1,K2 (the kinds of call that are
  * sites: alloc, the allocators and failpoints, the default; io, the I/O calls that
  * libfail-preload-io.so interposes; in any order, each at most once). In site mode each site may carry its first
  * frame, S:K@MODULE+OFFSET (hex): a call whose own first frame differs cannot be that site, so it
@@ -171,6 +173,9 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
     } else if (key_is(key, key_length, "timeout")) {
         if (!parse_decimal(value, value_length, &plan->timeout_ms))
             return "timeout must be a whole number of milliseconds";
+    } else if (key_is(key, key_length, "cpu")) {
+        if (!parse_decimal(value, value_length, &plan->cpu_ms))
+            return "cpu must be a whole number of milliseconds";
     } else if (key_is(key, key_length, "faults")) {
         return parse_faults(plan, value, value_length);
     } else if (key_is(key, key_length, "wrappers")) {

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -672,6 +673,70 @@ static void LF_TEXT install_signal_handlers(void)
     }
 }
 
+/* ---- hangs that spin: a CPU limit once a planned fault fired ---- */
+
+/* A run that loops forever after its failure (a reader retrying a buffer that never comes) used
+   to cost the whole wall-clock timeout, 10 times the baseline plus 5 s, on a machine where CPU
+   time is the only thing it spends. The plan's cpu=MS gives the process a planned fault fired
+   in MS more milliseconds of CPU (RLIMIT_CPU, counted by the kernel, blind to the machine's
+   load): the kernel sends SIGXCPU once they are used, and the handler records where the process
+   was (a RECORD_SIGNAL of SIGXCPU, which failrun reads as a hang), writes its coverage and ends
+   it with SIGKILL, as failrun's own timeout would. The hard limit, two seconds on, ends a
+   process that blocks SIGXCPU. A process blocked in a system call uses no CPU: the wall-clock
+   timeout still catches it. Children inherit the limit with their own CPU count from zero. */
+static _Atomic bool cpu_limit_armed;
+
+static void LF_TEXT on_cpu_limit(int signo, siginfo_t *info, void *ucontext)
+{
+    (void)info;
+    runtime_guard = 1;
+    own_syscalls_begin();
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    struct record_frame frames[RECORD_MAX_FRAMES];
+    int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
+    stack_normalise(pcs, count, frames);
+    emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
+                count);
+    gcov_dump_modules(gcov_dump);
+    kill(getpid(), SIGKILL);
+}
+
+/* The handler, unless the program has one of its own or ignores SIGXCPU. */
+static void LF_TEXT install_cpu_limit_handler(void)
+{
+    struct sigaction current;
+    if (sigaction(SIGXCPU, NULL, &current) != 0 || current.sa_handler != SIG_DFL)
+        return;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_cpu_limit;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&action.sa_mask);
+    sigaction(SIGXCPU, &action, NULL);
+}
+
+/* Where a planned fault fires: once per process. Never raises a limit the program set lower. */
+static void LF_TEXT arm_cpu_limit(void)
+{
+    if (!state.plan.cpu_ms || atomic_exchange(&cpu_limit_armed, true))
+        return;
+    struct rusage usage;
+    struct rlimit current;
+    if (getrusage(RUSAGE_SELF, &usage) != 0 || getrlimit(RLIMIT_CPU, &current) != 0)
+        return;
+    uint64_t used_ms = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 +
+                       (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000;
+    rlim_t soft = (rlim_t)((used_ms + state.plan.cpu_ms + 999) / 1000);
+    if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= soft)
+        return;
+    rlim_t hard = soft + 2;
+    if (current.rlim_max != RLIM_INFINITY && current.rlim_max < hard)
+        hard = current.rlim_max;
+    install_cpu_limit_handler();
+    struct rlimit limit = {.rlim_cur = soft < hard ? soft : hard, .rlim_max = hard};
+    setrlimit(RLIMIT_CPU, &limit);
+}
+
 /* ---- initialisation, fork ---- */
 
 static void LF_TEXT copy_setting(char *out, size_t size, const char *value)
@@ -717,6 +782,12 @@ static void LF_TEXT decide_fast_path(void)
         if (access(path, F_OK) == 0)
             atomic_store(&state.fault_seen, true);
     }
+    /* Executed by the process a fault fired in (or a child of it, a fork run's child too): the
+       limit came through the exec, the handler did not. A limit the program's own harness set
+       is reported alike: the process ran out of its CPU. */
+    struct rlimit limit;
+    if (state.plan.cpu_ms && getrlimit(RLIMIT_CPU, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        install_cpu_limit_handler();
 }
 
 /* LIBFAIL_FAIL_NTH=N arms the initial thread's counter, like writing N to the kernel's
@@ -1086,6 +1157,7 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
         atomic_store(&state.fault_seen, true);
         runtime_request.injected = true;
         thread_faults++;
+        arm_cpu_limit();
     }
     if (call->fail && report)
         emit_frames(RECORD_FAULT, 0, function, call->signature, size, occurrence, call->frames, count);

@@ -22,3 +22,8 @@ check "newcomer: make demo prints the planted bugs by file:line" \
 LIBFAIL_NEWCOMER=1 sh -c "make check" >check.txt 2>&1
 check_equal "newcomer: make check succeeds" 0 $?
 echo "    newcomer: $(grep -E "^[0-9]+ passed, [0-9]+ failed" check.txt | tail -1)"
+# Which checks of the clone's run failed, with what they expected: without this a red nested run
+# says only that something failed.
+awk '/^# test_.*\.sh$/ { script = $2 } /^\[==========\] Running/ { script = "unit tests" }
+     /^not ok|\[  FAILED  \]|exited with status/ { shown = 7; print "    newcomer: in " script ":" }
+     shown > 0 { print "    newcomer: " $0; shown-- }' check.txt | head -80

@@ -139,6 +139,12 @@ static void test_plan_valid(void **state)
     assert_false(plan.kernel_wrappers); /* every system call trapped, unless asked */
     assert_null(plan_parse("mode=kernel;depth=8;wrappers=1", &plan));
     assert_true(plan.kernel_wrappers);
+    /* The CPU a process may use once its fault fired: none unless given. */
+    assert_int_equal(plan.cpu_ms, 0);
+    assert_null(plan_parse("mode=site;sites=00000000000000ff;cpu=1543", &plan));
+    assert_int_equal(plan.cpu_ms, 1543);
+    assert_null(plan_parse("mode=record;depth=8;cpu=2000", &plan));
+    assert_int_equal(plan.cpu_ms, 2000);
 }
 
 static void test_plan_invalid(void **state)
@@ -156,6 +162,7 @@ static void test_plan_invalid(void **state)
         "mode=random;probability=1.5", "mode=random;probability=.", "mode=random;probability=0.1x",
         "mode=random;probability=4294967296.5", /* wrapped to 0.5 before a review caught it */
         "mode=fork;jobs=0", "mode=fork;jobs=65", "mode=starts", "mode=start;jobs=0", "mode=fork;timeout=-1", "mode=fork;timeout=",
+        "mode=site;sites=00000000000000ff;cpu=", "mode=site;sites=00000000000000ff;cpu=1.5",
         "mode=record;faults=", "mode=record;faults=disk", "mode=record;faults=io,io",
         "mode=record;faults=alloc,", "mode=record;faults=,io", "mode=kernel;faults=io",
         "mode=kernel;wrappers=2", "mode=kernel;wrappers=", "mode=kernel;nth=3",

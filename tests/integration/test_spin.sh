@@ -1,0 +1,39 @@
+#!/bin/sh
+# test_spin.sh — an error leg that loops forever on the CPU is a hang, ended by the CPU limit the
+# fault gave its process (plan key cpu), long before the wall-clock timeout: in a re-run, in a
+# fork child, and in a program the faulted process executes. An error leg that only works a while
+# is no hang.
+. "$(dirname "$0")/lib.sh"
+work=$(scratch)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+spin="$PROGRAMS/spin"
+loop=$(marker tests/programs/spin.c 'SPIN(loop)' | cut -d: -f2)
+exec_line=$(marker tests/programs/spin.c 'SPIN(exec)' | cut -d: -f2)
+work_line=$(marker tests/programs/spin.c 'SPIN(work)' | cut -d: -f2)
+hangs='.findings[] | select(.outcome == "hang") | "\(.location.line) \(.runs)"'
+# The outcome of the run at a marked line, and whether failrun's clock ended it.
+run_at() {
+    site=$(jq -r ".runs[] | select(.site_name | endswith(\"spin.c:$2\")) | .site" "$1.json")
+    sql "$1.db" "SELECT outcome, timed_out FROM runs WHERE kind = 'fault' AND site = '$site'"
+}
+
+# --timeout 30: were the CPU limit not there, each spinning run would end at 30 s, timed out.
+for mode in rerun fork; do
+    option=
+    [ "$mode" = fork ] && option=--fork
+    "$FAILRUN" run -q --json --timeout 30 $option --db "$mode.db" -- "$spin" >"$mode.json" 2>"$mode.err"
+    check_equal "$mode: failrun exits 1 (findings)" 1 $?
+    check_equal "$mode: one hang finding (both loops are in main), at the first loop's site, of two runs" \
+        "$loop 2" "$(jq -r "$hangs" "$mode.json")"
+    check_equal "$mode: the loop was ended by its CPU limit, not by failrun's clock" "hang|0" \
+        "$(run_at "$mode" "$loop")"
+    check_equal "$mode: so was the program it executed" "hang|0" "$(run_at "$mode" "$exec_line")"
+    check_equal "$mode: an error leg that works 0.3 s and reports the error is no hang" "handled|0" \
+        "$(run_at "$mode" "$work_line")"
+done
+# The limit is not part of the stored plan: a replay shows the program as it is.
+check "the stored plans carry no CPU limit" \
+    test "$(sql rerun.db "SELECT count(*) FROM runs WHERE plan LIKE '%cpu=%'")" = 0
+check "the baseline's CPU time is kept, for a resumed campaign's limit" \
+    test "$(sql rerun.db "SELECT CAST(text AS INTEGER) >= 0 FROM campaign_notes WHERE kind = 'baseline_cpu_ms'")" = 1

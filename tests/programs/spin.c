@@ -1,0 +1,45 @@
+/* spin.c — error legs that spend CPU. One loops forever (a hang that failrun ends by the CPU its
+   fault gave the process, not by its clock); one works a fraction of a second and reports the
+   error (no hang); one executes a program that loops forever (the limit passes through exec).
+   `spin --loop` is that program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static void burn(double seconds)
+{
+    clock_t end = clock() + (clock_t)(seconds * CLOCKS_PER_SEC);
+    while (clock() < end)
+        sink++;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--loop") == 0)
+        for (;;)
+            sink++;
+    char *a = malloc(100); /* SPIN(loop) */
+    while (!a)
+        sink++; /* waits for memory, at full speed */
+    char *b = malloc(200); /* SPIN(work) */
+    if (!b) {
+        burn(0.3);
+        fputs("spin: out of memory\n", stderr);
+        free(a);
+        return 1;
+    }
+    char *c = malloc(300); /* SPIN(exec) */
+    if (!c) {
+        execl("/proc/self/exe", argv[0], "--loop", (char *)NULL);
+        return 2;
+    }
+    puts("spin: ok");
+    free(a);
+    free(b);
+    free(c);
+    return 0;
+}
