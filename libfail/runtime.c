@@ -36,6 +36,14 @@
 
 #define SITE_CAPACITY (1u << 18)
 #define SITE_PROBES 1024 /* a nearly full table must not turn every call into a long scan */
+/* The index has two parts: a near one of 4096 slots (16 KiB, four pages) that every key tries
+   first, and a far one of SITE_CAPACITY slots for a key whose near probes all hold other keys.
+   Keys are never removed, so a near probe that finds its slot empty proves the key is in neither
+   part. With one part, each new site touched a page of its own (1 MiB of index at random): a
+   small program took some 200 more page faults, which in a virtual machine cost more than the
+   records themselves, and every fork child (a start's, a test case's) took them again. */
+#define SITE_NEAR_SLOTS (1u << 12)
+#define SITE_NEAR_PROBES 32
 #define RECORD_FD_FLOOR 900
 
 /* One table, two kinds of entry, told apart by how their key was made:
@@ -517,34 +525,38 @@ static bool LF_TEXT map_tables(void)
     if (!state.sites)
         state.sites = map_table(SITE_CAPACITY * sizeof(struct site_entry));
     if (!state.index)
-        state.index = map_table(SITE_CAPACITY * sizeof *state.index);
+        state.index = map_table((SITE_NEAR_SLOTS + SITE_CAPACITY) * sizeof *state.index);
     if (!state.live_ready)
         state.live_ready = live_table_init();
     return state.sites && state.index && state.live_ready;
 }
 
-/* Returns the entry of `signature`, claiming a new one; *fresh tells a first sighting. An entry
-   is filled in before the index publishes it. Two threads claiming one key at once each take an
-   entry; the loser's stays with signature 0, which every reader skips. */
-static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
+/* One part of the index (`mask` + 1 slots): the entry of `signature`, claimed when `insert` and
+   absent. UINT32_MAX when it is absent (not inserting) or the table is full; *full when every
+   probe held another key (the far part is next). An entry is filled in before the index
+   publishes it. Two threads claiming one key at once each take an entry; the loser's stays with
+   signature 0, which every reader skips. */
+static uint32_t LF_TEXT probe_index(_Atomic uint32_t *part, uint32_t mask, uint32_t probes,
+                                    uint64_t signature, bool insert, bool *fresh, bool *full)
 {
-    *fresh = false;
-    uint32_t mask = SITE_CAPACITY - 1;
+    *full = false;
     uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
-    for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
-        uint32_t current = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+    for (uint32_t probe = 0; probe < probes; probe++, slot = (slot + 1) & mask) {
+        uint32_t current = atomic_load_explicit(&part[slot], memory_order_acquire);
         if (current) {
             if (atomic_load_explicit(&state.sites[current - 1].signature,
                                      memory_order_relaxed) == signature)
                 return current - 1;
             continue;
         }
+        if (!insert)
+            return UINT32_MAX;
         uint32_t entry = atomic_fetch_add(&state.used_count, 1);
         if (entry >= SITE_CAPACITY)
             return UINT32_MAX;
         atomic_store_explicit(&state.sites[entry].signature, signature, memory_order_relaxed);
         uint32_t expected = 0;
-        if (atomic_compare_exchange_strong_explicit(&state.index[slot], &expected, entry + 1,
+        if (atomic_compare_exchange_strong_explicit(&part[slot], &expected, entry + 1,
                                                     memory_order_release,
                                                     memory_order_acquire)) {
             *fresh = true;
@@ -555,7 +567,22 @@ static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
             signature)
             return expected - 1;
     }
+    *full = true;
     return UINT32_MAX;
+}
+
+/* Returns the entry of `signature`, claiming a new one (near part first, see SITE_NEAR_SLOTS);
+   *fresh tells a first sighting. */
+static uint32_t LF_TEXT site_slot(uint64_t signature, bool *fresh)
+{
+    *fresh = false;
+    bool full;
+    uint32_t entry = probe_index(state.index, SITE_NEAR_SLOTS - 1, SITE_NEAR_PROBES, signature,
+                                 true, fresh, &full);
+    if (!full)
+        return entry;
+    return probe_index(state.index + SITE_NEAR_SLOTS, SITE_CAPACITY - 1, SITE_PROBES, signature,
+                       true, fresh, &full);
 }
 
 /* True when `size` is the largest request at the slot by a factor of two or more: worth a record,
@@ -944,17 +971,12 @@ static bool LF_TEXT site_reached(uint64_t signature)
 {
     if (!state.index)
         return false;
-    uint32_t mask = SITE_CAPACITY - 1;
-    uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
-    for (uint32_t probe = 0; probe < SITE_PROBES; probe++, slot = (slot + 1) & mask) {
-        uint32_t current = atomic_load_explicit(&state.index[slot], memory_order_acquire);
-        if (!current)
-            return false;
-        if (atomic_load_explicit(&state.sites[current - 1].signature, memory_order_relaxed) ==
-            signature)
-            return true;
-    }
-    return false;
+    bool fresh, full;
+    if (probe_index(state.index, SITE_NEAR_SLOTS - 1, SITE_NEAR_PROBES, signature, false, &fresh,
+                    &full) != UINT32_MAX)
+        return true;
+    return full && probe_index(state.index + SITE_NEAR_SLOTS, SITE_CAPACITY - 1, SITE_PROBES,
+                               signature, false, &fresh, &full) != UINT32_MAX;
 }
 
 void LF_TEXT runtime_replan(const char *text)
@@ -1088,7 +1110,7 @@ LF_INLINE uint32_t caller_slot(uintptr_t caller)
 {
     uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
     key = (key ^ (key >> 29)) | 2;
-    uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_CAPACITY - 1);
+    uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_NEAR_SLOTS - 1);
     uint32_t entry = atomic_load_explicit(&state.index[slot], memory_order_acquire);
     if (LF_LIKELY(entry != 0 &&
                   atomic_load_explicit(&state.sites[entry - 1].signature,
