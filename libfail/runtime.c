@@ -1105,13 +1105,20 @@ static uint32_t LF_TEXT caller_slot_fill(uintptr_t caller, uint64_t key)
 
 /* The caller's entry: found by its raw return address, normalised once per process. The key is
    a bijective mix of the address (never 0, the empty slot), so a caller seen before is found on
-   the first probe, inline, on every call. */
+   the first probe of the near part (or of the far one), inline, on every call. */
 LF_INLINE uint32_t caller_slot(uintptr_t caller)
 {
     uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
     key = (key ^ (key >> 29)) | 2;
-    uint32_t slot = (uint32_t)(key ^ (key >> 32)) & (SITE_NEAR_SLOTS - 1);
-    uint32_t entry = atomic_load_explicit(&state.index[slot], memory_order_acquire);
+    uint32_t hash = (uint32_t)(key ^ (key >> 32));
+    uint32_t entry = atomic_load_explicit(&state.index[hash & (SITE_NEAR_SLOTS - 1)],
+                                          memory_order_acquire);
+    /* A program with thousands of callers has some in the far part: their first probe there
+       too, before the slow path's near probes. */
+    if (LF_UNLIKELY(entry != 0 && atomic_load_explicit(&state.sites[entry - 1].signature,
+                                                       memory_order_relaxed) != key))
+        entry = atomic_load_explicit(&state.index[SITE_NEAR_SLOTS + (hash & (SITE_CAPACITY - 1))],
+                                     memory_order_acquire);
     if (LF_LIKELY(entry != 0 &&
                   atomic_load_explicit(&state.sites[entry - 1].signature,
                                        memory_order_relaxed) == key &&
