@@ -138,7 +138,11 @@ char *plan_record(const struct campaign_settings *settings)
     if (settings->kernel)
         return xasprintf("mode=kernel;depth=%d%s", settings->depth,
                          settings->kernel_wrappers ? ";wrappers=1" : "");
-    return xasprintf("mode=record;depth=%d%s", settings->depth, fault_kinds_suffix(settings));
+    /* Before the scope is decided (the baseline) and with no --exe, it will be every non-system
+       executable if the command starts one: system executables record until then (plan.c). */
+    bool own_first = !settings->scope && !(settings->exe_globs && *settings->exe_globs);
+    return xasprintf("mode=record;depth=%d%s%s", settings->depth, fault_kinds_suffix(settings),
+                     own_first ? ";own=1" : "");
 }
 
 char *coverage_directory(const char *run_dir)

@@ -88,6 +88,7 @@ struct plan {
     unsigned jobs;        /* PLAN_FORK: children at once (default 1) */
     uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
     uint64_t cpu_ms;      /* CPU a process may use after a planned fault fired in it (0: any) */
+    bool own_first;       /* a system executable records only until a non-system one started */
     unsigned fault_kinds; /* PLAN_FAULT_*: the kinds of call that are sites (default alloc) */
     bool kernel_wrappers; /* PLAN_KERNEL: sites are the libc wrappers, no syscall trapping */
     char tests[PLAN_TESTS_MAX]; /* PLAN_FORK: more test-case functions, NAME,NAME (testcase.c) */

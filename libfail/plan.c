@@ -26,7 +26,10 @@
  *   mode=fork;...;tests=F1,F2:int          F1, F2 are test-case functions too (testcase.c): a
  *                                          child ends when the test case it forked in returns
  *                                          (":int": and it passed if the function returned 0)
- * plus cpu=MS (a process a planned fault fired in may use MS more milliseconds of CPU, then it is
+ * plus own=1 (the baseline of a campaign without --exe: a system executable records only until a
+ * non-system one has started in the run, since the scope is then every non-system executable:
+ * runtime.c, own_code_started), cpu=MS (a process a planned fault fired in may use MS more
+ * milliseconds of CPU, then it is
  * a hang: runtime.c's arm_cpu_limit; 0 or absent: no limit), depth=D (frames in a signature,
  * default 8) and faults=K1,K2 (the kinds of call that are
  * sites: alloc, the allocators and failpoints, the default; io, the I/O calls that
@@ -173,6 +176,10 @@ static const char *LF_TEXT plan_set(struct plan *plan, const char *key, size_t k
     } else if (key_is(key, key_length, "timeout")) {
         if (!parse_decimal(value, value_length, &plan->timeout_ms))
             return "timeout must be a whole number of milliseconds";
+    } else if (key_is(key, key_length, "own")) {
+        if (!key_is(value, value_length, "0") && !key_is(value, value_length, "1"))
+            return "own must be 0 or 1";
+        plan->own_first = value[0] == '1';
     } else if (key_is(key, key_length, "cpu")) {
         if (!parse_decimal(value, value_length, &plan->cpu_ms))
             return "cpu must be a whole number of milliseconds";

@@ -92,6 +92,7 @@ static struct {
     _Atomic uint64_t serial; /* allocations tracked so far */
     bool fast;               /* site mode with every site's first frame known */
     bool forked;             /* this image began as a fork child */
+    bool until_own;          /* a system executable recording until own code starts (own_first) */
     _Atomic bool exit_reported;
     _Atomic uint32_t fixture_reported; /* RECORD_FIXTURE_* kinds written by this image */
 } state = {.record_fd = -1};
@@ -700,6 +701,63 @@ static void LF_TEXT install_signal_handlers(void)
     }
 }
 
+/* ---- the baseline's system executables: recorded until the suite's own code starts ---- */
+
+/* Without --exe a campaign's scope is decided after its baseline: every non-system executable
+   when the command started one, else the command itself. Until then every process records, and
+   a suite's driver (ctest, make, sh, perl), a system executable, unwound every allocation of
+   the baseline and its twin only for failrun to drop the sites: ctest cost as much as all of
+   jansson's test programs. With the plan's own=1 the first non-system program of the run leaves
+   a file in the run folder; a system executable that finds it stops recording (at start, or
+   within 64 of its calls) as it would be out of scope. */
+static __thread uint32_t own_check_countdown __attribute__((tls_model("initial-exec")));
+
+static void LF_TEXT own_marker_path(char *path)
+{
+    size_t length = strlen(state.dir);
+    memcpy(path, state.dir, length);
+    memcpy(path + length, "/own-code", sizeof "/own-code");
+}
+
+static bool LF_TEXT own_code_started(void)
+{
+    char path[PATH_MAX];
+    own_marker_path(path);
+    return access(path, F_OK) == 0;
+}
+
+static void LF_TEXT decide_own_scope(void)
+{
+    if (!state.plan.own_first || !state.in_scope)
+        return;
+    if (!path_is_system(state.exe)) {
+        char path[PATH_MAX];
+        own_marker_path(path);
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            close(fd);
+    } else if (own_code_started()) {
+        state.in_scope = false;
+    } else {
+        state.until_own = true;
+    }
+}
+
+/* From decide(): a system executable whose run has started own code stops recording. */
+static bool LF_TEXT stop_for_own_code(void)
+{
+    if (LF_LIKELY(!state.until_own) || own_check_countdown-- > 0)
+        return false;
+    own_check_countdown = 63;
+    if (!own_code_started())
+        return false;
+    state.until_own = false;
+    state.in_scope = false;
+    atomic_store(&state.tracking, false);
+    publish_hooks();
+    return true;
+}
+
 /* ---- hangs that spin: a CPU limit once a planned fault fired ---- */
 
 /* A run that loops forever after its failure (a reader retrying a buffer that never comes) used
@@ -867,6 +925,7 @@ static void LF_TEXT initialise(void)
     ssize_t n = readlink("/proc/self/exe", state.exe, sizeof state.exe - 1);
     state.exe[n > 0 ? n : 0] = '\0';
     state.in_scope = decide_scope();
+    decide_own_scope();
     state.command_line = command_line_hash();
     if (state.plan.mode == PLAN_NTH && !fail_nth)
         fail_nth = state.plan.nth;
@@ -1148,6 +1207,8 @@ LF_INLINE void decide(struct call *call, uint32_t function, size_t size, uintptr
 {
     if (LF_UNLIKELY(testcase_armed))
         testcase_poll(); /* a fork child whose test case may have ended */
+    if (LF_UNLIKELY(state.until_own) && stop_for_own_code())
+        return;
     uintptr_t pcs[RECORD_MAX_FRAMES];
     int count = stack_capture(pcs, (int)state.plan.depth);
     if (count == 0 || !module_filter_allows(pcs, count))
