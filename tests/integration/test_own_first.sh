@@ -29,7 +29,7 @@ bytes() {
     echo "$total"
 }
 perl=$(readlink -f "$(command -v perl)")
-driver='system($ARGV[0]); require Data::Dumper; require File::Temp; require POSIX;'
+driver='system($ARGV[0]); require File::Temp; require POSIX; require Getopt::Long; require File::Path;'
 record all 0 perl -e "$driver" "$own"
 record first 1 perl -e "$driver" "$own"
 all=$(bytes "$perl" all)
