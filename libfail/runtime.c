@@ -778,11 +778,14 @@ static void LF_TEXT on_cpu_limit(int signo, siginfo_t *info, void *ucontext)
     own_syscalls_begin();
     uintptr_t pcs[RECORD_MAX_FRAMES];
     struct record_frame frames[RECORD_MAX_FRAMES];
-    int count = stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES);
+    /* Out of scope (a system program the faulted process executed) the unwinder was never set
+       up, and setting it up here could allocate: the record says only that it ran out. */
+    int count = state.in_scope ? stack_capture_signal(ucontext, pcs, RECORD_MAX_FRAMES) : 0;
     stack_normalise(pcs, count, frames);
     emit_frames(RECORD_SIGNAL, 0, 0, stack_signature(frames, count), (uint64_t)signo, 0, frames,
                 count);
-    gcov_dump_modules(gcov_dump);
+    if (state.in_scope)
+        gcov_dump_modules(gcov_dump);
     kill(getpid(), SIGKILL);
 }
 

@@ -1,7 +1,8 @@
 /* spin.c — error legs that spend CPU. One loops forever (a hang that failrun ends by the CPU its
    fault gave the process, not by its clock); one works a fraction of a second and reports the
-   error (no hang); one executes a program that loops forever (the limit passes through exec).
-   `spin --loop` is that program. */
+   error (no hang); one executes a program that loops forever (the limit passes through exec),
+   one a system shell that does (out of scope: its handler records no stack). `spin --loop` is
+   the first program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +38,15 @@ int main(int argc, char **argv)
         execl("/proc/self/exe", argv[0], "--loop", (char *)NULL);
         return 2;
     }
+    char *d = malloc(400); /* SPIN(shell) */
+    if (!d) {
+        execl("/bin/sh", "sh", "-c", "while :; do :; done", (char *)NULL);
+        return 3;
+    }
     puts("spin: ok");
     free(a);
     free(b);
     free(c);
+    free(d);
     return 0;
 }
