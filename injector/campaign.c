@@ -102,9 +102,10 @@ const char *fault_kinds_suffix(const struct campaign_settings *settings)
 
 char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan)
 {
-    /* Kept out of the stored plans: a replay shows the hang as it is. */
+    /* Kept out of the stored plans: a replay shows the hang as it is. A plan that says its own
+       (a leak scan's replay: ";cpu=0", leakcheck.c) keeps it. */
     if (!settings->hang_cpu_ms || !strncmp(plan, "mode=record", 11) ||
-        !strncmp(plan, "mode=kernel", 11))
+        !strncmp(plan, "mode=kernel", 11) || strstr(plan, ";cpu="))
         return xstrdup(plan);
     return xasprintf("%s;cpu=%lld", plan, (long long)settings->hang_cpu_ms);
 }

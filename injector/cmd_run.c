@@ -40,7 +40,7 @@ const char run_usage[] =
     "  --db PATH         campaign database (default .failrun/campaign.db)\n"
     "  --depth N         frames in a site signature, 1..28 (default 8)\n"
     "  --timeout SEC     per-run limit; default 10x the baseline plus 5 s (a process\n"
-    "                    spinning after its fault ends sooner: 3x the baseline's CPU + 1 s)\n"
+    "                    spinning after its fault ends sooner: 5x the baseline's CPU + 2 s)\n"
     "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
     "                    '!GLOB' leaves one out; default: COMMAND and every non-system\n"
     "                    executable it starts but its fixtures (servers, daemons)\n"

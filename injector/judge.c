@@ -816,13 +816,15 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     };
     struct frame_list evidence = {0};
     const struct ingest_process *crash_process = NULL;
+    /* A process that spun through the CPU its fault gave it (plan key cpu; the preload's
+       record, or SIGXCPU's own end where no handler of ours ran): a hang, as if failrun's
+       timeout had ended the run, whatever its parent did about it next. */
+    for (size_t i = 0; target && i < records->processes.count; i++)
+        observation.timed_out |= records->processes.items[i].signal == SIGXCPU;
+    observation.timed_out |= target && job->result.signal == SIGXCPU;
     for (size_t i = 0; i < records->processes.count && !observation.crash_signal; i++) {
-        /* A process that spun through the CPU its fault gave it (plan key cpu): a hang, as
-           if failrun's timeout had ended the run. */
-        if (records->processes.items[i].signal == SIGXCPU && target) {
-            observation.timed_out = true;
+        if (records->processes.items[i].signal == SIGXCPU)
             continue;
-        }
         if (records->processes.items[i].signal) {
             crash_process = &records->processes.items[i];
             observation.crash_signal = crash_process->signal;

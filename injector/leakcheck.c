@@ -156,9 +156,13 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
         xstrdup("LD_AUDIT="),
         NULL,
     };
+    /* Under the sanitizer's runtime (every allocation slow-unwound, a scan at exit) the run
+       takes several times its CPU: no CPU limit (the run it replays was no hang). */
+    char *unlimited = xasprintf("%s;cpu=0", plan);
     struct spawn_result result =
-        execute_run(context, dir, plan, program ? program->timeout_ms : context->timeout_ms,
+        execute_run(context, dir, unlimited, program ? program->timeout_ms : context->timeout_ms,
                     (const char *const *)extra, program);
+    free(unlimited);
     for (int i = 0; extra[i]; i++)
         free(extra[i]);
     free(preload);

@@ -780,8 +780,9 @@ void check_output(struct campaign_context *context)
 }
 
 /* A fault run whose process spins after its failure is a hang once that process has used
-   three times the CPU of the whole baseline (recorded, so slower than a fault run) and a second
-   more: no process of the command did that much in the baseline, whatever the machine's load.
+   five times the CPU of the whole baseline (recorded, so slower than a fault run) and two
+   seconds more: no process the command waited for did that much in the baseline, whatever the
+   machine's load (a daemon it did not wait for is not counted; its CPU is no fault run's).
    Off where it would come after the wall-clock limit anyway, and in kernel campaigns. A campaign
    from before the note was kept goes without. */
 static void set_hang_cpu(struct campaign_context *context)
@@ -791,7 +792,7 @@ static void set_hang_cpu(struct campaign_context *context)
     sqlite3_stmt *statement = database_prepare(
         context->db, "SELECT CAST(text AS INTEGER) FROM campaign_notes WHERE kind = 'baseline_cpu_ms'");
     if (sqlite3_step(statement) == SQLITE_ROW && !settings->kernel) {
-        int64_t limit = 3 * sqlite3_column_int64(statement, 0) + 1000;
+        int64_t limit = 5 * sqlite3_column_int64(statement, 0) + 2000;
         if (limit < context->timeout_ms)
             settings->hang_cpu_ms = limit;
     }

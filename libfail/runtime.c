@@ -36,7 +36,7 @@
 
 #define SITE_CAPACITY (1u << 18)
 #define SITE_PROBES 1024 /* a nearly full table must not turn every call into a long scan */
-/* The index has two parts: a near one of 4096 slots (16 KiB, four pages) that every key tries
+/* The index has two parts: a near one of 4096 slots (32 KiB, eight pages) that every key tries
    first, and a far one of SITE_CAPACITY slots for a key whose near probes all hold other keys.
    Keys are never removed, so a near probe that finds its slot empty proves the key is in neither
    part. With one part, each new site touched a page of its own (1 MiB of index at random): a
@@ -82,7 +82,7 @@ static struct {
        was on a page of its own: a fork-mode child's report read 1,200 pages, and every fork
        copied their page tables). `index` maps a key's hash slot to its entry number + 1. */
     struct site_entry *sites;
-    _Atomic uint32_t *index;
+    _Atomic uint64_t *index; /* a key's tag (its signature's high half) << 32 | entry + 1 */
     _Atomic uint32_t used_count; /* entries handed out, wasted ones included (site_slot) */
     bool live_ready; /* the live-block table (live.c) is mapped */
     _Atomic bool sites_overflow; /* a site found no slot: its records and counts are missing */
@@ -537,17 +537,21 @@ static bool LF_TEXT map_tables(void)
    probe held another key (the far part is next). An entry is filled in before the index
    publishes it. Two threads claiming one key at once each take an entry; the loser's stays with
    signature 0, which every reader skips. */
-static uint32_t LF_TEXT probe_index(_Atomic uint32_t *part, uint32_t mask, uint32_t probes,
+static uint32_t LF_TEXT probe_index(_Atomic uint64_t *part, uint32_t mask, uint32_t probes,
                                     uint64_t signature, bool insert, bool *fresh, bool *full)
 {
     *full = false;
+    /* The tag spares a probe the entry's cache line when the slot holds another key. */
+    uint32_t tag = (uint32_t)(signature >> 32);
     uint32_t slot = (uint32_t)(signature ^ (signature >> 32)) & mask;
     for (uint32_t probe = 0; probe < probes; probe++, slot = (slot + 1) & mask) {
-        uint32_t current = atomic_load_explicit(&part[slot], memory_order_acquire);
+        uint64_t current = atomic_load_explicit(&part[slot], memory_order_acquire);
         if (current) {
-            if (atomic_load_explicit(&state.sites[current - 1].signature,
-                                     memory_order_relaxed) == signature)
-                return current - 1;
+            uint32_t held = (uint32_t)current - 1;
+            if ((uint32_t)(current >> 32) == tag &&
+                atomic_load_explicit(&state.sites[held].signature, memory_order_relaxed) ==
+                    signature)
+                return held;
             continue;
         }
         if (!insert)
@@ -556,17 +560,19 @@ static uint32_t LF_TEXT probe_index(_Atomic uint32_t *part, uint32_t mask, uint3
         if (entry >= SITE_CAPACITY)
             return UINT32_MAX;
         atomic_store_explicit(&state.sites[entry].signature, signature, memory_order_relaxed);
-        uint32_t expected = 0;
-        if (atomic_compare_exchange_strong_explicit(&part[slot], &expected, entry + 1,
+        uint64_t expected = 0;
+        if (atomic_compare_exchange_strong_explicit(&part[slot], &expected,
+                                                    (uint64_t)tag << 32 | (entry + 1),
                                                     memory_order_release,
                                                     memory_order_acquire)) {
             *fresh = true;
             return entry;
         }
         atomic_store_explicit(&state.sites[entry].signature, 0, memory_order_relaxed);
-        if (atomic_load_explicit(&state.sites[expected - 1].signature, memory_order_relaxed) ==
-            signature)
-            return expected - 1;
+        uint32_t held = (uint32_t)expected - 1;
+        if ((uint32_t)(expected >> 32) == tag &&
+            atomic_load_explicit(&state.sites[held].signature, memory_order_relaxed) == signature)
+            return held;
     }
     *full = true;
     return UINT32_MAX;
@@ -766,9 +772,9 @@ static bool LF_TEXT stop_for_own_code(void)
    in MS more milliseconds of CPU (RLIMIT_CPU, counted by the kernel, blind to the machine's
    load): the kernel sends SIGXCPU once they are used, and the handler records where the process
    was (a RECORD_SIGNAL of SIGXCPU, which failrun reads as a hang), writes its coverage and ends
-   it with SIGKILL, as failrun's own timeout would. The hard limit, two seconds on, ends a
-   process that blocks SIGXCPU. A process blocked in a system call uses no CPU: the wall-clock
-   timeout still catches it. Children inherit the limit with their own CPU count from zero. */
+   it with SIGKILL. A process that blocks SIGXCPU, or one blocked in a system call (no CPU used),
+   waits for the wall-clock timeout as before. Children inherit the limit with their own CPU
+   count from zero. */
 static _Atomic bool cpu_limit_armed;
 
 static void LF_TEXT on_cpu_limit(int signo, siginfo_t *info, void *ucontext)
@@ -817,11 +823,16 @@ static void LF_TEXT arm_cpu_limit(void)
     rlim_t soft = (rlim_t)((used_ms + state.plan.cpu_ms + 999) / 1000);
     if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= soft)
         return;
-    rlim_t hard = soft + 2;
-    if (current.rlim_max != RLIM_INFINITY && current.rlim_max < hard)
-        hard = current.rlim_max;
+    /* A program with a SIGXCPU handler of its own (a garbage collector's thread signal) would
+       take the limit's signal for its own: no limit there. */
+    struct sigaction action;
+    if (sigaction(SIGXCPU, NULL, &action) != 0 || action.sa_handler != SIG_DFL)
+        return;
     install_cpu_limit_handler();
-    struct rlimit limit = {.rlim_cur = soft < hard ? soft : hard, .rlim_max = hard};
+    /* The hard limit stays: the program may raise the soft one again. */
+    struct rlimit limit = {.rlim_cur = soft, .rlim_max = current.rlim_max};
+    if (current.rlim_max != RLIM_INFINITY && current.rlim_max < soft)
+        limit.rlim_cur = current.rlim_max;
     setrlimit(RLIMIT_CPU, &limit);
 }
 
@@ -1166,22 +1177,23 @@ static uint32_t LF_TEXT caller_slot_fill(uintptr_t caller, uint64_t key)
 }
 
 /* The caller's entry: found by its raw return address, normalised once per process. The key is
-   a bijective mix of the address (never 0, the empty slot), so a caller seen before is found on
-   the first probe of the near part (or of the far one), inline, on every call. */
+   a bijective mix of the address (never 0, the empty slot): a caller seen before is found inline
+   when it sits at its first probe of the near part or of the far one, as most do; one pushed
+   further along takes caller_slot_fill's probes (tagged, so cheap) on every call. */
 LF_INLINE uint32_t caller_slot(uintptr_t caller)
 {
     uint64_t key = ((uint64_t)caller ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
     key = (key ^ (key >> 29)) | 2;
-    uint32_t hash = (uint32_t)(key ^ (key >> 32));
-    uint32_t entry = atomic_load_explicit(&state.index[hash & (SITE_NEAR_SLOTS - 1)],
-                                          memory_order_acquire);
+    uint32_t hash = (uint32_t)(key ^ (key >> 32)), tag = (uint32_t)(key >> 32);
+    uint64_t slot = atomic_load_explicit(&state.index[hash & (SITE_NEAR_SLOTS - 1)],
+                                         memory_order_acquire);
     /* A program with thousands of callers has some in the far part: their first probe there
-       too, before the slow path's near probes. */
-    if (LF_UNLIKELY(entry != 0 && atomic_load_explicit(&state.sites[entry - 1].signature,
-                                                       memory_order_relaxed) != key))
-        entry = atomic_load_explicit(&state.index[SITE_NEAR_SLOTS + (hash & (SITE_CAPACITY - 1))],
-                                     memory_order_acquire);
-    if (LF_LIKELY(entry != 0 &&
+       too, before the slow path's probes. */
+    if (LF_UNLIKELY(slot != 0 && (uint32_t)(slot >> 32) != tag))
+        slot = atomic_load_explicit(&state.index[SITE_NEAR_SLOTS + (hash & (SITE_CAPACITY - 1))],
+                                    memory_order_acquire);
+    uint32_t entry = (uint32_t)slot;
+    if (LF_LIKELY(entry != 0 && (uint32_t)(slot >> 32) == tag &&
                   atomic_load_explicit(&state.sites[entry - 1].signature,
                                        memory_order_relaxed) == key &&
                   atomic_load_explicit(&state.sites[entry - 1].top_ready, memory_order_acquire)))
