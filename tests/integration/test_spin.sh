@@ -12,6 +12,7 @@ loop=$(marker tests/programs/spin.c 'SPIN(loop)' | cut -d: -f2)
 exec_line=$(marker tests/programs/spin.c 'SPIN(exec)' | cut -d: -f2)
 work_line=$(marker tests/programs/spin.c 'SPIN(work)' | cut -d: -f2)
 shell_line=$(marker tests/programs/spin.c 'SPIN(shell)' | cut -d: -f2)
+child_line=$(marker tests/programs/spin.c 'SPIN(child)' | cut -d: -f2)
 hangs='.findings[] | select(.outcome == "hang") | "\(.location.line) \(.runs)"'
 # The outcome of the run at a marked line, and whether failrun's clock ended it.
 run_at() {
@@ -25,12 +26,14 @@ for mode in rerun fork; do
     [ "$mode" = fork ] && option=--fork
     "$FAILRUN" run -q --json --timeout 30 $option --db "$mode.db" -- "$spin" >"$mode.json" 2>"$mode.err"
     check_equal "$mode: failrun exits 1 (findings)" 1 $?
-    check_equal "$mode: one hang finding (the loops are all in main), at the first loop's site, of three runs" \
-        "$loop 3" "$(jq -r "$hangs" "$mode.json")"
+    check_equal "$mode: one hang finding (the loops are all in main), at the first loop's site, of four runs" \
+        "$loop 4" "$(jq -r "$hangs" "$mode.json")"
     check_equal "$mode: the loop was ended by its CPU limit, not by failrun's clock" "hang|0" \
         "$(run_at "$mode" "$loop")"
     check_equal "$mode: so was the program it executed" "hang|0" "$(run_at "$mode" "$exec_line")"
     check_equal "$mode: and a system shell it executed (out of scope)" "hang|0" "$(run_at "$mode" "$shell_line")"
+    check_equal "$mode: a worker that spins is the run's hang, though its parent then aborts" "hang|0" \
+        "$(run_at "$mode" "$child_line")"
     check_equal "$mode: an error leg that works 0.3 s and reports the error is no hang" "handled|0" \
         "$(run_at "$mode" "$work_line")"
 done

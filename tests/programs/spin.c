@@ -1,11 +1,12 @@
 /* spin.c — error legs that spend CPU. One loops forever (a hang that failrun ends by the CPU its
    fault gave the process, not by its clock); one works a fraction of a second and reports the
    error (no hang); one executes a program that loops forever (the limit passes through exec),
-   one a system shell that does (out of scope: its handler records no stack). `spin --loop` is
-   the first program. */
+   one a system shell that does (out of scope: its handler records no stack), one forks a worker
+   that does and aborts when it ends. `spin --loop` is the first program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,10 +44,22 @@ int main(int argc, char **argv)
         execl("/bin/sh", "sh", "-c", "while :; do :; done", (char *)NULL);
         return 3;
     }
+    char *e = malloc(500); /* SPIN(child) */
+    if (!e) {
+        /* A worker that spins, and a parent that gives up on it: the hang is the run's. */
+        pid_t worker = fork();
+        if (worker == 0)
+            for (;;)
+                sink++;
+        int status;
+        waitpid(worker, &status, 0);
+        abort();
+    }
     puts("spin: ok");
     free(a);
     free(b);
     free(c);
     free(d);
+    free(e);
     return 0;
 }
