@@ -119,19 +119,16 @@ char *plan_text(const struct campaign_settings *settings, const char *chain, uin
                                         settings->kernel_wrappers ? ";wrappers=1" : "")
                             : plan_record(settings);
     const char *kinds = fault_kinds_suffix(settings);
-    char *plan = NULL;
     if (chain)
-        plan = xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
+        return xasprintf("mode=site;sites=%s;persistent=%d;depth=%d%s", chain,
                          settings->persistent, settings->depth, kinds);
-    else if (nth)
-        plan = xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
+    if (nth)
+        return xasprintf("mode=nth;nth=%llu;depth=%d%s", (unsigned long long)nth, settings->depth,
                          kinds);
-    else if (settings->probability)
-        plan = xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
+    if (settings->probability)
+        return xasprintf("mode=random;probability=%s;seed=%llu;depth=%d%s", settings->probability,
                          (unsigned long long)seed, settings->depth, kinds);
-    else
-        return plan_record(settings);
-    return plan;
+    return plan_record(settings);
 }
 
 char *plan_record(const struct campaign_settings *settings)

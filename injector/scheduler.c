@@ -519,6 +519,17 @@ static bool same_output(const struct twin_run *twin, uint64_t stdout_hash, uint6
     return same;
 }
 
+/* What the baseline learnt about running the command, kept for a resumed campaign. */
+static void set_campaign_note(sqlite3 *db, const char *kind, const char *text)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES (?, ?)");
+    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(statement, 2, text, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
 /* Compares the twin with the baseline; runs one more alone when they differ. True when the
    baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
    run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
@@ -570,11 +581,7 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                            : like_twin         ? "agreed with the other"
                                                : "passed where the baseline failed");
     warn("%s", note);
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('jobs', ?)");
-    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
+    set_campaign_note(context->db, "jobs", note);
     free(note);
     context->options->jobs = 1;
     return baseline_disturbed;
@@ -661,11 +668,7 @@ void run_baseline(struct campaign_context *context)
     /* Its CPU time, for the limit of fault runs (load_baseline). */
     char cpu[32];
     snprintf(cpu, sizeof cpu, "%lld", (long long)result.cpu_ms);
-    sqlite3_stmt *note = database_prepare(
-        db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES ('baseline_cpu_ms', ?)");
-    sqlite3_bind_text(note, 1, cpu, -1, SQLITE_TRANSIENT);
-    database_step_done(note);
-    database_finalize(note);
+    set_campaign_note(db, "baseline_cpu_ms", cpu);
     if (result.timed_out)
         fatal("the command did not finish within %lld s without any fault injected; "
               "raise --timeout or fix the command", (long long)(limit / 1000));

@@ -795,18 +795,23 @@ static void LF_TEXT on_cpu_limit(int signo, siginfo_t *info, void *ucontext)
     kill(getpid(), SIGKILL);
 }
 
-/* The handler, unless the program has one of its own or ignores SIGXCPU. */
-static void LF_TEXT install_cpu_limit_handler(void)
+/* The handler, unless the program has one of its own or ignores SIGXCPU (a garbage
+   collector's thread signal): false then. */
+static bool LF_TEXT install_cpu_limit_handler(void)
 {
     struct sigaction current;
-    if (sigaction(SIGXCPU, NULL, &current) != 0 || current.sa_handler != SIG_DFL)
-        return;
+    if (sigaction(SIGXCPU, NULL, &current) != 0)
+        return false;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_cpu_limit)
+        return true;
+    if (current.sa_handler != SIG_DFL)
+        return false;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_cpu_limit;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigfillset(&action.sa_mask);
-    sigaction(SIGXCPU, &action, NULL);
+    return sigaction(SIGXCPU, &action, NULL) == 0;
 }
 
 /* Where a planned fault fires: once per process. Never raises a limit the program set lower. */
@@ -823,12 +828,10 @@ static void LF_TEXT arm_cpu_limit(void)
     rlim_t soft = (rlim_t)((used_ms + state.plan.cpu_ms + 999) / 1000);
     if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= soft)
         return;
-    /* A program with a SIGXCPU handler of its own (a garbage collector's thread signal) would
-       take the limit's signal for its own: no limit there. */
-    struct sigaction action;
-    if (sigaction(SIGXCPU, NULL, &action) != 0 || action.sa_handler != SIG_DFL)
+    /* A program with a SIGXCPU handler of its own would take the limit's signal for its own:
+       no limit there. */
+    if (!install_cpu_limit_handler())
         return;
-    install_cpu_limit_handler();
     /* The hard limit stays: the program may raise the soft one again. */
     struct rlimit limit = {.rlim_cur = soft, .rlim_max = current.rlim_max};
     if (current.rlim_max != RLIM_INFINITY && current.rlim_max < soft)
