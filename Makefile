@@ -15,7 +15,7 @@ CORE_CFLAGS := $(filter-out -Iinjector,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden 
 # Examples and test programs: plain debug builds, so reports name exact lines.
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
-CORE_SOURCES := libfail/text.c libfail/record.c libfail/plan.c libfail/stack.c libfail/runtime.c \
+CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c libfail/stack.c libfail/runtime.c \
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
@@ -23,15 +23,15 @@ FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c in
                    injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
                    injector/campaign.c injector/spawn.c injector/ingest.c \
                    injector/database.c injector/classify.c injector/report.c \
-                   injector/symbolise.c injector/util.c libfail/text.c libfail/record.c \
-                   libfail/plan.c injector/sanitizer.c injector/export.c \
+                   injector/symbolise.c injector/util.c libfail/format/text.c libfail/format/record.c \
+                   libfail/format/plan.c injector/sanitizer.c injector/export.c \
                    injector/policy.c coverage/coverage.c coverage/gcovdata.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
                    injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
                    injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
                    injector/kernelcov.c injector/boundary.c
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
-HEADERS := $(wildcard libfail/*.h libfail/include/*.h injector/*.h injector/preload/*.h \
+HEADERS := $(wildcard libfail/*.h libfail/format/*.h libfail/format/*.def libfail/include/*.h injector/*.h injector/preload/*.h \
                      injector/preload/*.def coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
@@ -102,7 +102,7 @@ $(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/ker
 # The LD_AUDIT module of scoped campaigns (injector/preload/audit.c): what the code under test
 # returned to its caller. It runs in a link namespace of its own and reaches the preload by its
 # symbols.
-$(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/text.o
+$(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/format/text.o
 	$(CC) -shared -o $@ $^
 # Beside it, the LeakSanitizer rules of AddressSanitizer programs run under it.
 $(BUILD)/libfail-audit.supp: injector/preload/audit.supp
@@ -190,8 +190,8 @@ $(BUILD)/examples/relay: examples/relay/relay.c
 
 # ---- tests ----
 
-$(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/text.o \
-                          $(BUILD)/pic/libfail/plan.o $(BUILD)/pic/libfail/record.o
+$(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/format/text.o \
+                          $(BUILD)/pic/libfail/format/plan.o $(BUILD)/pic/libfail/format/record.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
@@ -216,8 +216,8 @@ $(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/s
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/ingest.o \
-                            $(BUILD)/obj/injector/util.o $(BUILD)/obj/libfail/record.o \
-                            $(BUILD)/obj/libfail/text.o
+                            $(BUILD)/obj/injector/util.o $(BUILD)/obj/libfail/format/record.o \
+                            $(BUILD)/obj/libfail/format/text.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
@@ -413,14 +413,14 @@ FUZZ_SECONDS ?= 18
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -Iinjector/preload -Icoverage -I$(BUILD)/gen
 $(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
-                            libfail/record.c libfail/text.c $(HEADERS)
+                            libfail/format/record.c libfail/format/text.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
-	    libfail/record.c libfail/text.c
+	    libfail/format/record.c libfail/format/text.c
 
-$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c $(HEADERS)
+$(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/format/plan.c libfail/format/text.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/plan.c libfail/text.c
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/format/plan.c libfail/format/text.c
 
 FUZZ_CLI_SOURCES := $(filter-out injector/failrun.c injector/cmd_run.c,$(FAILRUN_SOURCES))
 $(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_run.c $(HEADERS) \

@@ -24,7 +24,8 @@
 #include "campaign.h"
 #include "gcovdata.h"
 #include "database.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 #include "util.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
  * returned (boundary.h).
  */
 #include "boundary.h"
-#include "record.h"
+#include "format/record.h"
 
 #include <string.h>
 

@@ -5,7 +5,8 @@
 #include "database.h"
 #include "sanitizer.h"
 #include "util.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 
 #include <jansson.h>
 #include <stdio.h>

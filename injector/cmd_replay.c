@@ -12,7 +12,8 @@
 #include "ingest.h"
 #include "spawn.h"
 #include "util.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -24,7 +24,8 @@
  */
 #include "campaign_run.h"
 #include "database.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 #include "sanitizer.h"
 #include "util.h"
 

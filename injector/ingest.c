@@ -3,7 +3,8 @@
  * block counts. Every record passes record_check() first; a bad one is skipped with a warning.
  */
 #include "ingest.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ const char *function_name(uint32_t function)
         [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
 #define IO_INTERPOSE(name, id, ...) [id] = #name,
 #define IO_INTERPOSE_VARIADIC(name, id, ...) [id] = #name,
-#include "interpose_io.def"
+#include "format/interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     };
@@ -55,7 +56,7 @@ int function_io_errno(uint32_t function)
     static const int errors[FUNCTION_LIMIT] = {
 #define IO_INTERPOSE(name, id, error, ...) [id] = error,
 #define IO_INTERPOSE_VARIADIC(name, id, error, ...) [id] = error,
-#include "interpose_io.def"
+#include "format/interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     };
@@ -67,7 +68,7 @@ bool function_io_ends_like_input(uint32_t function)
     static const bool like[FUNCTION_LIMIT] = {
 #define IO_INTERPOSE(name, id, error, like_eof, ...) [id] = like_eof,
 #define IO_INTERPOSE_VARIADIC(name, id, error, like_eof, ...) [id] = like_eof,
-#include "interpose_io.def"
+#include "format/interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     };

@@ -6,7 +6,7 @@
 #ifndef FAILRUN_INGEST_H
 #define FAILRUN_INGEST_H
 
-#include "record.h"
+#include "format/record.h"
 #include "util.h"
 
 #include <stdbool.h>

@@ -6,7 +6,8 @@
 #include "source.h"
 #include "campaign_run.h"
 #include "database.h"
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 #include "policy.h"
 #include "util.h"
 

@@ -14,20 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record.h"
-
-/* Every function of the in-target core lives in this section, so a stack walk can skip exactly
-   our own frames whether libfail is preloaded, linked as libfail.so or linked statically. */
-#define LF_TEXT __attribute__((section("libfail_text"), noinline))
-#define LF_HIDDEN __attribute__((visibility("hidden")))
-#define LF_EXPORT __attribute__((visibility("default")))
-/* Hot helpers: inlined into their LF_TEXT caller, so their code lives in its section (a stack
-   walk never sees a frame of theirs) and a call costs nothing. */
-#define LF_INLINE static inline __attribute__((always_inline))
-#define LF_LIKELY(x) __builtin_expect(!!(x), 1)
-#define LF_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-#define LF_DEFAULT_DEPTH 8
+#include "format/attributes.h"
+#include "format/plan.h"
+#include "format/record.h"
+#include "format/text.h"
 
 /* The bounds of the libfail_text section (the linker defines them). */
 extern char __start_libfail_text[] LF_HIDDEN;
@@ -38,71 +28,6 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
 {
     return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
 }
-
-/* ---- text.c: allocation-free string helpers ---- */
-bool glob_match(const char *pattern, const char *text) LF_HIDDEN;
-/* `list` is a ':'-separated list of globs; true when any matches. */
-bool glob_list_match(const char *list, const char *text) LF_HIDDEN;
-/* A campaign's scope (LIBFAIL_EXE): does it take this executable? `list` holds globs that take
-   one and "!GLOB"s that leave one out; with no glob that takes, every executable outside the
-   system's folders is taken (unless left out). NULL or empty: the same. */
-bool scope_match(const char *list, const char *exe) LF_HIDDEN;
-bool starts_with(const char *text, const char *prefix) LF_HIDDEN;
-/* True for paths under /usr (not /usr/local), /bin, /sbin, /lib*: the system's executables. */
-bool path_is_system(const char *path) LF_HIDDEN;
-/* Append decimal/hex text of value at out; returns characters written (no NUL). */
-size_t format_decimal(char *out, uint64_t value) LF_HIDDEN;
-size_t format_hex16(char *out, uint64_t value) LF_HIDDEN;
-/* Parse exactly the digits in [text, text+length); false on anything else or overflow. */
-bool parse_decimal(const char *text, size_t length, uint64_t *value) LF_HIDDEN;
-bool parse_hex(const char *text, size_t length, uint64_t *value) LF_HIDDEN;
-uint64_t hash_words(uint64_t seed, const uint64_t *words, size_t count) LF_HIDDEN;
-uint64_t hash_bytes(uint64_t seed, const void *bytes, size_t count) LF_HIDDEN;
-
-/* ---- plan.c: what this run fails ---- */
-enum plan_mode {
-    PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK, PLAN_START
-};
-#define PLAN_MAX_FAULTS 8
-/* What kinds of call a plan fails (faults=alloc,io); failpoints go with alloc. */
-#define PLAN_FAULT_ALLOC 0x1u
-#define PLAN_FAULT_IO 0x2u
-#define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
-#define PLAN_TESTS_MAX 256 /* PLAN_FORK: bytes of the tests= list, NUL included */
-struct plan_fault {
-    uint64_t site;       /* signature */
-    uint64_t occurrence; /* the K-th call at the site in a process fails (1-based) */
-    bool has_top;        /* the site's first frame is known: calls elsewhere skip the unwind */
-    struct record_frame top;
-};
-struct plan {
-    enum plan_mode mode;
-    struct plan_fault faults[PLAN_MAX_FAULTS]; /* PLAN_SITE: a chain; the last is the target */
-    int fault_count;
-    bool persistent;      /* PLAN_SITE: the target fails at every occurrence from K on */
-    uint64_t nth;         /* PLAN_NTH: fail the N-th call of the first thread (fail-nth rules);
-                             PLAN_KERNEL: the N written to the kernel's fail-nth at the site */
-    uint64_t probability; /* PLAN_RANDOM: chance per call, as a fraction of 2^32 */
-    uint64_t seed;        /* PLAN_RANDOM */
-    unsigned depth;       /* frames in a signature */
-    unsigned jobs;        /* PLAN_FORK: children at once (default 1) */
-    uint64_t timeout_ms;  /* PLAN_FORK: a child still running after this is killed (0: never) */
-    uint64_t cpu_ms;      /* CPU a process may use after a planned fault fired in it (0: any) */
-    bool own_first;       /* a system executable records only until a non-system one started */
-    unsigned fault_kinds; /* PLAN_FAULT_*: the kinds of call that are sites (default alloc) */
-    bool kernel_wrappers; /* PLAN_KERNEL: sites are the libc wrappers, no syscall trapping */
-    char tests[PLAN_TESTS_MAX]; /* PLAN_FORK: more test-case functions, NAME,NAME (testcase.c) */
-};
-/* Parses the plan grammar documented in plan.c. Returns NULL on success, else a static message
-   naming the bad part; *out is then PLAN_OFF. */
-const char *plan_parse(const char *text, struct plan *out) LF_HIDDEN;
-
-/* The kernel's fail-nth rule (lib/fault-inject.c) for one call: a counter of 0 is disarmed; any
-   other value counts down and the call that brings it to 0 fails. So writing N fails the N-th
-   call, reading back 0 means it fired, and the counter stays armed if fewer calls follow. */
-bool fail_nth_tick(uint64_t *counter) LF_HIDDEN;
-/* True with the plan's probability; advances the generator state. */
-bool random_tick(uint64_t *state, uint64_t probability) LF_HIDDEN;
 
 /* ---- stack.c: site signatures ---- */
 struct module_info {

@@ -6,7 +6,7 @@
 #ifndef LIBFAIL_KERNEL_H
 #define LIBFAIL_KERNEL_H
 
-#include "../../libfail/internal.h"
+#include "internal.h"
 
 /* This thread's /proc/thread-self/fail-nth, opened on first use by this process; -1 when it
    cannot be opened. */

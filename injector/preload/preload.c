@@ -10,7 +10,7 @@
  * - it works before constructors run: the first allocation initialises everything.
  */
 
-#include "../../libfail/internal.h"
+#include "internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,7 +31,7 @@
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 
 #define INTERPOSE(name, id, type, params, args, ...) static type(*real_##name) params;
-#include "interpose.def"
+#include "format/interpose.def"
 #undef INTERPOSE
 static void (*real_free)(void *);
 static void (*real__exit)(int);
@@ -113,7 +113,7 @@ static void LF_TEXT resolve(void)
     }
     resolving = 1;
 #define INTERPOSE(name, ...) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name);
-#include "interpose.def"
+#include "format/interpose.def"
 #undef INTERPOSE
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
@@ -226,7 +226,7 @@ static char *LF_TEXT bootstrap_strdup(const char *text, size_t limit)
         runtime_guard = 0;                                                                         \
         return result;                                                                             \
     }
-#include "interpose.def"
+#include "format/interpose.def"
 #undef INTERPOSE
 
 /* Our own malloc, by a hidden name: the plain name would resolve to the first copy in scope. */

@@ -18,7 +18,7 @@
    the extern inlines <bits/stdio.h> gives optimised builds). */
 #undef _FORTIFY_SOURCE
 #define __NO_INLINE__ 1
-#include "../../libfail/internal.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +165,6 @@ static bool LF_TEXT io_should_fail(uint32_t function, uintptr_t caller, bool pos
         return result;                                                                             \
     }
 
-#include "interpose_io.def"
+#include "format/interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC

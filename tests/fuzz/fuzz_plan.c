@@ -1,7 +1,8 @@
-/* fuzz_plan.c — libFuzzer target: the plan parser (libfail/plan.c), the preload's command line,
+/* fuzz_plan.c — libFuzzer target: the plan parser (libfail/format/plan.c), the preload's command line,
    which runs inside the target on whatever LIBFAIL_PLAN holds. A plan it accepts must be
    consistent; one it rejects must leave PLAN_OFF. */
-#include "internal.h"
+#include "format/plan.h"
+#include "format/text.h"
 
 #include <stdint.h>
 #include <stdlib.h>

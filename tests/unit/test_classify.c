@@ -11,7 +11,7 @@
 
 #include "boundary.h"
 #include "classify.h"
-#include "record.h"
+#include "format/record.h"
 
 static const struct baseline_observation clean = {.exit_code = 0, .signal = 0};
 

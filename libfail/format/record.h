@@ -82,10 +82,10 @@ enum record_function {
     FUNCTION_SYS_EVENTFD,
     FUNCTION_SYS_MMAP,
     FUNCTION_SYS_FORK,
-    /* I/O calls (failrun run --faults io): the rows of injector/preload/interpose_io.def, in its order. */
+    /* I/O calls (failrun run --faults io): the rows of interpose_io.def, in its order. */
 #define IO_INTERPOSE(name, id, ...) id,
 #define IO_INTERPOSE_VARIADIC(name, id, ...) id,
-#include "../injector/preload/interpose_io.def"
+#include "interpose_io.def"
 #undef IO_INTERPOSE
 #undef IO_INTERPOSE_VARIADIC
     FUNCTION_LIMIT

@@ -4,7 +4,8 @@
  * record_checksum() runs in the target for every record written; record_check() runs in failrun on
  * bytes read from files a crashing or hostile program may have garbled.
  */
-#include "internal.h"
+#include "record.h"
+#include "text.h"
 
 #include <string.h>
 

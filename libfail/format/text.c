@@ -4,7 +4,7 @@
  * Why hand-written: fnmatch, snprintf and strtoull may allocate or consult the locale, and this code
  * runs inside allocator calls and signal handlers. Each helper here uses only the caller's buffers.
  */
-#include "internal.h"
+#include "text.h"
 
 #include <string.h>
 

@@ -38,7 +38,8 @@
  * is not unwound at all until a fault has fired (the fast path of a targeted run).
  * Runs inside the target before anything else is set up: no allocation, no stdio.
  */
-#include "internal.h"
+#include "plan.h"
+#include "text.h"
 
 #include <string.h>
 
