@@ -5,12 +5,12 @@ CC ?= cc
 BUILD := build
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector -Iinjector/preload -Icoverage \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) -Ilibfail -Ilibfail/include -Iinjector -Icoverage \
               -I$(BUILD)/gen
 # Code that runs inside the target: position independent, private symbols, TLS that never allocates.
 # Frame pointers: sanitizers unwind allocation stacks by them, through our interposers too.
-# Without -Iinjector: failrun's headers are not the target's, and its spawn.h would hide the C
-# library's (the preload wraps posix_spawn).
+# Without -Iinjector: the target's code includes only its own headers and libfail/format/, never
+# failrun's.
 CORE_CFLAGS := $(filter-out -Iinjector,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
 # Examples and test programs: plain debug builds, so reports name exact lines.
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
@@ -19,20 +19,16 @@ CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/pla
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
-FAILRUN_SOURCES := injector/failrun.c injector/cmd_run.c injector/scheduler.c injector/scratch.c injector/leftover.c injector/judge.c \
-                   injector/cmd_report.c injector/cmd_replay.c injector/cmd_merge.c \
-                   injector/campaign.c injector/spawn.c injector/ingest.c \
-                   injector/database.c injector/classify.c injector/report.c \
-                   injector/symbolise.c injector/util.c libfail/format/text.c libfail/format/record.c \
-                   libfail/format/plan.c injector/sanitizer.c injector/export.c \
-                   injector/policy.c coverage/coverage.c coverage/gcovdata.c coverage/covanalysis.c coverage/covload.c coverage/cmd_cov.c coverage/html.c \
-                   injector/cmd_kernel.c injector/leakcheck.c injector/suppress.c \
-                   injector/forkrun.c injector/owner.c injector/source.c injector/kmem.c \
-                   injector/kernelcov.c injector/boundary.c
+# failrun, part by part from the bottom up (see README.md, "Layout"): the record format it shares
+# with the target, then each part of the runner, then coverage analysis.
+RUNNER_PARTS := base store symbols verdict kernel engine report cli
+FAILRUN_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c \
+                   $(foreach part,$(RUNNER_PARTS),$(sort $(wildcard injector/$(part)/*.c))) \
+                   $(sort $(wildcard coverage/*.c))
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
-HEADERS := $(wildcard libfail/*.h libfail/format/*.h libfail/format/*.def libfail/include/*.h injector/*.h injector/preload/*.h \
-                     injector/preload/*.def coverage/*.h)
+HEADERS := $(wildcard libfail/*.h libfail/format/*.h libfail/format/*.def libfail/include/*.h \
+                     injector/*/*.h coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so \
@@ -69,10 +65,10 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The bundled suppression rules, compiled in as one C string (suppress.c includes it).
-$(BUILD)/gen/suppress_default.inc: injector/default.supp
+$(BUILD)/gen/suppress_default.inc: injector/verdict/default.supp
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< >$@
-$(BUILD)/obj/injector/suppress.o: $(BUILD)/gen/suppress_default.inc
+$(BUILD)/obj/injector/verdict/suppress.o: $(BUILD)/gen/suppress_default.inc
 
 # libfail.so carries the interposed allocator too: a program linked with it can drive failures
 # in-process (libfail.h). libfail-preload.so is the same code, for LD_PRELOAD; with both loaded
@@ -119,7 +115,7 @@ $(BUILD)/gen/syscall_names.inc:
 	@mkdir -p $(dir $@)
 	echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
 	    sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' | sort -t'[' -k2 -n >$@
-$(BUILD)/obj/injector/ingest.o: $(BUILD)/gen/syscall_names.inc
+$(BUILD)/obj/injector/store/ingest.o: $(BUILD)/gen/syscall_names.inc
 
 $(BUILD)/failrun: $(FAILRUN_OBJECTS)
 	$(CC) -o $@ $^ $(FAILRUN_LIBS)
@@ -195,47 +191,47 @@ $(BUILD)/tests/test_core: tests/unit/test_core.c $(BUILD)/pic/libfail/format/tex
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
-$(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/classify.o \
-                             $(BUILD)/obj/injector/boundary.o
+$(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/verdict/classify.o \
+                             $(BUILD)/obj/injector/verdict/boundary.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
-$(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kmem.o
+$(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kernel/kmem.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 # Without PIE: the test program stands in for vmlinux, its addresses those of its ELF file.
 $(BUILD)/tests/test_kernelcov: tests/unit/test_kernelcov.c \
-                               $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS))
+                               $(filter-out $(BUILD)/obj/injector/cli/failrun.o,$(FAILRUN_OBJECTS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O0 -fno-pie -no-pie -o $@ $^ -lcmocka $(FAILRUN_LIBS)
 
-$(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/sanitizer.o \
-                              $(BUILD)/obj/injector/suppress.o $(BUILD)/obj/injector/util.o
+$(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/verdict/sanitizer.o \
+                              $(BUILD)/obj/injector/verdict/suppress.o $(BUILD)/obj/injector/base/util.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
-$(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/ingest.o \
-                            $(BUILD)/obj/injector/util.o $(BUILD)/obj/libfail/format/record.o \
+$(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/store/ingest.o \
+                            $(BUILD)/obj/injector/base/util.o $(BUILD)/obj/libfail/format/record.o \
                             $(BUILD)/obj/libfail/format/text.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 $(BUILD)/tests/test_coverage: tests/unit/test_coverage.c $(BUILD)/obj/coverage/covanalysis.o \
-                              $(BUILD)/obj/injector/policy.o $(FAILRUN_OBJECTS)
+                              $(BUILD)/obj/injector/verdict/policy.o $(FAILRUN_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/coverage/covanalysis.o $(BUILD)/obj/injector/policy.o \
-	    $(filter-out $(BUILD)/obj/injector/failrun.o $(BUILD)/obj/coverage/covanalysis.o \
-	    $(BUILD)/obj/injector/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/coverage/covanalysis.o $(BUILD)/obj/injector/verdict/policy.o \
+	    $(filter-out $(BUILD)/obj/injector/cli/failrun.o $(BUILD)/obj/coverage/covanalysis.o \
+	    $(BUILD)/obj/injector/verdict/policy.o,$(FAILRUN_OBJECTS)) -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_environment: tests/unit/test_environment.c $(FAILRUN_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS)) \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/cli/failrun.o,$(FAILRUN_OBJECTS)) \
 	    -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_source: tests/unit/test_source.c $(FAILRUN_OBJECTS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS)) \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/injector/cli/failrun.o,$(FAILRUN_OBJECTS)) \
 	    -lcmocka $(FAILRUN_LIBS)
 
 $(BUILD)/tests/test_signature: tests/unit/test_signature.c $(BUILD)/libfail.a
@@ -266,10 +262,10 @@ $(BUILD)/examples/test_kv: examples/kvstore/test_kv.c examples/kvstore/kv.c exam
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -Ilibfail/include -o $@ examples/kvstore/test_kv.c \
 	    examples/kvstore/kv.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so -lcmocka -ldl
 
-$(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbolise.c injector/symbolise.h
+$(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbols/symbolise.c injector/symbols/symbolise.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
-	    injector/symbolise.c -ldw -lelf -lcmocka
+	    injector/symbols/symbolise.c -ldw -lelf -lcmocka
 
 # What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
 TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload \
@@ -279,11 +275,11 @@ $(BUILD)/tests/gcovdata_compare: tests/integration/gcovdata_compare.c coverage/g
                                  coverage/gcovdata.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/integration/gcovdata_compare.c coverage/gcovdata.c -ljansson
-$(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbolise.c \
-                                injector/symbolise.h
+$(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbols/symbolise.c \
+                                injector/symbols/symbolise.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ \
-	    tests/integration/symbolise_probe.c injector/symbolise.c -ldw -lelf
+	    tests/integration/symbolise_probe.c injector/symbols/symbolise.c -ldw -lelf
 
 # The examples built with AddressSanitizer and UBSan, and with jemalloc, for the tests.
 TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest \
@@ -411,19 +407,19 @@ $(BUILD)/tests/bench/alloc_loop: tests/bench/alloc_loop.c
 # the corpus kept in tests/fuzz/corpus (new inputs found are added to it).
 FUZZ_SECONDS ?= 18
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -Iinjector/preload -Icoverage -I$(BUILD)/gen
-$(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
+               -fno-sanitize-recover=undefined -Ilibfail -Ilibfail/include -Iinjector -Icoverage -I$(BUILD)/gen
+$(BUILD)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c injector/store/ingest.c injector/base/util.c \
                             libfail/format/record.c libfail/format/text.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_records.c injector/ingest.c injector/util.c \
+	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_records.c injector/store/ingest.c injector/base/util.c \
 	    libfail/format/record.c libfail/format/text.c
 
 $(BUILD)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c libfail/format/plan.c libfail/format/text.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_plan.c libfail/format/plan.c libfail/format/text.c
 
-FUZZ_CLI_SOURCES := $(filter-out injector/failrun.c injector/cmd_run.c,$(FAILRUN_SOURCES))
-$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cmd_run.c $(HEADERS) \
+FUZZ_CLI_SOURCES := $(filter-out injector/cli/failrun.c injector/cli/cmd_run.c,$(FAILRUN_SOURCES))
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) injector/cli/cmd_run.c $(HEADERS) \
                        $(BUILD)/gen/suppress_default.inc
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SOURCES) $(FAILRUN_LIBS)
@@ -447,7 +443,7 @@ $(BUILD)/tests/bench/sites $(BUILD)/tests/bench/sites-exit: %: %.c
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
-                                      $(filter-out $(BUILD)/obj/injector/failrun.o,$(FAILRUN_OBJECTS))
+                                      $(filter-out $(BUILD)/obj/injector/cli/failrun.o,$(FAILRUN_OBJECTS))
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FAILRUN_LIBS)
 
 $(BUILD)/tests/bench/timed: tests/bench/timed.c

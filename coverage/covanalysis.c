@@ -9,7 +9,7 @@
  * run_keeps_by_io: is it kept because the run's own failure was an I/O call).
  */
 #include "coverage.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,12 +21,12 @@
  * the coverage tables can no longer read them again (migrate_5_to_6 could: version 5 kept them).
  */
 #include "coverage.h"
-#include "campaign.h"
+#include "store/campaign.h"
 #include "gcovdata.h"
-#include "database.h"
+#include "store/database.h"
 #include "format/plan.h"
 #include "format/text.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,8 +6,8 @@
  * (and, per program started alone, its reference counts: its run alone, as run -program).
  */
 #include "coverage.h"
-#include "database.h"
-#include "util.h"
+#include "store/database.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

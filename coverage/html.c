@@ -7,8 +7,8 @@
  * the page opens the same from a mail attachment as from a CI artifact.
  */
 #include "html.h"
-#include "classify.h"
-#include "util.h"
+#include "verdict/classify.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

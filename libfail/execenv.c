@@ -10,7 +10,7 @@
  * gets:
  * - LD_PRELOAD set without our library, the run's LIBFAIL_* variables still there: our library
  *   goes first in the chain, the others stay behind it (what failrun does with the user's own
- *   LD_PRELOAD, injector/campaign.c);
+ *   LD_PRELOAD, injector/store/campaign.c);
  * - LD_PRELOAD or the LIBFAIL_* variables gone, or a program the kernel starts with AT_SECURE:
  *   left as it is, and an UNPRELOADED record names the program and why (failrun counts them).
  *

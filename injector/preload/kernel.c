@@ -302,7 +302,7 @@ static void LF_TEXT kmem_watch_end(bool fired)
  * the kernel); KCOV_ENABLE comes after the write of N and KCOV_DISABLE first thing after the
  * call (neither passes a fault point); the area then goes as it is to kcov-PID.pcs in the run
  * folder (runtime_kernel_kcov), whether the fault fired or not: failrun compares the two
- * (injector/kernelcov.c). One armed call at a time (kcov_busy). */
+ * (injector/kernel/kernelcov.c). One armed call at a time (kcov_busy). */
 
 #define KCOV_INIT_TRACE _IOR('c', 1, unsigned long)
 #define KCOV_ENABLE _IO('c', 100)

@@ -3,10 +3,10 @@
    each module is opened once), and prints "SITES FRAMES MICROSECONDS" for the whole pass.
    `failrun report` itself only symbolises findings, so timing it says little per site.
    With --runs it prints the number of runs in the database instead (no sqlite3 tool needed). */
-#include "campaign.h"
-#include "database.h"
-#include "ingest.h"
-#include "symbolise.h"
+#include "store/campaign.h"
+#include "store/database.h"
+#include "store/ingest.h"
+#include "symbols/symbolise.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

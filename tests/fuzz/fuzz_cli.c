@@ -2,7 +2,7 @@
    bytes into arguments; parse_options either accepts them (a command must follow, the settings
    must be in range) or rejects them through fatal(), which here jumps back instead of exiting.
    The parser is static in cmd_run.c, so this harness includes that file. */
-#include "../../injector/cmd_run.c"
+#include "../../injector/cli/cmd_run.c"
 
 #include <stdint.h>
 

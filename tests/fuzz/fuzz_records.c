@@ -1,8 +1,8 @@
-/* fuzz_records.c — libFuzzer target: the reader of event records (injector/ingest.c), which
+/* fuzz_records.c — libFuzzer target: the reader of event records (injector/store/ingest.c), which
    failrun feeds with files a crashing or hostile program wrote. It must never crash, leak or
    read out of bounds, and must count every malformed record. Also the reader of invocation
    files (invocation_parse). */
-#include "ingest.h"
+#include "store/ingest.h"
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /*
- * symbolise_probe.c — what injector/symbolise.c says about addresses, for test_debuginfo.sh.
+ * symbolise_probe.c — what injector/symbols/symbolise.c says about addresses, for test_debuginfo.sh.
  *
  * Why a probe: the reports print only what report.c asks the symboliser for; the integration
  * test also needs symboliser_function, symboliser_has_debug_info and symboliser_debug_hint
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "symbolise.h"
+#include "symbols/symbolise.h"
 
 int main(int argc, char **argv)
 {

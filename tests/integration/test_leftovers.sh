@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_leftovers.sh — no process a campaign starts outlives it (injector/leftover.c): a fixture
+# test_leftovers.sh — no process a campaign starts outlives it (injector/base/leftover.c): a fixture
 # that daemonises (fork, setsid, fork: a test server) ends with the run that started it, with
 # the campaign, when failrun gets SIGINT or SIGTERM, and after SIGKILL with the next campaign.
 . "$(dirname "$0")/lib.sh"

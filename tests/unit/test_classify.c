@@ -9,8 +9,8 @@
 
 #include <signal.h>
 
-#include "boundary.h"
-#include "classify.h"
+#include "verdict/boundary.h"
+#include "verdict/classify.h"
 #include "format/record.h"
 
 static const struct baseline_observation clean = {.exit_code = 0, .signal = 0};

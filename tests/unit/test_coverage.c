@@ -13,10 +13,10 @@
 #include <cmocka.h>
 
 #include "coverage.h"
-#include "database.h"
+#include "store/database.h"
 #include "gcovdata.h"
-#include "policy.h"
-#include "util.h"
+#include "verdict/policy.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

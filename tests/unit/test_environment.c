@@ -9,8 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "campaign.h"
-#include "sanitizer.h"
+#include "store/campaign.h"
+#include "verdict/sanitizer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sanitizer.h"
-#include "suppress.h"
+#include "verdict/sanitizer.h"
+#include "verdict/suppress.h"
 
 static const char report[] =
     "=================================================================\n"

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "store/ingest.h"
 
 static struct record make(uint16_t type, uint32_t pid)
 {

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "database.h"
-#include "kernelcov.h"
+#include "store/database.h"
+#include "kernel/kernelcov.h"
 
 /* Two functions on lines of their own: the "kernel" code the runs reach. */
 __attribute__((noinline)) int shared_path(int x)

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kmem.h"
+#include "kernel/kmem.h"
 
 /* The values of include/linux/gfp_types.h in 6.1, written out from the header. */
 #define GFP_KERNEL_6_1 0xcc0u          /* __GFP_RECLAIM | __GFP_IO | __GFP_FS */

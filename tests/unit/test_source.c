@@ -15,10 +15,10 @@
 #include <locale.h>
 #include <stdlib.h>
 
-#include "campaign.h"
-#include "ingest.h"
-#include "source.h"
-#include "symbolise.h"
+#include "store/campaign.h"
+#include "store/ingest.h"
+#include "symbols/source.h"
+#include "symbols/symbolise.h"
 
 static void no_globs_match_everything(void **state)
 {

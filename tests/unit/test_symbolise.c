@@ -1,5 +1,5 @@
 /*
- * test_symbolise.c — unit tests for injector/symbolise.c.
+ * test_symbolise.c — unit tests for injector/symbols/symbolise.c.
  *
  * Why the test symbolises itself: the only binary whose source lines we know for certain is
  * this one. Each expected line is captured with __LINE__ on the very line of the call whose
@@ -8,7 +8,7 @@
  * inline chain makes them fail. Must be built with -g (see the build line below).
  *
  *   gcc -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -I injector \
- *       tests/unit/test_symbolise.c injector/symbolise.c -ldw -lelf -lcmocka
+ *       tests/unit/test_symbolise.c injector/symbols/symbolise.c -ldw -lelf -lcmocka
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolise.h"
+#include "symbols/symbolise.h"
 
 #define SELF "/proc/self/exe"
 /* noclone: a GCC clone (plain_caller.constprop.0) would still be named right by DWARF, but

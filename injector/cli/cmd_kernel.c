@@ -1,0 +1,242 @@
+/*
+ * cmd_kernel.c — `failrun kernel -- CMD`: the campaign of `failrun run`, over system-call sites
+ * instead of allocation sites, failing the kernel's own allocations inside each call through
+ * /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION). Every system call the programs under test
+ * make is a site (trapped by syscall user dispatch: injector/preload/dispatch.c), named by its number and
+ * its stack through libc; with --wrappers only the calls of the libc wrappers of kernel.c (open,
+ * openat, read, write, pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap, fork) are.
+ * Each site runs with N = 1, 2, ... written to fail-nth just before the call, until the call has
+ * fewer than N fault points. Outcomes, findings and reports are those of `failrun run`. The
+ * preload for it is libfail-kernel.so.
+ *
+ * First it checks that the kernel can do it, and says what to change when it cannot.
+ */
+#include "engine/campaign_run.h"
+#include "cli/commands.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+const char kernel_usage[] =
+    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
+    "                     [run options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
+    "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
+    "x86_64) and is a site: the call and its stack, through libc (the openat inside fopen is\n"
+    "one). For each site, run COMMAND with N = 1, 2, ... written to /proc/thread-self/fail-nth\n"
+    "just before that call, until the call has fewer than N fault points. Each run's outcome\n"
+    "is classified as by `failrun run`; the report lists what each armed call returned. Needs\n"
+    "a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and\n"
+    "FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary allocations can fail:\n"
+    "\n"
+    "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
+    "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
+    "                    verbose=0 for both; with --kmem-trace also mount tracefs and\n"
+    "                    define the kprobe events libfail/page_entry, page_ret, slab_entry\n"
+    "                    and slab_ret\n"
+    "  --kmem-trace      name each failed kernel allocation: call site, size, GFP flags, too\n"
+    "                    small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
+    "  --kcov            record the kernel code each armed call ran (KCOV_TRACE_PC; needs\n"
+    "                    CONFIG_KCOV): the kernel error legs, lines reached only with the\n"
+    "                    fault, go to the report's table and failrun cov\n"
+    "  --vmlinux PATH    the running kernel's vmlinux with DWARF line information, to\n"
+    "                    symbolise the KCOV PCs (kept in the database for later reports;\n"
+    "                    LIBFAIL_VMLINUX overrides it)\n"
+    "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
+    "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
+    "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
+    "                    or a kernel without syscall user dispatch, falls back to this by\n"
+    "                    itself, with a message on standard error\n"
+    "\n"
+    "Every option of `failrun run` applies (see `failrun help run`); --db, --exe, --module,\n"
+    "--occurrence K (arm each site's K-th call), -j, --json, --junit, --sarif.\n"
+    "Exit status: 0 no bugs, 1 bugs found, 2 usage error or a kernel that cannot inject.\n";
+
+/* Test hooks: the files this checks, elsewhere than on the running kernel. */
+static const char *failnth_path(void)
+{
+    const char *path = getenv("LIBFAIL_TEST_FAILNTH");
+    return path && *path ? path : "/proc/thread-self/fail-nth";
+}
+
+static const char *debugfs_path(void)
+{
+    const char *path = getenv("LIBFAIL_TEST_DEBUGFS");
+    return path && *path ? path : "/sys/kernel/debug";
+}
+
+/* The first word of a debugfs attribute; NULL when it cannot be read. */
+static char *read_attribute(const char *name)
+{
+    char *path = xasprintf("%s/%s", debugfs_path(), name);
+    char *text = read_whole_file(path, NULL);
+    free(path);
+    if (text)
+        text[strcspn(text, " \n")] = '\0';
+    return text;
+}
+
+static bool write_attribute(const char *name, const char *value)
+{
+    char *path = xasprintf("%s/%s", debugfs_path(), name);
+    FILE *file = fopen(path, "w");
+    bool done = file && fputs(value, file) >= 0;
+    done = file && fclose(file) == 0 && done;
+    if (!done)
+        warn("cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return done;
+}
+
+/* One write(2) of text to a tracefs file: stdio's append mode seeks to the end first, which
+   kprobe_events refuses (EINVAL). */
+static bool write_tracefs(const char *path, const char *text, bool append)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+    size_t length = strlen(text);
+    bool done = fd >= 0 && write(fd, text, length) == (ssize_t)length;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
+    return done;
+}
+
+/* Which allocation failed (kmem.c): tracefs mounted, and the kprobe events on
+   should_fail_alloc_page that libfail-kernel.so enables in its instance (kernel.c). Optional:
+   without them the runs only lack the allocation's name. */
+static void setup_kmem_trace(void)
+{
+    const char *tracefs = "/sys/kernel/tracing";
+    char *instances = xasprintf("%s/instances", tracefs);
+    if (access(instances, F_OK) != 0 && mount("tracefs", tracefs, "tracefs", 0, NULL) != 0)
+        warn("cannot mount tracefs on %s (%s): failed kernel allocations are not named; the "
+             "kernel needs CONFIG_FTRACE and CONFIG_KPROBE_EVENTS", tracefs, strerror(errno));
+    free(instances);
+    /* should_failslab's first argument is the kmem_cache: its object_size sits in
+       6.1's SLUB at byte 28 (after cpu_slab, flags, min_partial and size). */
+    static const char *const probes[][2] = {
+        {"page_entry", "p:libfail/page_entry should_fail_alloc_page gfp=%di:x32 order=%si:u32\n"},
+        {"page_ret", "r:libfail/page_ret should_fail_alloc_page ret=$retval:u8\n"},
+        {"slab_entry", "p:libfail/slab_entry should_failslab size=+28(%di):u32 gfp=%si:x32\n"},
+        {"slab_ret", "r:libfail/slab_ret should_failslab ret=$retval:s32\n"}};
+    char *path = xasprintf("%s/kprobe_events", tracefs);
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        char *existing = xasprintf("%s/events/libfail/%s", tracefs, probes[i][0]);
+        bool defined = access(existing, F_OK) == 0;
+        free(existing);
+        if (defined)
+            continue;
+        if (!write_tracefs(path, probes[i][1], true)) {
+            warn("cannot define the kprobe event libfail/%s in %s (%s): failed allocations it "
+                 "would name are not named", probes[i][0], path, strerror(errno));
+            break;
+        }
+    }
+    free(path);
+    /* Keep the six events enabled at the top level, filtered to record nothing there: enabling
+       and disabling them patches kernel text (static keys, kprobes), which costs each armed run
+       a second or more under qemu's emulation; enabled once, an instance only links to them. */
+    static const char *const events[][2] = {{"kmem/kmalloc", "call_site == 0"},
+                                            {"kmem/kmem_cache_alloc", "call_site == 0"},
+                                            {"libfail/page_entry", "order == 4096"},
+                                            {"libfail/page_ret", "ret == 7"},
+                                            {"libfail/slab_entry", "size == 0"},
+                                            {"libfail/slab_ret", "ret == 7"}};
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        const char *settings[][2] = {{"filter", events[i][1]}, {"enable", "1"}};
+        for (size_t k = 0; k < 2; k++) {
+            char *file = xasprintf("%s/events/%s/%s", tracefs, events[i][0], settings[k][0]);
+            if (!write_tracefs(file, settings[k][1], false))
+                warn("cannot write %s: %s", file, strerror(errno));
+            free(file);
+        }
+    }
+}
+
+static void check_kernel(bool setup)
+{
+    if (access(failnth_path(), F_OK) != 0)
+        fatal("this kernel was built without CONFIG_FAULT_INJECTION (%s does not exist); boot one "
+              "with FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS, as "
+              "`make check-kernel` does",
+              failnth_path());
+    char *probe = read_attribute("failslab/ignore-gfp-wait");
+    if (!probe && setup && !getenv("LIBFAIL_TEST_DEBUGFS") &&
+        mount("debugfs", debugfs_path(), "debugfs", 0, NULL) != 0)
+        fatal("cannot mount debugfs on %s: %s; mount it as root", debugfs_path(), strerror(errno));
+    free(probe);
+    if (setup) {
+        bool done = write_attribute("failslab/ignore-gfp-wait", "N") &&
+                    write_attribute("fail_page_alloc/ignore-gfp-wait", "N") &&
+                    write_attribute("fail_page_alloc/min-order", "0") &&
+                    write_attribute("failslab/verbose", "0") &&
+                    write_attribute("fail_page_alloc/verbose", "0");
+        if (!done)
+            fatal("--setup-debugfs could not set the fault attributes; run it as root");
+        if (!getenv("LIBFAIL_TEST_DEBUGFS") && getenv("LIBFAIL_KMEM_TRACE"))
+            setup_kmem_trace();
+    }
+    char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
+    char *page_wait = read_attribute("fail_page_alloc/ignore-gfp-wait");
+    char *order = read_attribute("fail_page_alloc/min-order");
+    if (!slab_wait || !page_wait || !order)
+        fatal("cannot read %s/failslab and %s/fail_page_alloc: mount debugfs, or pass "
+              "--setup-debugfs (as root); the kernel also needs CONFIG_FAILSLAB, "
+              "CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS",
+              debugfs_path(), debugfs_path());
+    if (!strcmp(slab_wait, "Y") || !strcmp(page_wait, "Y"))
+        fatal("%s/ignore-gfp-wait is Y: the kernel then never fails an allocation that may "
+              "sleep (GFP_KERNEL), which is nearly every allocation of a system call; pass "
+              "--setup-debugfs (as root) to set it to N",
+              !strcmp(slab_wait, "Y") ? "failslab" : "fail_page_alloc");
+    if (strcmp(order, "0") != 0)
+        fatal("fail_page_alloc/min-order is %s: the kernel then never fails order-0 (single page) "
+              "allocations, the common ones; pass --setup-debugfs (as root) to set it to 0",
+              order);
+    free(slab_wait);
+    free(page_wait);
+    free(order);
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+    /* Our one option, before the `--`: the rest is `failrun run`'s. */
+    bool setup = false, wrappers = false;
+    char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
+    int count = 0;
+    bool command = false;
+    for (int i = 0; i < argc; i++) {
+        if (!command && !strcmp(argv[i], "--"))
+            command = true;
+        if (!command && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+            fputs(kernel_usage, stdout);
+            free(rest);
+            return 0;
+        }
+        if (!command && !strcmp(argv[i], "--setup-debugfs"))
+            setup = true;
+        else if (!command && !strcmp(argv[i], "--wrappers"))
+            wrappers = true;
+        else if (!command && !strcmp(argv[i], "--kmem-trace"))
+            setenv("LIBFAIL_KMEM_TRACE", "1", 1); /* the targets inherit it (kernel.c) */
+        else if (!command && !strcmp(argv[i], "--kcov"))
+            setenv("LIBFAIL_KCOV", "1", 1);
+        else if (!command && !strcmp(argv[i], "--vmlinux") && i + 1 < argc)
+            setenv("LIBFAIL_VMLINUX", argv[++i], 1); /* the report's symboliser reads it */
+        else
+            rest[count++] = argv[i];
+    }
+    check_kernel(setup);
+    int status = run_campaign(count, rest, true, wrappers);
+    free(rest);
+    return status;
+}

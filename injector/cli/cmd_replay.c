@@ -1,0 +1,242 @@
+/*
+ * cmd_replay.c — `failrun replay SITE -- CMD`: run a command once with one site failing, its
+ * standard streams connected to the terminal, to reproduce a finding (under gdb, say).
+ *
+ * A finding of a run that started one program of a suite alone replays that program: the report
+ * names it with its folder (`--cwd DIR -- PROG ARGS`); when the campaign recorded a program with
+ * that executable, folder and arguments, it gets the environment it had there too.
+ */
+#include "store/campaign.h"
+#include "cli/commands.h"
+#include "store/database.h"
+#include "store/ingest.h"
+#include "base/spawn.h"
+#include "base/util.h"
+#include "format/plan.h"
+#include "format/text.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char replay_usage[] =
+    "usage: failrun replay [options] SITE[:K][,SITE[:K]...] [-- COMMAND [ARGS...]]\n"
+    "       failrun replay [options] --plan PLAN [-- COMMAND [ARGS...]]\n"
+    "\n"
+    "Run COMMAND (default: the campaign's command) once with the allocation at SITE (16 hex\n"
+    "digits, as the report shows) failing at its K-th call (default 1); several sites form a\n"
+    "chain, failed in turn, as the report prints for error-path sites. --plan gives the exact\n"
+    "plan of an nth or random run. The scope and signature depth come from the campaign\n"
+    "database when there is one. Exit status: the command's own (128+N for signal N).\n"
+    "\n"
+    "  --db PATH     campaign database (default .failrun/campaign.db)\n"
+    "  --cwd DIR     run COMMAND in DIR; a program the campaign's command started there with\n"
+    "                these arguments gets the environment it had in the campaign\n"
+    "  --persistent  the last site keeps failing at every later call\n"
+    "  --print-env   print the environment that arms the fault instead of running anything,\n"
+    "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`;\n"
+    "                the records go to the /tmp/failrun-replay-* folder it names\n";
+
+/* A program of the campaign's baseline with this executable and arguments, started in the
+   current folder: its recorded argv (argv[0] as it was) and, in *environment, its environment. */
+static char **recorded_program(sqlite3 *db, const char *exe, char *const *argv,
+                               char ***environment)
+{
+    char cwd[PATH_MAX];
+    if (!exe || !getcwd(cwd, sizeof cwd))
+        return NULL;
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT argv, environment FROM programs WHERE exe = ? AND cwd = ? ORDER BY id");
+    sqlite3_bind_text(statement, 1, exe, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(statement, 2, cwd, -1, SQLITE_TRANSIENT);
+    char **found = NULL;
+    while (!found && sqlite3_step(statement) == SQLITE_ROW) {
+        char **recorded = strings_from_blob(sqlite3_column_blob(statement, 0),
+                                            sqlite3_column_bytes(statement, 0));
+        bool same = recorded[0] != NULL;
+        size_t i = 1;
+        for (; same && argv[i] && recorded[i]; i++)
+            same = !strcmp(argv[i], recorded[i]);
+        if (same && !argv[i] && !recorded[i]) {
+            found = recorded;
+            *environment = strings_from_blob(sqlite3_column_blob(statement, 1),
+                                             sqlite3_column_bytes(statement, 1));
+        } else {
+            environment_free(recorded);
+        }
+    }
+    database_finalize(statement);
+    return found;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"plan", required_argument, NULL, 'P'},
+        {"persistent", no_argument, NULL, 'r'},
+        {"print-env", no_argument, NULL, 'p'},
+        {"cwd", required_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *database_path = DEFAULT_DATABASE;
+    const char *raw_plan = NULL;
+    bool persistent = false;
+    bool print_environment = false;
+    const char *directory = NULL;
+    int c;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
+    while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            database_path = optarg;
+            break;
+        case 'P':
+            raw_plan = optarg;
+            break;
+        case 'r':
+            persistent = true;
+            break;
+        case 'p':
+            print_environment = true;
+            break;
+        case 'C':
+            directory = optarg;
+            break;
+        case 'h':
+            fputs(replay_usage, stdout);
+            return 0;
+        default:
+            fatal("unknown option; see `failrun help replay`");
+        }
+    }
+    const char *chain = NULL;
+    if (!raw_plan) {
+        if (optind >= argc || !strcmp(argv[optind], "--"))
+            fatal("give the site to fail as 16 hex digits, as `failrun report` shows it");
+        chain = argv[optind++];
+    }
+    if (optind < argc && !strcmp(argv[optind], "--"))
+        optind++;
+
+    struct campaign_settings settings = {0};
+    bool have_campaign = false;
+    sqlite3 *db = NULL;
+    if (access(database_path, F_OK) == 0) {
+        db = database_open(database_path, false); /* before --cwd: the path is the caller's */
+        have_campaign = campaign_load(db, &settings);
+    }
+    if (directory && chdir(directory) != 0)
+        fatal("--cwd %s: %s; give the folder the report names", directory, strerror(errno));
+    if (!have_campaign) {
+        settings.depth = 8;
+        settings.exe_globs = xstrdup("");
+        settings.module_globs = xstrdup("");
+    }
+    if (optind < argc) {
+        for (size_t i = 0; settings.argv && settings.argv[i]; i++)
+            free(settings.argv[i]);
+        free(settings.argv);
+        size_t count = (size_t)(argc - optind);
+        settings.argv = xcalloc(count + 1, sizeof *settings.argv);
+        for (size_t i = 0; i < count; i++)
+            settings.argv[i] = xstrdup(argv[optind + (int)i]);
+        free(settings.top_exe);
+        settings.top_exe = resolve_command(settings.argv[0]);
+        if (!settings.top_exe)
+            fatal("%s: command not found; give a path or a name on PATH", settings.argv[0]);
+        free(settings.stdin_path);
+        settings.stdin_path = NULL; /* a command given here reads the terminal's stdin */
+    } else if (!have_campaign) {
+        fatal("no campaign in %s to take the command from; add -- COMMAND [ARGS...]",
+              database_path);
+    }
+    char **recorded = NULL; /* the environment of the program as the campaign's command ran it */
+    char **program_argv = db && optind < argc ? recorded_program(db, settings.top_exe, settings.argv,
+                                                                  &recorded)
+                                              : NULL;
+    if (db)
+        database_close(db);
+    if (!settings.scope) {
+        /* No campaign decided the scope (a campaign's holds for any command, gdb included): fail
+           in the command itself when it is a system program, else in the user's own programs. */
+        free(settings.scope);
+        settings.scope = xstrdup(path_is_system(settings.top_exe) ? settings.top_exe : "");
+    }
+
+    char directory_template[] = "/tmp/failrun-replay-XXXXXX";
+    if (!mkdtemp(directory_template))
+        fatal("cannot create a folder in /tmp: %s", strerror(errno));
+    settings.persistent = persistent;
+    char *plan = raw_plan ? xstrdup(raw_plan) : plan_text(&settings, chain, 0, 0);
+    struct plan parsed;
+    if (plan_parse(plan, &parsed))
+        fatal(raw_plan ? "--plan %s: not a plan; copy it from `failrun report`"
+                       : "%s: give each site as 16 hex digits, as `failrun report` shows it",
+              raw_plan ? raw_plan : chain);
+    settings.fault_kinds |= parsed.fault_kinds; /* a --plan that fails I/O needs its preload */
+    char **environment = recorded && !print_environment
+                             ? program_environment(&settings, recorded, directory_template, plan)
+                             : run_environment(&settings, directory_template, plan);
+    if (print_environment) {
+        /* Plain NAME=value lines: `env $(failrun replay --print-env ...)` splits them on white
+           space and removes no quotes. The folder stays: the program writes its records there
+           when it runs under gdb later. */
+        for (size_t i = 0; environment[i]; i++) {
+            /* Only a harness that runs valgrind needs failrun's VALGRIND_OPTS (two options,
+               so white space): not a program under gdb. */
+            if (!strncmp(environment[i], "VALGRIND_OPTS=", 14))
+                continue;
+            if (strpbrk(environment[i], " \t\n"))
+                warn("%.60s contains white space: `env $(...)` would split it", environment[i]);
+            printf("%s\n", environment[i]);
+        }
+        return 0;
+    }
+    struct spawn_request request = {
+        .argv = settings.argv,
+        .extra_environment = (const char *const *)environment,
+        .stdin_path = settings.stdin_path,
+    };
+    if (program_argv) { /* as it was started there: its own argv[0] and environment */
+        fprintf(stderr, "failrun: %s with the environment the campaign's command gave it\n",
+                settings.argv[0]);
+        request.argv = program_argv;
+        request.executable = settings.top_exe;
+        request.extra_environment = NULL;
+        request.environment = (const char *const *)environment;
+    }
+    struct spawn_result result = spawn_and_wait(&request);
+    struct run_records records = {0};
+    ingest_run(directory_template, &records);
+    for (size_t i = 0; i < records.faults.count; i++) {
+        const struct ingest_fault *fault = &records.faults.items[i];
+        char site[17];
+        hex16(site, fault->signature);
+        if (record_function_kind(fault->function) == KIND_IO)
+            fprintf(stderr, "failrun: injected: %s failed (%s) at site %s\n",
+                    function_name(fault->function), strerrorname_np(fault->error), site);
+        else
+            fprintf(stderr, "failrun: injected: %s(%llu) failing at site %s\n",
+                    function_name(fault->function), (unsigned long long)fault->size, site);
+    }
+    if (!records.faults.count && !have_campaign)
+        fprintf(stderr, "failrun: the plan was not reached: nothing was failed; no campaign at "
+                        "%s, so the environment the campaign's command gave the program is not "
+                        "known here: pass --db with the campaign's database\n", database_path);
+    else if (!records.faults.count)
+        fprintf(stderr, "failrun: the plan was not reached: nothing was failed\n");
+    run_records_free(&records);
+    remove_tree(directory_template);
+    environment_free(environment);
+    environment_free(program_argv);
+    environment_free(recorded);
+    free(plan);
+    campaign_settings_free(&settings);
+    return result.signal ? 128 + result.signal : result.exit_code;
+}

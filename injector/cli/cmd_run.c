@@ -1,0 +1,606 @@
+/*
+ * cmd_run.c — `failrun run`: the campaign. Baseline run recording every site, one run per site
+ * failing its first occurrence, each classified and stored; then the report. This file reads
+ * the options and opens (or resumes) the campaign; scheduler.c runs it, judge.c classifies.
+ *
+ * Every run is a row planned before it starts and completed in one transaction with all it found,
+ * so killing failrun at any moment loses at most the run in flight: `failrun run` again resumes.
+ */
+#include "store/campaign.h"
+#include "engine/campaign_run.h"
+#include "base/leftover.h"
+#include "verdict/boundary.h"
+#include "cli/commands.h"
+#include "store/database.h"
+#include "format/plan.h"
+#include "format/text.h"
+#include "verdict/policy.h"
+#include "report/report.h"
+#include "symbols/source.h"
+#include "verdict/suppress.h"
+#include "symbols/symbolise.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char run_usage[] =
+    "usage: failrun run [options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Run COMMAND once to record every allocation site (with --faults io, every I/O call site\n"
+    "too), then once per site with that site's first call failing; classify and store each\n"
+    "run, then print the report.\n"
+    "Standard input, when not a terminal, is saved and given to every run.\n"
+    "\n"
+    "  --db PATH         campaign database (default .failrun/campaign.db)\n"
+    "  --depth N         frames in a site signature, 1..28 (default 8)\n"
+    "  --timeout SEC     per-run limit; default 10x the baseline plus 5 s (a process\n"
+    "                    spinning after its fault ends sooner: 5x the baseline's CPU + 2 s)\n"
+    "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
+    "                    '!GLOB' leaves one out; default: COMMAND and every non-system\n"
+    "                    executable it starts but its fixtures (servers, daemons)\n"
+    "  --module GLOB     fail only allocations whose caller is in a matching module\n"
+    "  --source GLOB     fail and report only sites whose first own frame is in a source file\n"
+    "                    matching GLOB (its path as DWARF gives it, or a tail of it after\n"
+    "                    a '/': 'src/*', 'json_*.c'; repeatable, or comma-separated): tests and\n"
+    "                    library in one executable, fail only the library's allocations.\n"
+    "                    '!GLOB' leaves out what it matches: '!tests/*' everything but tests.\n"
+    "                    Other sites are recorded (coverage) but get no run; a crash in code\n"
+    "                    outside GLOB (a test using the library's NULL), or an assert at the\n"
+    "                    entry it called, is a caller-crash, not a finding\n"
+    "  --no-boundary     with --source or --module, each call into the code under test that a\n"
+    "                    fault fired in is followed to its return (LD_AUDIT, calls into shared\n"
+    "                    libraries): an error report makes the caller's other output its\n"
+    "                    reaction (reported), a success value a failed test a finding\n"
+    "                    (swallowed). This turns that off (--boundary: on, the default)\n"
+    "  --returns FUNC=KIND  how FUNC of the code under test reports an error to its caller:\n"
+    "                    null, negative, zero or false (repeatable). Without it, learned from\n"
+    "                    the unfailed runs: a value of a kind FUNC never returned there (NULL\n"
+    "                    where it always returned an address, a negative int, 0, false) is one\n"
+    "  --wrapper FUNC    FUNC only forwards to the allocator: its sites are named after its\n"
+    "                    caller (\"f at x.c:40 (through FUNC)\"), and leaks are told apart by\n"
+    "                    that caller (repeatable). Found without it: a function whose name\n"
+    "                    ends in alloc, strdup, strndup or memdup, first own frame of sites\n"
+    "                    reached from two or more callers\n"
+    "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
+    "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
+    "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
+    "                    fprintf, printf and their v- forms, fflush, close, fclose, fsync and\n"
+    "                    fdatasync of the program (stdout and stderr included; never libc's\n"
+    "                    own nor failrun's), each failing with the errno a real failure\n"
+    "                    gives: EMFILE for opens, EIO for reads, closes and syncs, ENOSPC\n"
+    "                    for writes and flushes; a stdio stream's error indicator is set\n"
+    "\n"
+    "What each run fails (default: each site's first call, one site per run):\n"
+    "  --occurrence K    each site's K-th call instead\n"
+    "  --persistent      and every later call too (for programs that retry)\n"
+    "  --nth N           one run failing the N-th call (the kernel's fail-nth rules)\n"
+    "  --nth-sweep       runs failing call 1, 2, 3, ... until the N-th call never comes\n"
+    "  --probability P   runs failing each call with probability P (0 < P <= 1),\n"
+    "  --seed S          ... the first run with seed S, then S+1, ... (default 1)\n"
+    "  --policy nofail   never fail NOFAIL-eligible sites: LF_NOFAIL requests and sites whose\n"
+    "                    every request is at most --nofail-below bytes (default 32768);\n"
+    "                    `failrun cov --nofail-db` checks such a campaign (see failrun cov)\n"
+    "  --max-runs N      at most N fault runs (default 10000; 100 with --probability).\n"
+    "                    Sites first seen on an error path join the queue, with the\n"
+    "                    failures that led there, until none is new or N is reached.\n"
+    "\n"
+    "  --json            print the report as JSON\n"
+    "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
+    "  -j, --jobs N      runs at once (default: the number of cores)\n"
+    "  --fork            instead of re-running a program per site, run it once more and fork\n"
+    "                    it at each site it reaches first: the child fails the allocation\n"
+    "                    and runs to its end, or to its test case's, the parent goes on (-j N\n"
+    "                    children at once). Same outcomes; sites in multi-threaded processes\n"
+    "                    are re-run. Default: where re-running would take a minute or more;\n"
+    "                    and inside a suite, the small programs it starts fork their runs at\n"
+    "                    their start (before main) in one more run of the suite, where\n"
+    "                    re-running them alone would take seconds\n"
+    "  --no-fork         re-run every site\n"
+    "  --test-case FUNC[:int]  in fork mode, FUNC's return ends a test case (with :int, it\n"
+    "                    returns 0 when the test case passed); built in: minicheck, cmocka,\n"
+    "                    Unity\n"
+    "  --whole-command   every run re-runs COMMAND; by default a site whose owner (the first\n"
+    "                    process that reached it) is a program COMMAND started, and that does\n"
+    "                    alone what it did there, is failed by starting that program alone\n"
+    "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
+    "  --keep-runs[=SIZE]  keep the folders of runs without bugs too, at most SIZE of them\n"
+    "                    (megabytes, or with K, M or G; default 1G): past that the oldest\n"
+    "                    go first, and the report says how many. Runs that found bugs are\n"
+    "                    always kept\n"
+    "  --replace         discard the campaign in --db even if it is of another command or\n"
+    "                    other options (without it failrun refuses; the same campaign again\n"
+    "                    resumes when unfinished and starts over when finished)\n"
+    "  --suppressions FILE  hide findings matching its rules (repeatable; see failrun(1));\n"
+    "                    --no-default-suppressions drops the bundled rules for glibc bugs\n"
+    "  --quiet           no progress lines\n"
+    "\n"
+    "Exit status: 0 no bugs, 1 bugs found (or runs that never reached the site the\n"
+    "baseline reached: the report's first lines say so), 2 usage error.\n"
+    "A campaign killed before it finished resumes when run again with the same command.\n"
+    "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
+    "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
+    "by the next failrun run.\n";
+
+static char *join_globs(const char *existing, const char *glob)
+{
+    char *joined = *existing ? xasprintf("%s:%s", existing, glob) : xstrdup(glob);
+    return joined;
+}
+
+static uint64_t parse_count(const char *text, const char *option)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    /* Found by fuzzing: a huge --max-runs wrapped around to a negative bound. */
+    if (*end || !*text || value == 0 || text[0] == '-' || errno == ERANGE || value > (1ull << 53))
+        fatal("%s %s: give a whole number from 1 to 2^53", option, text);
+    return value;
+}
+
+/* --keep-runs=SIZE: megabytes, or with a K, M or G suffix. */
+static uint64_t parse_keep_bound(const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    int shift = !*end ? 20 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20
+              : !strcmp(end, "G") ? 30 : -1;
+    if (shift < 0 || end == text || text[0] == '-' || errno || value == 0 ||
+        value > (1ull << 40))
+        fatal("--keep-runs=%s: give megabytes, or a size with K, M or G (e.g. 500, 2G)", text);
+    return (uint64_t)value << shift;
+}
+
+/* A C identifier, optionally followed by ":int". */
+static bool test_case_valid(const char *text)
+{
+    size_t length = strcspn(text, ":");
+    if (text[length] && strcmp(text + length, ":int") != 0)
+        return false;
+    if (length == 0 || (text[0] >= '0' && text[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < length; i++)
+        if (!(text[i] == '_' || (text[i] >= '0' && text[i] <= '9') ||
+              (text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z')))
+            return false;
+    return true;
+}
+
+/* How many ways of choosing what a run fails are set beyond the default (first call). */
+static int modes_of(const struct campaign_settings *settings)
+{
+    return (settings->nth || settings->nth_sweep) + (settings->probability != NULL) +
+           (settings->occurrence != 1 || settings->persistent);
+}
+
+static void parse_options(int argc, char **argv, struct run_options *options)
+{
+    static const struct option long_options[] = {
+        {"db", required_argument, NULL, 'd'},      {"depth", required_argument, NULL, 'D'},
+        {"timeout", required_argument, NULL, 't'}, {"exe", required_argument, NULL, 'e'},
+        {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'O'},
+        {"keep-runs", optional_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
+        {"jobs", required_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
+        {"occurrence", required_argument, NULL, 'K'}, {"persistent", no_argument, NULL, 'P'},
+        {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
+        {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
+        {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
+        {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
+        {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
+        {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
+        {"no-fork", no_argument, NULL, 'n'},      {"test-case", required_argument, NULL, 'C'},
+        {"suppressions", required_argument, NULL, 'X'},
+        {"replace", no_argument, NULL, 'E'},
+        {"whole-command", no_argument, NULL, 'H'},
+        {"no-default-suppressions", no_argument, NULL, 'Z'},
+        {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
+        {"returns", required_argument, NULL, 'V'}, {"boundary", no_argument, NULL, 'G'},
+        {"no-boundary", no_argument, NULL, 'b'},
+        {NULL, 0, NULL, 0},
+    };
+    struct campaign_settings *settings = &options->settings;
+    options->database_path = DEFAULT_DATABASE;
+    settings->depth = 8;
+    settings->boundary = true;
+    settings->occurrence = 1;
+    settings->seed = 1;
+    settings->nofail_below = NOFAIL_BELOW_DEFAULT;
+    settings->fault_kinds = PLAN_FAULT_ALLOC;
+    settings->exe_globs = xstrdup("");
+    settings->module_globs = xstrdup("");
+    int c;
+    char *end;
+    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    options->jobs = cores > 0 ? (int)cores : 1;
+    options->keep_runs_bytes = (uint64_t)1024 << 20;
+    while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'K':
+            settings->occurrence = parse_count(optarg, "--occurrence");
+            break;
+        case 'P':
+            settings->persistent = true;
+            break;
+        case 'N':
+            settings->nth = parse_count(optarg, "--nth");
+            break;
+        case 'W':
+            settings->nth_sweep = true;
+            break;
+        case 'p': {
+            struct plan check;
+            char *probe = xasprintf("mode=random;probability=%s", optarg);
+            if (plan_parse(probe, &check))
+                fatal("--probability %s: give a decimal number, more than 0 and at most 1 "
+                      "(e.g. 0.01)", optarg);
+            free(probe);
+            free(settings->probability);
+            settings->probability = xstrdup(optarg);
+            break;
+        }
+        case 's':
+            settings->seed = strtoull(optarg, &end, 10);
+            if (*end || !*optarg)
+                fatal("--seed %s: give a whole number", optarg);
+            break;
+        case 'M':
+            settings->max_runs = (int64_t)parse_count(optarg, "--max-runs");
+            break;
+        case 'S': {
+            unsigned shard = 0, shards = 0;
+            char extra;
+            if (sscanf(optarg, "%u/%u%c", &shard, &shards, &extra) != 2 || shard < 1 ||
+                shards < 1 || shard > shards)
+                fatal("--shard %s: give K/N with 1 <= K <= N, e.g. --shard 2/8", optarg);
+            settings->shard = shard;
+            settings->shards = shards;
+            break;
+        }
+        case 'j':
+            options->jobs = (int)strtol(optarg, &end, 10);
+            if (*end || options->jobs < 1 || options->jobs > 1024)
+                fatal("-j %s: give the number of runs at once, from 1 to 1024", optarg);
+            break;
+        case 'd':
+            options->database_path = optarg;
+            break;
+        case 'D':
+            settings->depth = (int)strtol(optarg, &end, 10);
+            if (*end || settings->depth < 1 || settings->depth > RECORD_MAX_FRAMES)
+                fatal("--depth %s: give a whole number from 1 to %d", optarg, RECORD_MAX_FRAMES);
+            break;
+        case 't': {
+            double seconds = strtod(optarg, &end);
+            if (*end || !(seconds > 0) || seconds > 86400)
+                fatal("--timeout %s: give seconds, more than 0 and at most 86400", optarg);
+            settings->timeout_ms = (int64_t)(seconds * 1000);
+            break;
+        }
+        case 'e': {
+            char *joined = join_globs(settings->exe_globs, optarg);
+            free(settings->exe_globs);
+            settings->exe_globs = joined;
+            break;
+        }
+        case 'm': {
+            char *joined = join_globs(settings->module_globs, optarg);
+            free(settings->module_globs);
+            settings->module_globs = joined;
+            break;
+        }
+        case 'Y':
+            if (strcmp(optarg, "nofail") && strcmp(optarg, "all"))
+                fatal("--policy %s: give nofail (eligible sites never fail) or all", optarg);
+            settings->policy_nofail = !strcmp(optarg, "nofail");
+            break;
+        case 'B':
+            settings->nofail_below = parse_count(optarg, "--nofail-below");
+            break;
+        case 'T':
+            settings->fault_kinds = fault_kinds_parse(optarg);
+            if (!settings->fault_kinds)
+                fatal("--faults %s: give alloc, io or alloc,io", optarg);
+            break;
+        case 'O':
+            options->json = true;
+            break;
+        case 'U':
+            options->junit = optarg;
+            break;
+        case 'R':
+            options->sarif = optarg;
+            break;
+        case 'k':
+            options->keep_runs = true;
+            if (optarg) /* --keep-runs=SIZE */
+                options->keep_runs_bytes = parse_keep_bound(optarg);
+            break;
+        case 'g': {
+            char *joined = source_globs_add(settings->source_globs, optarg);
+            free(settings->source_globs);
+            settings->source_globs = joined;
+            break;
+        }
+        case 'w': {
+            char *joined = source_globs_add(settings->wrappers, optarg);
+            free(settings->wrappers);
+            settings->wrappers = joined;
+            break;
+        }
+        case 'G':
+            settings->boundary = true;
+            break;
+        case 'b':
+            settings->boundary = false;
+            break;
+        case 'V': {
+            if (!returns_rule_valid(optarg))
+                fatal("--returns %s: give FUNC=null, FUNC=negative, FUNC=zero or "
+                            "FUNC=false", optarg);
+            char *joined = source_globs_add(settings->returns, optarg);
+            free(settings->returns);
+            settings->returns = joined;
+            break;
+        }
+        case 'F':
+            options->fork = FORK_ALWAYS;
+            break;
+        case 'n':
+            options->fork = FORK_NEVER;
+            break;
+        case 'C': {
+            if (!test_case_valid(optarg))
+                fatal("--test-case %s: give a function name, or NAME:int when the function "
+                      "returns 0 for a test case that passed", optarg);
+            char *joined = settings->test_cases && *settings->test_cases
+                               ? xasprintf("%s,%s", settings->test_cases, optarg)
+                               : xstrdup(optarg);
+            free(settings->test_cases);
+            settings->test_cases = joined;
+            size_t names = 1;
+            for (const char *at = joined; *at; at++)
+                names += *at == ',';
+            if (strlen(joined) >= PLAN_TESTS_MAX || names > 60)
+                fatal("--test-case: at most 60 functions, %d bytes of names in all",
+                      PLAN_TESTS_MAX - 1);
+            break;
+        }
+        case 'X':
+            VECTOR_PUSH(options->suppression_files, optarg);
+            break;
+        case 'Z':
+            options->no_default_suppressions = true;
+            break;
+        case 'E':
+            options->replace = true;
+            break;
+        case 'H':
+            settings->whole_command = true;
+            break;
+        case 'q':
+            options->quiet = true;
+            break;
+        case 'h':
+            options->help = true;
+            return;
+        default:
+            fatal("unknown option; see `failrun help run`");
+        }
+    }
+    if (optind >= argc)
+        fatal("no command given; usage: failrun run [options] -- COMMAND [ARGS...]");
+    int modes = modes_of(settings);
+    if (modes > 1)
+        fatal("choose one of --occurrence/--persistent, --nth/--nth-sweep and --probability");
+    if (settings->policy_nofail && modes && !(settings->occurrence != 1 || settings->persistent))
+        fatal("--policy nofail plans runs per site: it cannot be combined with --nth, "
+              "--nth-sweep or --probability");
+    if (options->fork == FORK_ALWAYS && modes)
+        fatal("--fork fails each site's first call; it cannot be combined with --occurrence, "
+              "--persistent, --nth, --nth-sweep or --probability");
+    if (settings->nth && settings->nth_sweep)
+        fatal("--nth N fails one call, --nth-sweep fails each in turn: give one of them");
+    if (!settings->max_runs)
+        settings->max_runs = settings->probability ? 100 : 10000;
+    /* The boundary is the scope's: without one there is nothing to follow (and the stored
+       setting then matches a campaign of a failrun that had no boundary). */
+    if (!(settings->source_globs && *settings->source_globs) && !*settings->module_globs)
+        settings->boundary = false;
+    size_t count = (size_t)(argc - optind);
+    settings->argv = xcalloc(count + 1, sizeof *settings->argv);
+    for (size_t i = 0; i < count; i++)
+        settings->argv[i] = xstrdup(argv[optind + (int)i]);
+    settings->top_exe = resolve_command(settings->argv[0]);
+    if (!settings->top_exe)
+        fatal("%s: command not found; give a path or a name on PATH", settings->argv[0]);
+    char cwd[PATH_MAX];
+    settings->cwd = xstrdup(getcwd(cwd, sizeof cwd) ? cwd : ".");
+}
+
+/* The folder for a campaign's files (saved stdin, run folders): beside the database and named
+   after it, so several databases in one folder never share or wipe each other's runs. */
+static char *state_directory(const char *database_path)
+{
+    char *base = xstrdup(database_path);
+    size_t length = strlen(base);
+    if (length > 3 && !strcmp(base + length - 3, ".db"))
+        base[length - 3] = '\0';
+    char *directory = xasprintf("%s.files", base);
+    free(base);
+    return directory;
+}
+
+/* Standard input is given to every run: keep one copy of it in the state folder. */
+static char *save_stdin(const char *state_dir)
+{
+    if (isatty(0))
+        return NULL;
+    size_t length = 0;
+    char *data = read_whole_file("/dev/stdin", &length);
+    if (!data || length == 0) {
+        free(data);
+        return NULL; /* closed or empty stdin: the runs get /dev/null */
+    }
+    char *path = xasprintf("%s/stdin", state_dir);
+    if (!write_whole_file(path, data, length))
+        fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
+    free(data);
+    char *absolute = realpath(path, NULL);
+    free(path);
+    return absolute;
+}
+
+static void open_campaign(struct campaign_context *context)
+{
+    struct run_options *options = context->options;
+    context->state_dir = state_directory(options->database_path);
+    if (!make_directories(context->state_dir))
+        fatal("cannot create %s: %s; choose another --db", context->state_dir, strerror(errno));
+    /* Absolute, since the runs' LIBFAIL_DIR lives in it and targets may change directory. */
+    char *absolute = realpath(context->state_dir, NULL);
+    if (absolute) {
+        free(context->state_dir);
+        context->state_dir = absolute;
+    }
+    context->db = database_open(options->database_path, true);
+    struct campaign_settings stored = {0};
+    bool resume = false;
+    if (campaign_load(context->db, &stored)) {
+        sqlite3_stmt *statement =
+            database_prepare(context->db, "SELECT wall_ms IS NULL FROM campaign");
+        bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
+                          sqlite3_column_int(statement, 0);
+        database_finalize(statement);
+        bool same = campaign_same_command(&stored, &options->settings);
+        resume = unfinished && same;
+        /* Never lose a campaign without being asked: one of another command or other options
+           stays unless --replace says so; the same campaign again starts over. */
+        if (!same && !options->replace) {
+            char *command = shell_join(stored.argv), *asked = shell_join(options->settings.argv);
+            fatal("%s holds %s campaign of `%.200s`%s; pass another --db to keep both, or "
+                  "--replace to discard it", options->database_path,
+                  unfinished ? "an unfinished" : "a finished", command,
+                  strcmp(command, asked) ? "" : " with other options");
+        }
+        if (!resume && !options->quiet)
+            fprintf(stderr, "failrun: replacing the %s campaign in %s\n",
+                    unfinished ? "unfinished" : "finished", options->database_path);
+    }
+    if (resume) {
+        if (!options->quiet)
+            fprintf(stderr, "failrun: resuming the unfinished campaign in %s\n",
+                    options->database_path);
+        free(options->settings.stdin_path);
+        options->settings.stdin_path = stored.stdin_path ? xstrdup(stored.stdin_path) : NULL;
+        options->settings.scope = stored.scope ? xstrdup(stored.scope) : NULL;
+        if (!options->settings.timeout_ms)
+            options->settings.timeout_ms = stored.timeout_ms;
+    } else {
+        options->settings.stdin_path = save_stdin(context->state_dir);
+        char *runs = xasprintf("%s/runs", context->state_dir);
+        remove_tree(runs);
+        free(runs);
+        database_exec(context->db, "BEGIN IMMEDIATE");
+        database_reset(context->db);
+        campaign_store(context->db, &options->settings, now_ms());
+        database_exec(context->db, "COMMIT");
+    }
+    campaign_settings_free(&stored);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return run_campaign(argc, argv, false, false);
+}
+
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
+{
+    stop_signals_start(); /* before any thread: the others inherit the signals blocked */
+    leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
+    struct run_options options = {0};
+    parse_options(argc, argv, &options);
+    if (options.help) {
+        fputs(kernel ? kernel_usage : run_usage, stdout);
+        return 0;
+    }
+    /* Read before the campaign, so a bad rule stops it at once rather than at the end. */
+    VECTOR_PUSH(options.suppression_files, NULL);
+    struct suppressions *rules =
+        suppressions_load(options.suppression_files.items, !options.no_default_suppressions);
+    options.settings.kernel = kernel;
+    if (kernel && options.settings.fault_kinds != PLAN_FAULT_ALLOC)
+        fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
+              "for failrun run");
+    options.settings.kernel_wrappers = kernel && wrappers;
+    if (kernel && options.fork == FORK_ALWAYS)
+        fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
+              "allocation campaigns (failrun run --fork)");
+    struct campaign_context context = {.options = &options, .symbols = symboliser_new()};
+    int64_t started = now_ms();
+    open_campaign(&context);
+    open_scratch(&context);
+    if (!baseline_done(context.db))
+        run_baseline(&context);
+    load_baseline(&context);
+    module_map_load(context.db, &context.modules);
+    load_baseline_sanitizer(&context);
+    signal(SIGPIPE, SIG_IGN);
+    if (options.fork != FORK_NEVER && !kernel && !modes_of(&options.settings))
+        run_fork_phase(&context);
+    owners_check(&context);
+    run_planned(&context);
+
+    sqlite3_stmt *statement = database_prepare(
+        context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");
+    sqlite3_bind_int64(statement, 1, now_ms() - started);
+    database_step_done(statement);
+    database_finalize(statement);
+
+    json_t *report = report_build(context.db, options.database_path, rules);
+    if (options.keep_runs) { /* what the bound on kept folders removed (bound_kept_runs) */
+        json_t *campaign = json_object_get(report, "campaign");
+        json_object_set_new(campaign, "keep_runs_bytes",
+                            json_integer((json_int_t)options.keep_runs_bytes));
+        json_object_set_new(campaign, "kept_runs_removed", json_integer(context.kept_removed));
+        json_object_set_new(campaign, "kept_runs_removed_bytes",
+                            json_integer((json_int_t)context.kept_removed_bytes));
+    }
+    suppressions_free(rules);
+    free(options.suppression_files.items);
+    report_write_files(report, options.junit, options.sarif);
+    if (options.json)
+        json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
+    else
+        report_print_text(report, stdout);
+    size_t bugs = report_bug_count(report);
+    json_int_t unreached =
+        json_integer_value(json_object_get(json_object_get(report, "campaign"), "unreached"));
+    if (unreached)
+        warn("%lld run(s) never reached the site they were to fail, which the baseline reached: "
+             "runs disturbed each other or the command varies (the report's first lines)",
+             (long long)unreached);
+    json_decref(report);
+    module_map_free(&context.modules);
+    symboliser_free(context.symbols);
+    free(context.baseline_live.items);
+    free(context.explored.items);
+    free(context.kept_runs.items);
+    free(context.wrapper_names);
+    programs_free(&context);
+    sanitizer_leaks_free(&context.baseline_leaks);
+    database_close(context.db);
+    campaign_settings_free(&options.settings);
+    close_scratch(&context);
+    free(context.state_dir);
+    free(context.baseline_sanitizer);
+    return bugs || unreached ? EXIT_BUGS : 0;
+}

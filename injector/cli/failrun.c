@@ -1,0 +1,76 @@
+/*
+ * failrun.c — the failrun command: dispatch to one subcommand per file (cmd_*.c).
+ */
+#include "cli/commands.h"
+#include "libfail.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: failrun <command> [options]\n"
+    "\n"
+    "Fail each allocation site of a program, one at a time, and report which failures it\n"
+    "mishandles: crashes, hangs, leaks and silently wrong output, each with a replay command.\n"
+    "\n"
+    "commands:\n"
+    "  run -- CMD [ARGS]   run a campaign on CMD and print the report\n"
+    "  report              print the stored campaign's report again (--json for JSON)\n"
+    "  replay SITE -- CMD  run CMD once with SITE failing, to reproduce a finding\n"
+    "  merge A.db B.db -o all.db   join the shards of a campaign (run --shard K/N)\n"
+    "  cov                 error-leg coverage (targets built with --coverage): summary, lcov, HTML\n"
+    "  kernel -- CMD       fail the kernel's allocations in CMD's system calls (fail-nth)\n"
+    "  help [COMMAND]      show help for a command\n"
+    "  --version           print the version\n"
+    "\n"
+    "Example: failrun run -- ./mytests && failrun report --json > findings.json\n";
+
+struct command {
+    const char *name;
+    int (*run)(int, char **);
+    const char *usage;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, run_usage},
+    {"report", cmd_report, report_usage},
+    {"replay", cmd_replay, replay_usage},
+    {"merge", cmd_merge, merge_usage},
+    {"cov", cmd_cov, cov_usage},
+    {"kernel", cmd_kernel, kernel_usage},
+};
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        fatal("no command given; see `failrun help`");
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("failrun %s\n", LIBFAIL_VERSION);
+        return 0;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        if (argc > 2) {
+            const struct command *command = find_command(argv[2]);
+            if (!command)
+                fatal("no command '%s'; the commands are run, report, replay, merge, cov, kernel", argv[2]);
+            fputs(command->usage, stdout);
+        } else {
+            fputs(usage, stdout);
+        }
+        return 0;
+    }
+    const struct command *command = find_command(name);
+    if (!command)
+        fatal("'%s' is not a failrun command; see `failrun help`", name);
+    return command->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,470 @@
+/*
+ * kernelcov.c — kernel error legs from the armed calls' KCOV PCs (see kernelcov.h).
+ *
+ * A PC stands for the line the kernel's line table gives for it (libdw: the innermost line,
+ * so code inlined from a header counts at its own file:line, not at its caller's). The legs of
+ * a fired run are the lines of its PCs that no PC of the same site's unfailed runs maps to:
+ * comparing lines, not PCs, keeps a line the unfailed call reached through other instructions
+ * out of the legs. Everything is sorted arrays and binary search.
+ */
+#include "kernel/kernelcov.h"
+#include "store/database.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef VECTOR(uint64_t) pc_list;
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort and drop repeats in place. */
+static void sort_unique(pc_list *list)
+{
+    if (!list->count)
+        return;
+    qsort(list->items, list->count, sizeof *list->items, compare_u64);
+    size_t kept = 1;
+    for (size_t i = 1; i < list->count; i++)
+        if (list->items[i] != list->items[kept - 1])
+            list->items[kept++] = list->items[i];
+    list->count = kept;
+}
+
+static bool contains(const uint64_t *items, size_t count, uint64_t value)
+{
+    return bsearch(&value, items, count, sizeof *items, compare_u64) != NULL;
+}
+
+bool kernelcov_store_run(sqlite3 *db, int64_t run, const char *dir)
+{
+    DIR *folder = opendir(dir);
+    if (!folder)
+        return false;
+    pc_list pcs = {0};
+    char *path;
+    while ((path = next_file_named(folder, dir, "kcov-", ".pcs"))) {
+        size_t size = 0;
+        char *data = read_whole_file(path, &size);
+        free(path);
+        /* Records: a count, then that many PCs (native 64-bit words). */
+        size_t words = data ? size / sizeof(uint64_t) : 0;
+        for (size_t at = 0; at < words;) {
+            uint64_t count;
+            memcpy(&count, data + at * sizeof count, sizeof count);
+            at++;
+            for (uint64_t i = 0; i < count && at < words; i++, at++) {
+                uint64_t pc;
+                memcpy(&pc, data + at * sizeof pc, sizeof pc);
+                VECTOR_PUSH(pcs, pc);
+            }
+        }
+        free(data);
+    }
+    closedir(folder);
+    sort_unique(&pcs);
+    if (pcs.count) {
+        sqlite3_stmt *statement = database_prepare(
+            db, "INSERT OR REPLACE INTO kernel_cov(run, pcs, count) VALUES (?, ?, ?)");
+        sqlite3_bind_int64(statement, 1, run);
+        sqlite3_bind_blob64(statement, 2, pcs.items, pcs.count * sizeof *pcs.items,
+                            SQLITE_TRANSIENT);
+        sqlite3_bind_int64(statement, 3, (sqlite3_int64)pcs.count);
+        database_step_done(statement);
+        database_finalize(statement);
+    }
+    bool stored = pcs.count > 0;
+    free(pcs.items);
+    return stored;
+}
+
+char *kernelcov_vmlinux(sqlite3 *db)
+{
+    const char *env = getenv("LIBFAIL_VMLINUX");
+    if (env && *env)
+        return xstrdup(env);
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT value FROM kernel_meta WHERE key = 'vmlinux'");
+    char *path = NULL;
+    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
+        path = xstrdup((const char *)sqlite3_column_text(statement, 0));
+    database_finalize(statement);
+    return path;
+}
+
+void kernelcov_set_vmlinux(sqlite3 *db, const char *path)
+{
+    sqlite3_stmt *statement =
+        database_prepare(db, "INSERT OR REPLACE INTO kernel_meta(key, value) VALUES ('vmlinux', ?)");
+    sqlite3_bind_text(statement, 1, path, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
+bool kernelcov_present(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov LIMIT 1");
+    bool present = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    return present;
+}
+
+/* The machinery of fault injection, tracing (--kmem-trace's events, stack trace triggers and
+   kretprobes) and KCOV itself: it runs because the fault fired and was traced, never as the
+   call's own error handling. A PC is left out when its line is in one of these files or its
+   function has one of these names. */
+static bool machinery(const char *file, const char *function)
+{
+    static const char *const paths[] = {
+        "/kernel/trace/", "/lib/fault-inject.c", "/mm/failslab.c", "/kernel/kprobes.c",
+        "/arch/x86/kernel/kprobes/", "/arch/x86/kernel/rethook.c", "/arch/x86/kernel/unwind_",
+        "/arch/x86/kernel/stacktrace.c", "/arch/x86/kernel/dumpstack", "/kernel/stacktrace.c",
+        "/kernel/kcov.c", "/include/trace/", "/include/linux/trace", "/include/linux/ftrace",
+        "/include/linux/ring_buffer.h", "/include/linux/kprobes.h", "/include/linux/rethook.h",
+        "/include/linux/fault-inject.h", "/arch/x86/include/asm/unwind.h",
+        "/arch/x86/include/asm/stacktrace.h", "/arch/x86/include/asm/kprobes.h"};
+    static const char *const prefixes[] = {
+        "trace_", "__trace_", "ring_buffer_", "rb_", "__rb_", "kretprobe", "kprobe", "__kprobe",
+        "rethook", "arch_rethook", "unwind_", "__unwind_", "stack_trace_", "arch_stack_walk",
+        "should_fail", "__should_fail", "fail_dump", "event_trigger", "event_triggers_",
+        "stacktrace_", "ftrace", "__ftrace", "kcov", "__sanitizer_cov", "filter_match",
+        "perf_trace", "tracing_", "__tracing_", "orc_", "__orc_"};
+    for (size_t i = 0; file && i < sizeof paths / sizeof paths[0]; i++)
+        if (strstr(file, paths[i]))
+            return true;
+    for (size_t i = 0; function && i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(function, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
+
+/* ---- symbolising: every distinct PC once ---- */
+
+struct lines {
+    pc_list pcs;          /* sorted, distinct */
+    uint64_t *keys;       /* per PC: file index << 32 | line; 0 when unknown */
+    const char **functions; /* per PC: the symbol holding it (libdw's string) */
+    VECTOR(char *) files; /* interned file names */
+};
+
+static uint32_t intern_file(struct lines *lines, const char *file, const char **last,
+                            uint32_t *last_index)
+{
+    if (file == *last)
+        return *last_index;
+    uint32_t index = 0;
+    for (size_t i = lines->files.count; i-- > 0;)
+        if (!strcmp(lines->files.items[i], file)) {
+            index = (uint32_t)i + 1;
+            break;
+        }
+    if (!index) {
+        VECTOR_PUSH(lines->files, xstrdup(file));
+        index = (uint32_t)lines->files.count;
+    }
+    *last = file;
+    *last_index = index;
+    return index;
+}
+
+/* The module's function symbols sorted by address: dwfl_module_addrname scans the whole
+   symbol table at every call (a second per thousand PCs on vmlinux). */
+struct symbol {
+    uint64_t start, end;
+    const char *name;
+};
+
+static int compare_symbols(const void *a, const void *b)
+{
+    const struct symbol *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static size_t load_symbols(Dwfl_Module *module, struct symbol **out)
+{
+    int count = dwfl_module_getsymtab(module);
+    struct symbol *symbols = xcalloc(count > 0 ? (size_t)count : 1, sizeof *symbols);
+    size_t used = 0;
+    for (int i = 0; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr address;
+        const char *name = dwfl_module_getsym_info(module, i, &sym, &address, NULL, NULL, NULL);
+        if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size)
+            symbols[used++] = (struct symbol){address, address + sym.st_size, name};
+    }
+    qsort(symbols, used, sizeof *symbols, compare_symbols);
+    *out = symbols;
+    return used;
+}
+
+static const char *symbol_at(const struct symbol *symbols, size_t count, uint64_t address)
+{
+    size_t low = 0, high = count;
+    while (low < high) { /* the first symbol starting after address */
+        size_t middle = low + (high - low) / 2;
+        if (symbols[middle].start <= address)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low && address < symbols[low - 1].end ? symbols[low - 1].name : NULL;
+}
+
+static bool symbolise_all(Dwfl_Module *module, struct lines *lines)
+{
+    struct symbol *symbols;
+    size_t symbol_count = load_symbols(module, &symbols);
+    lines->keys = xcalloc(lines->pcs.count ? lines->pcs.count : 1, sizeof *lines->keys);
+    lines->functions =
+        xcalloc(lines->pcs.count ? lines->pcs.count : 1, sizeof *lines->functions);
+    const char *last = NULL;
+    uint32_t last_index = 0;
+    size_t known = 0;
+    for (size_t i = 0; i < lines->pcs.count; i++) {
+        /* A KCOV PC is the return address of its __sanitizer_cov_trace_pc call. */
+        Dwarf_Addr address = lines->pcs.items[i] - 1;
+        Dwfl_Line *line = dwfl_module_getsrc(module, address);
+        int number = 0;
+        const char *file = line ? dwfl_lineinfo(line, NULL, &number, NULL, NULL, NULL) : NULL;
+        lines->functions[i] = symbol_at(symbols, symbol_count, address);
+        if (file && number > 0 && !machinery(file, lines->functions[i])) {
+            lines->keys[i] = (uint64_t)intern_file(lines, file, &last, &last_index) << 32 |
+                             (uint32_t)number;
+            known++;
+        }
+    }
+    free(symbols);
+    return known > 0;
+}
+
+static size_t pc_index(const struct lines *lines, uint64_t pc)
+{
+    const uint64_t *found =
+        bsearch(&pc, lines->pcs.items, lines->pcs.count, sizeof pc, compare_u64);
+    return found ? (size_t)(found - lines->pcs.items) : (size_t)-1;
+}
+
+/* ---- the analysis ---- */
+
+struct covered_run {
+    int64_t run;
+    char *site;
+    bool fired, done;
+    uint64_t *pcs;
+    size_t count;
+};
+
+static void analyse_site(sqlite3 *db, struct lines *lines, struct covered_run *runs,
+                         size_t count, int *analysed)
+{
+    pc_list base = {0};
+    bool any_base = false;
+    for (size_t i = 0; i < count; i++)
+        if (!runs[i].fired) {
+            any_base = true;
+            for (size_t k = 0; k < runs[i].count; k++)
+                VECTOR_PUSH(base, runs[i].pcs[k]);
+        }
+    if (!any_base) {
+        /* No unfailed call of this site to compare with (its sweep was cut short, or the
+           unfailed run left no PCs): its fired runs are done, with no legs (leg_pcs -1). */
+        for (size_t i = 0; i < count; i++) {
+            if (!runs[i].fired || runs[i].done)
+                continue;
+            sqlite3_stmt *statement = database_prepare(
+                db, "INSERT OR REPLACE INTO kernel_cov_done(run, leg_pcs) VALUES (?, -1)");
+            sqlite3_bind_int64(statement, 1, runs[i].run);
+            database_step_done(statement);
+            database_finalize(statement);
+            (*analysed)++;
+        }
+        return;
+    }
+    sort_unique(&base);
+    pc_list base_keys = {0};
+    for (size_t k = 0; k < base.count; k++) {
+        size_t at = pc_index(lines, base.items[k]);
+        if (at != (size_t)-1 && lines->keys[at])
+            VECTOR_PUSH(base_keys, lines->keys[at]);
+    }
+    sort_unique(&base_keys);
+    for (size_t i = 0; i < count; i++) {
+        if (!runs[i].fired || runs[i].done)
+            continue;
+        size_t legs = 0;
+        for (size_t k = 0; k < runs[i].count; k++) {
+            uint64_t pc = runs[i].pcs[k];
+            if (contains(base.items, base.count, pc))
+                continue;
+            size_t at = pc_index(lines, pc);
+            if (at == (size_t)-1 || !lines->keys[at] ||
+                contains(base_keys.items, base_keys.count, lines->keys[at]))
+                continue;
+            sqlite3_stmt *statement = database_prepare(
+                db, "INSERT OR IGNORE INTO kernel_legs(file, line, run, function)"
+                    " VALUES (?, ?, ?, ?)");
+            sqlite3_bind_text(statement, 1, lines->files.items[(lines->keys[at] >> 32) - 1], -1,
+                              SQLITE_STATIC);
+            sqlite3_bind_int64(statement, 2, (sqlite3_int64)(lines->keys[at] & 0xffffffffu));
+            sqlite3_bind_int64(statement, 3, runs[i].run);
+            if (lines->functions[at])
+                sqlite3_bind_text(statement, 4, lines->functions[at], -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(statement, 4);
+            database_step_done(statement);
+            database_finalize(statement);
+            legs++;
+        }
+        sqlite3_stmt *statement = database_prepare(
+            db, "INSERT OR REPLACE INTO kernel_cov_done(run, leg_pcs) VALUES (?, ?)");
+        sqlite3_bind_int64(statement, 1, runs[i].run);
+        sqlite3_bind_int64(statement, 2, (sqlite3_int64)legs);
+        database_step_done(statement);
+        database_finalize(statement);
+        (*analysed)++;
+    }
+    free(base.items);
+    free(base_keys.items);
+}
+
+int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
+{
+    /* Anything left to do? */
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT COUNT(*) FROM kernel_cov c JOIN kernel_faults k ON k.run = c.run"
+            " WHERE k.fired AND c.run NOT IN (SELECT run FROM kernel_cov_done)");
+    int pending = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int(statement, 0) : 0;
+    database_finalize(statement);
+    if (!pending)
+        return 0;
+    static const Dwfl_Callbacks callbacks = {
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+    };
+    Dwfl *dwfl = dwfl_begin(&callbacks);
+    Dwfl_Module *module = dwfl ? dwfl_report_offline(dwfl, "vmlinux", vmlinux, -1) : NULL;
+    if (dwfl)
+        dwfl_report_end(dwfl, NULL, NULL);
+    if (!module) {
+        warn("cannot read %s (%s): the kernel's error legs are not counted", vmlinux,
+             dwfl_errmsg(-1));
+        if (dwfl)
+            dwfl_end(dwfl);
+        return -1;
+    }
+    VECTOR(struct covered_run) runs = {0};
+    struct lines lines = {0};
+    statement = database_prepare(
+        db, "SELECT c.run, r.site, k.fired, c.pcs, c.run IN (SELECT run FROM kernel_cov_done)"
+            " FROM kernel_cov c JOIN runs r ON r.id = c.run JOIN kernel_faults k ON k.run = c.run"
+            " WHERE r.site IS NOT NULL ORDER BY r.site, c.run");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        struct covered_run run = {0};
+        run.run = sqlite3_column_int64(statement, 0);
+        run.site = xstrdup((const char *)sqlite3_column_text(statement, 1));
+        run.fired = sqlite3_column_int(statement, 2);
+        run.done = sqlite3_column_int(statement, 4);
+        run.count = (size_t)sqlite3_column_bytes(statement, 3) / sizeof(uint64_t);
+        run.pcs = xmalloc(run.count ? run.count * sizeof *run.pcs : 1);
+        if (run.count)
+            memcpy(run.pcs, sqlite3_column_blob(statement, 3), run.count * sizeof *run.pcs);
+        for (size_t k = 0; k < run.count; k++)
+            VECTOR_PUSH(lines.pcs, run.pcs[k]);
+        VECTOR_PUSH(runs, run);
+    }
+    database_finalize(statement);
+    sort_unique(&lines.pcs);
+    int analysed = 0;
+    if (!symbolise_all(module, &lines)) {
+        warn("%s has no line information for the PCs KCOV gave (not this kernel's vmlinux, or "
+             "built without CONFIG_DEBUG_INFO?): the kernel's error legs are not counted",
+             vmlinux);
+        analysed = -1;
+    } else {
+        database_exec(db, "BEGIN");
+        for (size_t first = 0; first < runs.count;) {
+            size_t end = first + 1;
+            while (end < runs.count && !strcmp(runs.items[end].site, runs.items[first].site))
+                end++;
+            analyse_site(db, &lines, runs.items + first, end - first, &analysed);
+            first = end;
+        }
+        database_exec(db, "COMMIT");
+    }
+    for (size_t i = 0; i < runs.count; i++) {
+        free(runs.items[i].site);
+        free(runs.items[i].pcs);
+    }
+    free(runs.items);
+    for (size_t i = 0; i < lines.files.count; i++)
+        free(lines.files.items[i]);
+    free(lines.files.items);
+    free(lines.pcs.items);
+    free(lines.keys);
+    free(lines.functions);
+    dwfl_end(dwfl);
+    return analysed;
+}
+
+json_t *kernelcov_files(sqlite3 *db)
+{
+    json_t *files = json_array();
+    json_t *file = NULL;
+    const char *current = NULL;
+    long long file_lines = 0, file_small = 0;
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT l.file, l.line, COUNT(*), MIN(l.function),"
+            " SUM(COALESCE(a.too_small, 0) = 0) = 0"
+            " FROM kernel_legs l LEFT JOIN kernel_allocs a ON a.run = l.run"
+            " GROUP BY l.file, l.line ORDER BY l.file, l.line");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(statement, 0);
+        if (!file || strcmp(path, current)) {
+            if (file) {
+                json_object_set_new(file, "legs", json_integer(file_lines));
+                json_object_set_new(file, "only_too_small", json_integer(file_small));
+            }
+            file = json_pack("{s:s, s:[]}", "path", path, "lines");
+            json_array_append_new(files, file);
+            current = json_string_value(json_object_get(file, "path"));
+            file_lines = file_small = 0;
+        }
+        const char *function = (const char *)sqlite3_column_text(statement, 3);
+        bool small = sqlite3_column_int(statement, 4);
+        json_array_append_new(
+            json_object_get(file, "lines"),
+            json_pack("{s:I, s:I, s:s?, s:b}", "line", (json_int_t)sqlite3_column_int64(statement, 1),
+                      "runs", (json_int_t)sqlite3_column_int64(statement, 2), "function", function,
+                      "only_too_small", small));
+        file_lines++;
+        file_small += small;
+    }
+    if (file) {
+        json_object_set_new(file, "legs", json_integer(file_lines));
+        json_object_set_new(file, "only_too_small", json_integer(file_small));
+    }
+    database_finalize(statement);
+    return files;
+}
+
+void kernelcov_prepare_report(sqlite3 *db)
+{
+    if (!kernelcov_present(db))
+        return;
+    char *vmlinux = kernelcov_vmlinux(db);
+    if (!vmlinux)
+        warn("the campaign has KCOV data but no vmlinux to read it with: pass --vmlinux PATH to "
+             "failrun kernel or set LIBFAIL_VMLINUX");
+    else if (kernelcov_analyse(db, vmlinux) >= 0)
+        kernelcov_set_vmlinux(db, vmlinux);
+    free(vmlinux);
+}

@@ -1,0 +1,146 @@
+/*
+ * campaign.h — a campaign's settings (what to run, how deep, which processes), as stored in the
+ * database, and the environment that tells the preload what a run must do.
+ */
+#ifndef FAILRUN_CAMPAIGN_H
+#define FAILRUN_CAMPAIGN_H
+
+#include "store/ingest.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DEFAULT_DATABASE ".failrun/campaign.db"
+
+struct campaign_settings {
+    char **argv; /* NULL-terminated */
+    char *cwd;
+    char *top_exe;
+    char *stdin_path; /* NULL: /dev/null */
+    int depth;
+    int64_t timeout_ms; /* 0: derived from the baseline */
+    char *exe_globs;    /* --exe globs, ':'-separated; "" when not given */
+    char *module_globs;
+    char *scope;        /* LIBFAIL_EXE of the runs: globs, or "" for every non-system executable;
+                           decided after the baseline (decide_scope), NULL before */
+    /* What each fault run fails (DESIGN.md "Fault plan"). */
+    uint64_t occurrence; /* site mode: fail each site's K-th call (default 1) */
+    bool persistent;     /* site mode: and every call after it */
+    uint64_t nth;        /* nth mode: fail the N-th call (0: not this mode) */
+    bool nth_sweep;      /* nth mode: N = 1, 2, ... until a run where the N-th call never comes */
+    char *probability;   /* random mode: "P" as given, NULL: not this mode */
+    uint64_t seed;       /* random mode: the first run's seed, then seed+1, ... */
+    int64_t max_runs;    /* bound on fault runs, exploration included */
+    unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
+    bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
+    bool kernel_wrappers;   /* failrun kernel --wrappers: sites only at libc's wrappers */
+    bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
+    uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
+    unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */
+    bool whole_command;     /* --whole-command: every run re-runs the command, never the program
+                               that owns the site alone (owner.c) */
+    char *source_globs;     /* --source globs, ':'-separated; NULL or "": every site (source.h) */
+    char *wrappers;         /* --wrapper functions, ':'-separated; NULL or "": none named */
+    char *returns;          /* --returns FUNC=KIND rules, ':'-separated; NULL or "": learned */
+    bool boundary;          /* --boundary: record what the code under test returned (LD_AUDIT) */
+    bool boundary_idle;     /* not stored: the baseline saw no call into a library in scope, so
+                               later runs go without the audit module (load_baseline) */
+    char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
+                               built-in runners only (libfail/testcase.c) */
+    int64_t hang_cpu_ms;    /* not stored: the CPU a process may use after its planned fault
+                               fired before it is a hang (plan key cpu; 0: none); from the
+                               baseline's CPU time (load_baseline) */
+};
+
+/* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */
+const char *fault_kinds_text(unsigned kinds);
+unsigned fault_kinds_parse(const char *text);
+
+/* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
+   outlives the folders of runs that found no bug. */
+char *coverage_directory(const char *run_dir);
+/* Removes a run's folder and its coverage folder beside it. */
+void remove_run_folder(const char *run_dir);
+
+/* Where the campaign's preload is: libfail-preload.so, for --faults io libfail-preload-io.so, for
+   kernel campaigns libfail-kernel.so; $LIBFAIL_PRELOAD ($LIBFAIL_IO_PRELOAD,
+   $LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
+char *preload_path(const struct campaign_settings *settings);
+/* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
+/* The lengths run_environment gives a run's folder (LIBFAIL_DIR, the sanitizers' log folder;
+   its coverage folder has 5 more), its plan (LIBFAIL_PLAN) and its scope (LIBFAIL_EXE), whatever
+   the run: longer ones are left as they are. */
+#define RUN_DIR_WIDTH 192
+#define RUN_PLAN_WIDTH 512
+#define RUN_SCOPE_WIDTH 256
+char **run_environment(const struct campaign_settings *settings, const char *run_dir,
+                       const char *plan);
+void environment_free(char **environment);
+/* The complete environment of a run that starts one program of the baseline alone: the
+   environment it had there (`recorded`, NULL-terminated) without what failrun added for the
+   baseline (its preload in LD_PRELOAD, LIBFAIL_*, GCOV_PREFIX*, its sanitizer options), plus
+   run_environment's values for this run. Free with environment_free. */
+char **program_environment(const struct campaign_settings *settings, char *const *recorded,
+                           const char *run_dir, const char *plan);
+/* The LIBFAIL_PLAN of a fault run: `chain` ("S1:K1,S2:K2,...") in site mode, else the
+   campaign's nth (with `nth`) or random (with `seed`) mode. */
+char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
+                uint64_t seed);
+/* The baseline's: record every site, fail nothing. */
+char *plan_record(const struct campaign_settings *settings);
+/* A run's plan as given to it: a stored plan that fails something with the campaign's
+   ";cpu=MS" (plan.c). */
+char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan);
+/* ";faults=..." for a plan of the campaign's kinds of call ("" for allocations only). */
+const char *fault_kinds_suffix(const struct campaign_settings *settings);
+
+/* The default scope, decided from the baseline's processes: when the command starts programs of
+   the user's own (outside the system's folders), those are under test and the command is only a
+   launcher (make, sh, a test harness); otherwise the command itself is under test. The suite's
+   fixtures are left out ("!EXE" entries), each added to `fixtures` (exe -> why). --exe wins. */
+char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline,
+                   json_t *fixtures);
+/* Why a process of the baseline is a fixture (a test server, a daemon), or NULL: it outlived
+   the process that started it, or it served a socket or left its session and did not end by
+   itself (its harness or failrun stopped it). A program that listens and ends by itself (a
+   test of a network library) is under test. */
+const char *fixture_reason(const struct ingest_process *process);
+bool scope_includes(const char *scope, const char *exe);
+
+void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);
+/* False when the database holds no campaign. */
+bool campaign_load(sqlite3 *db, struct campaign_settings *settings);
+/* Is the first fault run planned for this site / nth / seed in this shard's slice? */
+bool in_shard(const struct campaign_settings *settings, uint64_t value);
+bool campaign_same_command(const struct campaign_settings *a, const struct campaign_settings *b);
+void campaign_settings_free(struct campaign_settings *settings);
+char *argv_to_json(char *const *argv);
+/* NUL-terminated strings one after another (a program's argv or environment as stored), as a
+   NULL-terminated list; free with environment_free. */
+char **strings_from_blob(const void *bytes, int length);
+/* "prog ARGS": a program of the baseline as the report names it (the executable's base name and
+   the arguments, shell-quoted), newly allocated. */
+char *program_title(const char *exe, char *const *argv);
+
+/* Module paths by id, loaded from the database, and plumbing detection. */
+struct module_map {
+    size_t count;
+    uint64_t *ids;
+    char **paths;
+};
+void module_map_load(sqlite3 *db, struct module_map *map);
+const char *module_map_path(const struct module_map *map, uint64_t id);
+void module_map_free(struct module_map *map);
+/* libc, the loader, libfail's own preload and its unwinder: frames there are never "the" site. */
+bool module_is_plumbing(const char *path);
+/* failrun's own runtime and the sanitizers' (never where a bug is). */
+bool module_is_tool(const char *path);
+/* The C library, the loader and the compiler's runtime: a fault there is marked as such. */
+bool module_is_system(const char *path);
+/* Index of the first frame outside plumbing modules, or -1. */
+int first_own_frame(const struct module_map *map, const struct frame_list *frames);
+
+
+#endif

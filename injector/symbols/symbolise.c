@@ -1,0 +1,1418 @@
+/*
+ * symbolise.c — (module path, offset) -> function, file:line, with inline chains.
+ *
+ * Why libdwfl rather than hand-parsing DWARF: it already knows how to find separate debuginfo
+ * (build-id links and .gnu_debuglink under /usr/lib/debug), dwz alternate files, DWARF 4 and 5
+ * line tables, and falls back to .symtab/.dynsym for stripped distribution libraries. We only
+ * add what it does not do for us: a per-path cache, a CU index for modules without
+ * .debug_aranges, and turning the DIE scope chain into innermost-first frames with call sites.
+ *
+ * Why one Dwfl per path, each module reported at base 0 (add_p_vaddr): record offsets are
+ * already "address minus load bias", i.e. ELF vaddrs, so reporting every module as if loaded at
+ * its own link-time addresses lets us pass offsets straight through for PIE, shared libraries
+ * and non-PIE executables alike. Modules at base 0 would overlap in one Dwfl, hence one each.
+ *
+ * Why our own CU index: libdw 0.188 maps addresses to CUs only through .debug_aranges, which
+ * clang does not emit by default; without it dwfl_module_addrdie finds nothing and a
+ * clang-built target would get no file:line at all. When the aranges lookup fails we fall back
+ * to a sorted table of every CU's DW_AT_ranges/low_pc, built once per module.
+ *
+ * Why we open the file ourselves: a record can name anything (a deleted file, a directory, a
+ * FIFO that would block open(2)); we accept only regular files and cache failures too, so a
+ * missing module costs one open attempt, not one per frame.
+ *
+ * Why debuginfod only on request: libdwfl's standard find_debuginfo asks the debuginfod servers
+ * named in DEBUGINFOD_URLS (through libdebuginfod.so.1, loaded lazily) when no local debug file
+ * exists. We leave the variable as the user set it: unset (or empty), a report never touches the
+ * network; set, missing debug info is fetched once into debuginfod's cache (DEBUGINFOD_CACHE_PATH)
+ * and the stripped code gets function names and lines.
+ *
+ * Why function identity comes from .eh_frame when there is no symbol: stripped programs keep
+ * their unwind tables (every FDE covers exactly one function, [initial_location, +range)), so a
+ * crash in a stripped function still gets a stable name, fn_<start>, and deduplicates by it. libdw
+ * only exposes the row of an FDE an address falls in (dwarf_frame_info gives the row's range, not
+ * the FDE's), so we read the FDEs ourselves with dwarf_next_cfi, once per module, into a sorted
+ * table. .dynsym alone is not to be trusted on stripped code: the nearest symbol below an address
+ * can be a far-away sizeless one (_init), so a symbol names an address only if its size covers
+ * it, or, sizeless, if it starts the FDE that does.
+ */
+#include "symbols/symbolise.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* NULL means libdwfl's default search path (":.debug:/usr/lib/debug"). */
+static char *debuginfo_path = NULL;
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+/* One address range of one CU, in libdw's address space (module address - dwarf bias). */
+struct cu_range {
+    Dwarf_Addr low, high; /* [low, high) */
+    Dwarf_Addr reach;     /* max `high` over this and every earlier entry, for the search */
+    Dwarf_Die cu;
+};
+
+/* One FDE: the code range of one function, in module addresses. */
+struct fde_range {
+    uint64_t low, high; /* [low, high) */
+};
+
+/* A function identity already found, and the addresses it covers (see function_identity). */
+struct function_range {
+    uint64_t low, high; /* [low, high): module addresses known to belong to this function */
+    uint64_t start;     /* the function's start (its symbol's or its FDE's) */
+    const char *name;   /* owned by libdw/libelf (lives as long as the Dwfl); NULL: fn_<start> */
+    bool covered;       /* false: a remembered miss, nothing covers [low, high) */
+};
+
+struct module_entry {
+    struct module_entry *next; /* hash chain */
+    uint64_t hash;
+    Dwfl *dwfl;       /* NULL when the path could not be opened as ELF: a cached failure */
+    Dwfl_Module *mod; /* owned by dwfl */
+    bool ranges_built;
+    struct cu_range *ranges; /* sorted by low; the fallback when there are no aranges */
+    size_t range_count;
+    bool fdes_built;
+    struct fde_range *fdes; /* sorted by low; from .eh_frame and .debug_frame */
+    size_t fde_count;
+    struct function_range *functions; /* sorted by low, disjoint: the identity cache */
+    size_t function_count, function_capacity;
+    Dwarf_Off *indexed_cus; /* sorted: CUs whose functions are all in the cache (index_cu) */
+    size_t indexed_count, indexed_capacity;
+    int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
+    char path[];
+};
+
+struct symboliser {
+    struct module_entry **buckets;
+    size_t bucket_count; /* a power of two */
+    size_t entry_count;
+    struct module_entry *last; /* consecutive lookups are usually in the same module */
+};
+
+/* A source location: where a frame is executing. */
+struct location {
+    char file[512];
+    int line;
+    int column;
+};
+
+static uint64_t hash_path(const char *path)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        h ^= *p;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Copies src (may be NULL) into dst[size], truncating; always NUL-terminates. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strnlen(src, size - 1) : 0;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Rewrites path in place without "." components, repeated slashes or "dir/.." pairs: a source
+ * file compiled through `#include "../lib/x.c"` from tests/ is named tests/../lib/x.c by DWARF,
+ * and must read (and deduplicate) as lib/x.c, the name the library's own build gives it.
+ * Lexical, as gcov and the compilers' own prefix maps are: the files may be gone. A relative
+ * path keeps the ".." it cannot resolve; "/.." is "/". */
+static void normalise_path(char *path)
+{
+    bool absolute = path[0] == '/';
+    char *out = path + absolute, *in = out;
+    size_t kept = 0; /* components written that a ".." may remove */
+    while (*in) {
+        char *end = strchr(in, '/');
+        size_t n = end ? (size_t)(end - in) : strlen(in);
+        if (n == 0 || (n == 1 && in[0] == '.')) {
+            /* nothing: an empty or "." component */
+        } else if (n == 2 && in[0] == '.' && in[1] == '.' && kept > 0) {
+            while (out > path + absolute && out[-1] != '/')
+                out--; /* back over the last component (never a ".." while kept > 0) */
+            if (out > path + absolute)
+                out--; /* and the '/' before it */
+            kept--;
+        } else if (n == 2 && in[0] == '.' && in[1] == '.' && absolute) {
+            /* "/.." is "/" */
+        } else {
+            if (out > path + absolute)
+                *out++ = '/';
+            memmove(out, in, n);
+            out += n;
+            if (!(n == 2 && in[0] == '.' && in[1] == '.'))
+                kept++;
+        }
+        in += n + (end != NULL);
+    }
+    if (out == path && !absolute)
+        *out++ = '.';
+    *out = '\0';
+}
+
+/* Stores `name` into dst[size], prefixed with comp_dir when name is relative and comp_dir is
+ * absolute (a relative comp_dir, e.g. from -fdebug-prefix-map=...=., cannot help), normalised. */
+static void set_file(char *dst, size_t size, const char *name, const char *comp_dir)
+{
+    if (!name || !*name) {
+        dst[0] = '\0';
+        return;
+    }
+    if (name[0] == '/' || !comp_dir || comp_dir[0] != '/') {
+        copy_text(dst, size, name);
+        normalise_path(dst);
+        return;
+    }
+    size_t cap = size - 1;
+    size_t at = strnlen(comp_dir, cap);
+    memcpy(dst, comp_dir, at);
+    if (at > 0 && dst[at - 1] != '/' && at < cap)
+        dst[at++] = '/';
+    size_t nl = strnlen(name, cap - at);
+    memcpy(dst + at, name, nl);
+    dst[at + nl] = '\0';
+    normalise_path(dst);
+}
+
+static const char *comp_dir_of(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+}
+
+static void unknown_frame(struct symbol_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    copy_text(f->function, sizeof f->function, "??");
+}
+
+static void fill_frame(struct symbol_frame *f, const char *function, const struct location *loc,
+                       bool inlined)
+{
+    memset(f, 0, sizeof *f);
+    copy_text(f->function, sizeof f->function, function && *function ? function : "??");
+    memcpy(f->file, loc->file, sizeof f->file);
+    f->line = loc->line;
+    f->column = loc->column;
+    f->inlined = inlined;
+}
+
+struct symboliser *symboliser_new(void)
+{
+    struct symboliser *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->bucket_count = 64;
+    s->buckets = calloc(s->bucket_count, sizeof *s->buckets);
+    if (!s->buckets) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void symboliser_free(struct symboliser *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->bucket_count; i++) {
+        struct module_entry *e = s->buckets[i];
+        while (e) {
+            struct module_entry *next = e->next;
+            if (e->dwfl)
+                dwfl_end(e->dwfl);
+            free(e->ranges);
+            free(e->fdes);
+            free(e->functions);
+            free(e->indexed_cus);
+            free(e);
+            e = next;
+        }
+    }
+    free(s->buckets);
+    free(s);
+}
+
+/* Opens `path` as an offline module at its own vaddrs. Leaves e->dwfl NULL on any failure. */
+static void open_module(struct module_entry *e)
+{
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+
+    Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+    if (!dwfl) {
+        close(fd);
+        return;
+    }
+    dwfl_report_begin(dwfl);
+    /* base 0 + add_p_vaddr: ET_DYN bias is 0 even if the first PT_LOAD's p_vaddr is not
+     * (prelinked libraries); ET_EXEC ignores base. Either way module address == ELF vaddr. */
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, e->path, e->path, fd, 0, true);
+    if (!mod) {
+        close(fd); /* consumed only on success */
+        dwfl_end(dwfl);
+        return;
+    }
+    if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
+        dwfl_end(dwfl);
+        return;
+    }
+    e->dwfl = dwfl;
+    e->mod = mod;
+}
+
+static void grow(struct symboliser *s)
+{
+    size_t count = s->bucket_count * 2;
+    struct module_entry **buckets = calloc(count, sizeof *buckets);
+    if (!buckets)
+        return; /* longer chains, still correct */
+    for (size_t i = 0; i < s->bucket_count; i++) {
+        struct module_entry *e = s->buckets[i];
+        while (e) {
+            struct module_entry *next = e->next;
+            size_t b = (size_t)(e->hash & (count - 1));
+            e->next = buckets[b];
+            buckets[b] = e;
+            e = next;
+        }
+    }
+    free(s->buckets);
+    s->buckets = buckets;
+    s->bucket_count = count;
+}
+
+/* The cache entry for path, created (and the module opened) on first use. NULL only when
+ * out of memory. */
+static struct module_entry *get_module(struct symboliser *s, const char *path)
+{
+    if (s->last && strcmp(s->last->path, path) == 0)
+        return s->last;
+    uint64_t h = hash_path(path);
+    for (struct module_entry *e = s->buckets[h & (s->bucket_count - 1)]; e; e = e->next) {
+        if (e->hash == h && strcmp(e->path, path) == 0) {
+            s->last = e;
+            return e;
+        }
+    }
+    size_t len = strlen(path);
+    struct module_entry *e = calloc(1, sizeof *e + len + 1);
+    if (!e)
+        return NULL;
+    memcpy(e->path, path, len + 1);
+    e->hash = h;
+    e->debug_info = -1;
+    open_module(e);
+    if (s->entry_count >= s->bucket_count)
+        grow(s);
+    size_t b = (size_t)(h & (s->bucket_count - 1));
+    e->next = s->buckets[b];
+    s->buckets[b] = e;
+    s->entry_count++;
+    s->last = e;
+    return e;
+}
+
+static int compare_ranges(const void *a, const void *b)
+{
+    const struct cu_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low ? 1 : 0;
+}
+
+/* Builds e->ranges from every CU's address ranges. On failure the table is just shorter. */
+static void build_cu_ranges(struct module_entry *e)
+{
+    e->ranges_built = true;
+    size_t cap = 0;
+    Dwarf_Addr bias;
+    for (Dwarf_Die *cu = dwfl_module_nextcu(e->mod, NULL, &bias); cu;
+         cu = dwfl_module_nextcu(e->mod, cu, &bias)) {
+        Dwarf_Addr base, low, high;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(cu, off, &base, &low, &high)) > 0) {
+            if (high <= low || low == 0)
+                continue; /* empty, or code the linker discarded (relocated to 0) */
+            if (e->range_count == cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                struct cu_range *r = realloc(e->ranges, ncap * sizeof *r);
+                if (!r)
+                    goto done;
+                e->ranges = r;
+                cap = ncap;
+            }
+            e->ranges[e->range_count++] = (struct cu_range){.low = low, .high = high, .cu = *cu};
+        }
+    }
+done:
+    qsort(e->ranges, e->range_count, sizeof *e->ranges, compare_ranges);
+    Dwarf_Addr reach = 0;
+    for (size_t i = 0; i < e->range_count; i++) {
+        if (e->ranges[i].high > reach)
+            reach = e->ranges[i].high;
+        e->ranges[i].reach = reach;
+    }
+}
+
+_Static_assert(offsetof(struct cu_range, low) == 0 && offsetof(struct fde_range, low) == 0 &&
+                   offsetof(struct function_range, low) == 0 && sizeof(Dwarf_Addr) == 8,
+               "count_starting_at_or_below reads a uint64_t `low` at the start of each entry");
+
+/* How many entries of a table sorted by `low` start at or below addr: the index just past the
+ * rightmost one that could hold it. `low` is the first member of every table's entries. */
+static size_t count_starting_at_or_below(const void *table, size_t count, size_t stride,
+                                         uint64_t addr)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t low;
+        memcpy(&low, (const char *)table + mid * stride, sizeof low);
+        if (low <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The CU covering module address addr, and the bias to subtract for libdw. */
+static bool find_cu(struct module_entry *e, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+    Dwarf_Die *found = dwfl_module_addrdie(e->mod, addr, bias);
+    if (found) {
+        *cu = *found;
+        return true;
+    }
+    if (!dwfl_module_getdwarf(e->mod, bias))
+        return false; /* no DWARF at all: do not scan */
+    if (!e->ranges_built)
+        build_cu_ranges(e);
+    Dwarf_Addr a = addr - *bias;
+    /* Rightmost range starting at or below a, then walk left while ranges could still reach
+     * past a (overlaps are rare, so this is normally one step). */
+    size_t lo = count_starting_at_or_below(e->ranges, e->range_count, sizeof *e->ranges, a);
+    for (size_t i = lo; i-- > 0 && e->ranges[i].reach > a;) {
+        if (a < e->ranges[i].high) {
+            *cu = e->ranges[i].cu;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The DIE's name, following abstract_origin/specification; NULL when it has none. A mangled
+ * C++ (or legacy Rust) linkage name comes first: it is qualified and matches what .symtab
+ * would say, where DW_AT_name is only the bare "m" of ns::K::m. Other linkage names are asm
+ * labels (glibc's "__GI___libc_malloc" for __libc_malloc), so C gets DW_AT_name. */
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+    if (linkage && strncmp(linkage, "_Z", 2) == 0)
+        return linkage;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    return name ? name : linkage;
+}
+
+static bool is_function_scope(Dwarf_Die *die)
+{
+    int tag = dwarf_tag(die);
+    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_entry_point;
+}
+
+/* The line-table row covering a (libdw address) in cu: the innermost frame's location. */
+static void line_table_location(Dwarf_Die *cu, Dwarf_Addr a, struct location *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    Dwarf_Line *line = dwarf_getsrc_die(cu, a);
+    if (!line)
+        return;
+    set_file(loc->file, sizeof loc->file, dwarf_linesrc(line, NULL, NULL), comp_dir_of(cu));
+    if (dwarf_lineno(line, &loc->line) != 0)
+        loc->line = 0;
+    if (dwarf_linecol(line, &loc->column) != 0)
+        loc->column = 0;
+}
+
+/* The call site recorded on an inlined_subroutine DIE (call_file/line/column). */
+static void call_site_location(Dwarf_Die *inl, struct location *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    Dwarf_Attribute attr;
+    Dwarf_Word v;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0)
+        loc->line = (int)v;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
+        loc->column = (int)v;
+    Dwarf_Word idx;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) != 0)
+        return;
+    Dwarf_Die cu;
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (!dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
+        idx >= nfiles)
+        return;
+    /* DWARF 4 numbers files from 1 (libdw keeps a placeholder at 0), DWARF 5 from 0; libdw's
+     * table follows the CU's version, so the raw index is right for both. */
+    set_file(loc->file, sizeof loc->file, dwarf_filesrc(files, (size_t)idx, NULL, NULL),
+             comp_dir_of(&cu));
+}
+
+/* Frames from DWARF scopes, innermost first; 0 when the CU has no function DIE at a
+ * (assembly sources, padding). */
+static int dwarf_frames(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Addr module_addr,
+                        struct symbol_frame *out, int max)
+{
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, a, &scopes);
+    int inner = -1;
+    for (int i = 0; i < nscopes; i++) {
+        if (is_function_scope(&scopes[i])) {
+            inner = i;
+            break;
+        }
+    }
+    if (inner < 0) {
+        free(scopes);
+        return 0;
+    }
+    /* Past an inlined instance, dwarf_getscopes continues with the parents of its abstract
+     * origin (usually just the CU), not with the functions it was inlined into. The concrete
+     * nesting (inlined instance -> caller -> ... -> out-of-line function) is the DIE tree
+     * around the innermost function scope, which dwarf_getscopes_die gives. */
+    Dwarf_Die *chain = NULL;
+    int nchain = dwarf_getscopes_die(&scopes[inner], &chain);
+    free(scopes);
+    if (nchain <= 0) {
+        free(chain);
+        return 0;
+    }
+
+    struct location loc;
+    line_table_location(cu, a, &loc);
+    int n = 0;
+    for (int i = 0; i < nchain && n < max; i++) {
+        Dwarf_Die *die = &chain[i];
+        if (!is_function_scope(die))
+            continue; /* lexical blocks */
+        bool inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine;
+        const char *name = die_name(die);
+        if (!name && !inlined) {
+            GElf_Off off;
+            GElf_Sym sym;
+            name = dwfl_module_addrinfo(mod, module_addr, &off, &sym, NULL, NULL, NULL);
+        }
+        fill_frame(&out[n++], name, &loc, inlined);
+        if (!inlined)
+            break; /* the out-of-line function; what encloses it is not a caller */
+        call_site_location(die, &loc);
+    }
+    free(chain);
+    return n;
+}
+
+/* ---- function identity: DWARF subprogram, ELF symbol, or the FDE's start ---- */
+
+/* Reads an unsigned LEB128 at *p; false when it runs past end. */
+static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; *p < end; shift += 7) {
+        uint8_t byte = *(*p)++;
+        if (shift < 64)
+            v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool read_sleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    while (*p < end) {
+        uint8_t byte = *(*p)++;
+        if (shift < 64)
+            v |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+        if (!(byte & 0x80)) {
+            if (shift < 64 && (byte & 0x40))
+                v |= ~UINT64_C(0) << shift;
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How to read the pointers of one .eh_frame/.debug_frame section. */
+struct cfi_section {
+    const uint8_t *base; /* the section's bytes */
+    uint64_t vaddr;      /* the section's address, for pc-relative pointers */
+    bool big_endian;
+    unsigned address_size;
+};
+
+/* Reads one DW_EH_PE-encoded pointer at *p: absolute or pc-relative, which is all that FDE
+ * ranges use in practice. `encoding` 0 (absptr) is what .debug_frame always uses. */
+static bool read_encoded(const struct cfi_section *sec, const uint8_t **p, const uint8_t *end,
+                         uint8_t encoding, uint64_t *value)
+{
+    const uint8_t *field = *p;
+    uint64_t v = 0;
+    size_t size = 0;
+    bool is_signed = false;
+    switch (encoding & 0x0f) {
+    case DW_EH_PE_absptr: size = sec->address_size; break;
+    case DW_EH_PE_udata2: size = 2; break;
+    case DW_EH_PE_udata4: size = 4; break;
+    case DW_EH_PE_udata8: size = 8; break;
+    case DW_EH_PE_sdata2: size = 2; is_signed = true; break;
+    case DW_EH_PE_sdata4: size = 4; is_signed = true; break;
+    case DW_EH_PE_sdata8: size = 8; is_signed = true; break;
+    case DW_EH_PE_uleb128:
+        if (!read_uleb(p, end, &v))
+            return false;
+        break;
+    case DW_EH_PE_sleb128:
+        if (!read_sleb(p, end, &v))
+            return false;
+        break;
+    default:
+        return false;
+    }
+    if (size) {
+        if ((size_t)(end - *p) < size)
+            return false;
+        for (size_t i = 0; i < size; i++)
+            v |= (uint64_t)(*p)[sec->big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
+        if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
+            v |= ~UINT64_C(0) << (8 * size);
+        *p += size;
+    }
+    switch (encoding & 0x70) {
+    case DW_EH_PE_absptr: break;
+    case DW_EH_PE_pcrel: v += sec->vaddr + (uint64_t)(field - sec->base); break;
+    default: return false; /* textrel, datarel, funcrel, aligned: never seen on FDE ranges */
+    }
+    *value = v;
+    return true;
+}
+
+/* The pointer encoding of the FDEs that use this CIE (its 'R' augmentation), or DW_EH_PE_omit
+ * when the augmentation cannot be read. */
+static uint8_t fde_encoding(const struct cfi_section *sec, const Dwarf_CIE *cie)
+{
+    const char *aug = cie->augmentation;
+    if (aug[0] != 'z')
+        return aug[0] == '\0' ? DW_EH_PE_absptr : DW_EH_PE_omit;
+    const uint8_t *p = cie->augmentation_data, *end = p + cie->augmentation_data_size;
+    for (const char *a = aug + 1; *a; a++) {
+        uint64_t ignored;
+        switch (*a) {
+        case 'R':
+            return p < end ? *p : DW_EH_PE_omit;
+        case 'L':
+            if (p++ >= end)
+                return DW_EH_PE_omit;
+            break;
+        case 'P':
+            if (p >= end)
+                return DW_EH_PE_omit;
+            uint8_t personality = *p++;
+            if (!read_encoded(sec, &p, end, personality & 0x0f, &ignored))
+                return DW_EH_PE_omit;
+            break;
+        case 'S': case 'B':
+            break;
+        default:
+            return DW_EH_PE_omit;
+        }
+    }
+    return DW_EH_PE_absptr;
+}
+
+static bool append_fde(struct module_entry *e, size_t *capacity, uint64_t low, uint64_t high)
+{
+    if (e->fde_count == *capacity) {
+        size_t n = *capacity ? *capacity * 2 : 256;
+        struct fde_range *r = realloc(e->fdes, n * sizeof *r);
+        if (!r)
+            return false;
+        e->fdes = r;
+        *capacity = n;
+    }
+    e->fdes[e->fde_count++] = (struct fde_range){low, high};
+    return true;
+}
+
+/* Adds the FDEs of one .eh_frame or .debug_frame section, shifted by bias into module
+ * addresses. Stops quietly at the first entry it cannot read. */
+static void add_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Elf_Scn *scn,
+                     bool eh_frame, Dwarf_Addr bias)
+{
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED))
+        return;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+    if (!data || !data->d_buf || !ident)
+        return;
+    struct cfi_section sec = {
+        .base = data->d_buf,
+        .vaddr = shdr.sh_addr,
+        .big_endian = ident[EI_DATA] == ELFDATA2MSB,
+        .address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8,
+    };
+    const uint8_t *section_end = sec.base + data->d_size;
+    Dwarf_Off offset = 0, next, cie_offset = (Dwarf_Off)-1;
+    uint8_t encoding = DW_EH_PE_omit;
+    Dwarf_CFI_Entry entry;
+    while (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) == 0) {
+        offset = next;
+        if (dwarf_cfi_cie_p(&entry))
+            continue;
+        if (entry.fde.CIE_pointer != cie_offset) {
+            Dwarf_CFI_Entry cie;
+            Dwarf_Off after;
+            cie_offset = entry.fde.CIE_pointer;
+            encoding = dwarf_next_cfi(ident, data, eh_frame, cie_offset, &after, &cie) == 0 &&
+                               dwarf_cfi_cie_p(&cie)
+                           ? fde_encoding(&sec, &cie.cie)
+                           : DW_EH_PE_omit;
+        }
+        const uint8_t *p = entry.fde.start;
+        uint64_t start, length;
+        if (encoding == DW_EH_PE_omit || !read_encoded(&sec, &p, section_end, encoding, &start) ||
+            !read_encoded(&sec, &p, section_end, encoding & 0x0f, &length))
+            continue;
+        if (length == 0 || start == 0 || start + length < start)
+            continue; /* empty, or code the linker discarded (relocated to 0) */
+        if (!append_fde(e, capacity, start + bias, start + length + bias))
+            return;
+    }
+}
+
+/* Adds the FDEs of every .eh_frame / .debug_frame section of elf. */
+static void add_elf_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Dwarf_Addr bias,
+                         bool eh_frame_too)
+{
+    size_t strndx;
+    if (!elf || elf_getshdrstrndx(elf, &strndx) != 0)
+        return;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, strndx, shdr.sh_name) : NULL;
+        if (!name)
+            continue;
+        if (eh_frame_too && strcmp(name, ".eh_frame") == 0)
+            add_fdes(e, capacity, elf, scn, true, bias);
+        else if (strcmp(name, ".debug_frame") == 0)
+            add_fdes(e, capacity, elf, scn, false, bias);
+    }
+}
+
+static int compare_fdes(const void *a, const void *b)
+{
+    const struct fde_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low ? 1 : x->high < y->high ? -1 : x->high > y->high;
+}
+
+/* Reads every FDE of the module once: .eh_frame and .debug_frame of the file itself, and
+ * .debug_frame of its separate debug file when libdwfl found one. */
+static void build_fde_table(struct module_entry *e)
+{
+    e->fdes_built = true;
+    size_t capacity = 0;
+    Dwarf_Addr bias;
+    Elf *elf = dwfl_module_getelf(e->mod, &bias);
+    add_elf_fdes(e, &capacity, elf, bias, true);
+    Dwarf_Addr debug_bias;
+    Dwarf *dwarf = dwfl_module_getdwarf(e->mod, &debug_bias);
+    Elf *debug = dwarf ? dwarf_getelf(dwarf) : NULL;
+    if (debug && debug != elf)
+        add_elf_fdes(e, &capacity, debug, debug_bias, false);
+    qsort(e->fdes, e->fde_count, sizeof *e->fdes, compare_fdes);
+}
+
+/* The FDE covering module address addr. When two cover it (the same function described in
+ * .eh_frame and .debug_frame), the one starting last: the innermost. */
+static bool find_fde(struct module_entry *e, uint64_t addr, struct fde_range *found)
+{
+    if (!e->fdes_built)
+        build_fde_table(e);
+    size_t lo = count_starting_at_or_below(e->fdes, e->fde_count, sizeof *e->fdes, addr);
+    /* FDEs do not overlap in practice; look back a few entries in case they do. */
+    for (size_t i = lo, steps = 0; i-- > 0 && steps < 4; steps++) {
+        if (addr < e->fdes[i].high) {
+            *found = e->fdes[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The out-of-line function (DW_TAG_subprogram) whose code holds a (libdw address) in cu. */
+static bool enclosing_subprogram(Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Die *result)
+{
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, a, &scopes);
+    int inner = -1;
+    for (int i = 0; i < nscopes && inner < 0; i++)
+        if (is_function_scope(&scopes[i]))
+            inner = i;
+    if (inner < 0) {
+        free(scopes);
+        return false;
+    }
+    /* As in dwarf_frames: the concrete nesting is the DIE tree around the innermost scope. */
+    Dwarf_Die *chain = NULL;
+    int nchain = dwarf_getscopes_die(&scopes[inner], &chain);
+    free(scopes);
+    bool found = false;
+    for (int i = 0; i < nchain && !found; i++) {
+        if (is_function_scope(&chain[i]) && dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine) {
+            *result = chain[i];
+            found = true;
+        }
+    }
+    free(chain);
+    return found;
+}
+
+/* Identity from DWARF: the subprogram's name, its entry (low_pc, or its first range: the hot
+ * part of a function GCC split in hot and cold), and the range holding addr. */
+static bool dwarf_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    Dwarf_Die cu, fn;
+    Dwarf_Addr bias = 0;
+    if (!find_cu(e, addr, &cu, &bias) || !enclosing_subprogram(&cu, addr - bias, &fn))
+        return false;
+    const char *name = die_name(&fn);
+    if (!name || !*name)
+        return false;
+    Dwarf_Addr a = addr - bias, base, low, high, entry = 0;
+    bool have_entry = dwarf_lowpc(&fn, &entry) == 0;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(&fn, off, &base, &low, &high)) > 0) {
+        if (!have_entry) {
+            entry = low;
+            have_entry = true;
+        }
+        if (low <= a && a < high) {
+            *out = (struct function_range){low + bias, high + bias, entry + bias, name, true};
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Identity from .symtab/.dynsym, only when the symbol really holds addr (see the top). */
+static bool symbol_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    GElf_Off off;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    if (!name || !*name)
+        return false;
+    int type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+        return false;
+    uint64_t start = addr - off;
+    if (sym.st_size > 0) {
+        if (off >= sym.st_size)
+            return false;
+        *out = (struct function_range){start, start + sym.st_size, start, name, true};
+        return true;
+    }
+    struct fde_range fde;
+    if (find_fde(e, addr, &fde)) {
+        if (fde.low != start)
+            return false; /* a sizeless symbol before this function, not its name */
+        *out = (struct function_range){fde.low, fde.high, start, name, true};
+        return true;
+    }
+    /* Sizeless and no unwind table (hand-written assembly): the best we know, for this
+     * address only. */
+    *out = (struct function_range){addr, addr + 1, start, name, true};
+    return true;
+}
+
+static bool fde_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    struct fde_range fde;
+    if (!find_fde(e, addr, &fde))
+        return false;
+    *out = (struct function_range){fde.low, fde.high, fde.low, NULL, true};
+    return true;
+}
+
+/* Index of the cached function range holding addr, or of where one would go (*hit false). */
+static size_t find_function(const struct module_entry *e, uint64_t addr, bool *hit)
+{
+    size_t lo = count_starting_at_or_below(e->functions, e->function_count,
+                                           sizeof *e->functions, addr);
+    *hit = lo > 0 && addr < e->functions[lo - 1].high;
+    return *hit ? lo - 1 : lo;
+}
+
+/* Remembers f, unless it overlaps a range already cached (then it is only not cached). */
+static void cache_function(struct module_entry *e, const struct function_range *f)
+{
+    bool hit;
+    size_t at = find_function(e, f->low, &hit);
+    if (hit || (at < e->function_count && e->functions[at].low < f->high))
+        return;
+    if (e->function_count == e->function_capacity) {
+        size_t n = e->function_capacity ? e->function_capacity * 2 : 64;
+        struct function_range *r = realloc(e->functions, n * sizeof *r);
+        if (!r)
+            return;
+        e->functions = r;
+        e->function_capacity = n;
+    }
+    memmove(&e->functions[at + 1], &e->functions[at],
+            (e->function_count - at) * sizeof *e->functions);
+    e->functions[at] = *f;
+    e->function_count++;
+}
+
+/* Cache every out-of-line function of the CU at once, the first time an address falls in it:
+ * finding one function by address (dwarf_getscopes) walks the CU's DIEs from its start, so
+ * looking up the functions of a large CU one by one costs its size once per function. */
+static void index_cu(struct module_entry *e, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+    Dwarf_Off offset = dwarf_dieoffset(cu);
+    size_t at = 0;
+    while (at < e->indexed_count && e->indexed_cus[at] < offset)
+        at++;
+    if (at < e->indexed_count && e->indexed_cus[at] == offset)
+        return;
+    if (e->indexed_count == e->indexed_capacity) {
+        size_t n = e->indexed_capacity ? e->indexed_capacity * 2 : 16;
+        Dwarf_Off *grown = realloc(e->indexed_cus, n * sizeof *grown);
+        if (!grown)
+            return;
+        e->indexed_cus = grown;
+        e->indexed_capacity = n;
+    }
+    memmove(&e->indexed_cus[at + 1], &e->indexed_cus[at],
+            (e->indexed_count - at) * sizeof *e->indexed_cus);
+    e->indexed_cus[at] = offset;
+    e->indexed_count++;
+    Dwarf_Die child;
+    if (dwarf_child(cu, &child) != 0)
+        return;
+    do {
+        /* Top-level subprograms: what C has. Functions nested in namespaces or classes are
+           found address by address (dwarf_function), as before. */
+        if (dwarf_tag(&child) != DW_TAG_subprogram)
+            continue;
+        const char *name = die_name(&child);
+        if (!name || !*name)
+            continue;
+        Dwarf_Addr base, low, high, entry = 0;
+        bool have_entry = dwarf_lowpc(&child, &entry) == 0;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0) {
+            if (!have_entry) {
+                entry = low;
+                have_entry = true;
+            }
+            if (low < high)
+                cache_function(e, &(struct function_range){low + bias, high + bias, entry + bias,
+                                                           name, true});
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The function holding module address addr: DWARF first (it names static and inlined-into
+ * functions that .dynsym never has), then the symbol tables, then the FDE. Cached per module
+ * by address range, so the frames of one function cost one binary search after the first;
+ * misses are remembered per address (each costs a symbol table scan in libdwfl). */
+static bool function_identity(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+{
+    bool hit;
+    size_t at = find_function(e, addr, &hit);
+    if (hit) {
+        *out = e->functions[at];
+        return out->covered;
+    }
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    if (find_cu(e, addr, &cu, &bias)) {
+        index_cu(e, &cu, bias);
+        at = find_function(e, addr, &hit);
+        if (hit) {
+            *out = e->functions[at];
+            return out->covered;
+        }
+    }
+    if (!dwarf_function(e, addr, out) && !symbol_function(e, addr, out) &&
+        !fde_function(e, addr, out)) {
+        cache_function(e, &(struct function_range){addr, addr + 1, 0, NULL, false});
+        return false;
+    }
+    cache_function(e, out);
+    return true;
+}
+
+static void function_name(const struct function_range *f, char *name, size_t size)
+{
+    if (f->name)
+        copy_text(name, size, f->name);
+    else
+        snprintf(name, size, "fn_%" PRIx64, f->start);
+}
+
+bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset,
+                         bool is_return_address, uint64_t *start, char *name, size_t name_size)
+{
+    if (!s || !path || !*path)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    Dwarf_Addr addr = offset;
+    if (is_return_address && addr > 0)
+        addr--;
+    struct function_range f;
+    if (!function_identity(e, addr, &f))
+        return false;
+    if (start)
+        *start = f.start;
+    if (name && name_size > 0)
+        function_name(&f, name, name_size);
+    return true;
+}
+
+/* ---- the function a call instruction calls ---- */
+
+/* `count` bytes of the module's code or data at vaddr `address`, from the section holding them. */
+static bool read_vaddr(Elf *elf, GElf_Addr bias, uint64_t address, uint8_t *out, size_t count,
+                       char *section_name, size_t name_size)
+{
+    size_t strings;
+    if (elf_getshdrstrndx(elf, &strings) != 0)
+        return false;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_PROGBITS ||
+            !(header.sh_flags & SHF_ALLOC))
+            continue;
+        uint64_t low = header.sh_addr + bias;
+        if (address < low || address + count > low + header.sh_size)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf || address - low + count > data->d_size)
+            return false;
+        memcpy(out, (const uint8_t *)data->d_buf + (address - low), count);
+        const char *name = elf_strptr(elf, strings, header.sh_name);
+        copy_text(section_name, name_size, name);
+        return true;
+    }
+    return false;
+}
+
+/* The symbol a dynamic relocation of the GOT slot at `slot` binds (R_X86_64_JUMP_SLOT or
+   GLOB_DAT in .rela.plt / .rela.dyn). */
+static bool slot_symbol(Elf *elf, GElf_Addr bias, uint64_t slot, char *name, size_t size)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_RELA || !header.sh_entsize)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        Elf_Scn *symbols = elf_getscn(elf, header.sh_link);
+        GElf_Shdr symbols_header;
+        if (!data || !symbols || !gelf_getshdr(symbols, &symbols_header))
+            continue;
+        Elf_Data *symbol_data = elf_getdata(symbols, NULL);
+        size_t count = header.sh_size / header.sh_entsize;
+        for (size_t i = 0; i < count && symbol_data; i++) {
+            GElf_Rela rela;
+            if (!gelf_getrela(data, (int)i, &rela) || rela.r_offset + bias != slot)
+                continue;
+            GElf_Sym symbol;
+            if (!GELF_R_SYM(rela.r_info) ||
+                !gelf_getsym(symbol_data, (int)GELF_R_SYM(rela.r_info), &symbol))
+                return false;
+            const char *text = elf_strptr(elf, symbols_header.sh_link, symbol.st_name);
+            if (!text || !*text)
+                return false;
+            copy_text(name, size, text);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int32_t little_endian32(const uint8_t *bytes)
+{
+    return (int32_t)((uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
+                     (uint32_t)bytes[3] << 24);
+}
+
+/* The GOT slot a PLT entry at `entry` jumps through: `jmp *slot(%rip)`, after an endbr64 and a
+   bnd prefix when present. */
+static bool plt_slot(Elf *elf, GElf_Addr bias, uint64_t entry, uint64_t *slot)
+{
+    uint8_t code[16];
+    char section[64];
+    if (!read_vaddr(elf, bias, entry, code, sizeof code, section, sizeof section))
+        return false;
+    size_t at = 0;
+    if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+        at = 4; /* endbr64 */
+    if (code[at] == 0xf2)
+        at++; /* bnd */
+    if (code[at] != 0xff || code[at + 1] != 0x25)
+        return false;
+    *slot = entry + at + 6 + (uint64_t)(int64_t)little_endian32(code + at + 2);
+    return true;
+}
+
+bool symboliser_call_target(struct symboliser *s, const char *path, uint64_t return_offset,
+                            char *name, size_t name_size)
+{
+    if (!s || !path || !*path || return_offset < 6)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    GElf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(e->mod, &bias);
+    if (!elf)
+        return false;
+    uint8_t code[6];
+    char section[64];
+    if (!read_vaddr(elf, bias, return_offset - 6, code, sizeof code, section, sizeof section))
+        return false;
+    uint64_t slot;
+    if (code[0] == 0xff && code[1] == 0x15) /* call *slot(%rip) (-fno-plt) */
+        return slot_symbol(elf, bias, return_offset + (uint64_t)(int64_t)little_endian32(code + 2),
+                           name, name_size);
+    if (code[1] != 0xe8) /* call rel32 */
+        return false;
+    uint64_t target = return_offset + (uint64_t)(int64_t)little_endian32(code + 2);
+    uint8_t first;
+    if (!read_vaddr(elf, bias, target, &first, 1, section, sizeof section))
+        return false;
+    if (!strncmp(section, ".plt", 4))
+        return plt_slot(elf, bias, target, &slot) && slot_symbol(elf, bias, slot, name, name_size);
+    struct function_range f;
+    if (!symbol_function(e, target, &f) || f.start != target || !f.name)
+        return false;
+    copy_text(name, name_size, f.name);
+    return true;
+}
+
+/* ---- debug info: is there any, and how to get it ---- */
+
+static bool module_has_lines(struct module_entry *e)
+{
+    Dwarf_Addr bias;
+    if (!dwfl_module_getdwarf(e->mod, &bias))
+        return false;
+    for (Dwarf_Die *cu = dwfl_module_nextcu(e->mod, NULL, &bias); cu;
+         cu = dwfl_module_nextcu(e->mod, cu, &bias)) {
+        Dwarf_Lines *lines;
+        size_t count;
+        if (dwarf_getsrclines(cu, &lines, &count) == 0 && count > 0)
+            return true;
+    }
+    return false;
+}
+
+bool symboliser_has_debug_info(struct symboliser *s, const char *path)
+{
+    if (!s || !path || !*path)
+        return false;
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return false;
+    if (e->debug_info < 0)
+        e->debug_info = module_has_lines(e);
+    return e->debug_info == 1;
+}
+
+/* The GNU build-id of the ELF file at path, in hex, into hex[size]; false when it has none. */
+static bool read_build_id(const char *path, char *hex, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        elf_version(EV_CURRENT);
+        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+        const void *bits;
+        ssize_t len = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+        if (len > 0 && (size_t)len * 2 < size) {
+            for (ssize_t i = 0; i < len; i++)
+                snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
+            ok = true;
+        }
+        elf_end(elf);
+    }
+    close(fd);
+    return ok;
+}
+
+/* Runs `dpkg-query -S file`; its standard output (truncated) into out[size]. True when it
+ * exited 0. fork+exec, not posix_spawn: injector/base/spawn.h shadows <spawn.h> on our include
+ * path. */
+static bool run_dpkg_query(const char *file, char *out, size_t size)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return false;
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t none; /* not the signals failrun's campaign blocks in its threads */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        int null = open("/dev/null", O_RDWR);
+        dup2(pipefd[1], STDOUT_FILENO);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        execlp("dpkg-query", "dpkg-query", "-S", file, (char *)NULL);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    size_t used = 0;
+    char spill[512];
+    while (pid > 0) { /* read to the end, keeping what fits: a full pipe would block the child */
+        bool room = used < size - 1;
+        ssize_t n = read(pipefd[0], room ? out + used : spill, room ? size - 1 - used : sizeof spill);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            break;
+        if (n > 0 && room)
+            used += (size_t)n;
+    }
+    out[used] = '\0';
+    close(pipefd[0]);
+    int status = 1;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The Debian package that owns `file` according to dpkg-query -S, into package[size]. */
+static bool dpkg_owner(const char *file, char *package, size_t size)
+{
+    static const char *const packaged_trees[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"};
+    bool packaged_tree = false;
+    for (size_t i = 0; i < sizeof packaged_trees / sizeof packaged_trees[0]; i++)
+        packaged_tree |= strncmp(file, packaged_trees[i], strlen(packaged_trees[i])) == 0;
+    /* Each dpkg-query reads every package's file list (~0.1 s): not for a build tree's files;
+     * not for a name dpkg-query would take as a pattern; not off Debian. */
+    char out[4096];
+    if (!packaged_tree || strpbrk(file, "*?[\\\n") || access("/var/lib/dpkg/info", F_OK) != 0 ||
+        !run_dpkg_query(file, out, sizeof out))
+        return false;
+    /* Lines are "pkg[:arch][, pkg2...]: /path"; skip "diversion by ..." lines. */
+    for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, "diversion ", 10) == 0)
+            continue;
+        size_t len = strcspn(line, ":, \n");
+        if (len == 0 || len >= size)
+            return false;
+        memcpy(package, line, len);
+        package[len] = '\0';
+        return true;
+    }
+    return false;
+}
+
+/* The Debian package owning path: tried as given, resolved (symlinks, alternatives) and, for
+ * each, in its other merged-/usr spelling (dpkg knows /lib/x/libc.so.6, not /usr/lib/...). */
+static bool package_of(const char *path, char *package, size_t size)
+{
+    char resolved[PATH_MAX];
+    const char *names[2] = {path, realpath(path, resolved) ? resolved : NULL};
+    static const char *const merged[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
+                                         "/libx32/"};
+    for (int i = 0; i < 2; i++) {
+        if (!names[i] || (i == 1 && strcmp(names[0], names[1]) == 0))
+            continue;
+        if (dpkg_owner(names[i], package, size))
+            return true;
+        char other[PATH_MAX + 8];
+        const char *n = names[i];
+        for (size_t m = 0; m < sizeof merged / sizeof merged[0]; m++) {
+            const char *dir = merged[m];
+            bool usr = strncmp(n, "/usr", 4) == 0 && strncmp(n + 4, dir, strlen(dir)) == 0;
+            bool root = strncmp(n, dir, strlen(dir)) == 0;
+            if (usr)
+                snprintf(other, sizeof other, "%s", n + 4);
+            else if (root)
+                snprintf(other, sizeof other, "/usr%s", n);
+            if ((usr || root) && dpkg_owner(other, package, size))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The hint for one path (see symbolise.h); NULL when path is not an ELF file we can read. */
+static char *make_debug_hint(const char *path)
+{
+    char build_id[129];
+    bool have_id = read_build_id(path, build_id, sizeof build_id);
+    if (!have_id) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+            return NULL;
+        char magic[4];
+        bool elf = read(fd, magic, 4) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0;
+        close(fd);
+        if (!elf)
+            return NULL;
+    }
+    char package[256];
+    bool packaged = package_of(path, package, sizeof package);
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    bool debuginfod = urls && *urls;
+    char id_text[160];
+    if (have_id)
+        snprintf(id_text, sizeof id_text, "build-id %s", build_id);
+    else
+        snprintf(id_text, sizeof id_text, "no build-id");
+    char *hint = NULL;
+    int n;
+    if (packaged)
+        n = asprintf(&hint, "no debug info for %s (%s): apt-get install %s-dbgsym (from the "
+                     "debian-debug archive)%s", path, id_text, package,
+                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
+                                : ", or set DEBUGINFOD_URLS=https://debuginfod.debian.net");
+    else if (have_id)
+        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g, or install its debug "
+                     "file as /usr/lib/debug/.build-id/%.2s/%s.debug%s", path, id_text, build_id,
+                     build_id + 2,
+                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
+                                : ", or set DEBUGINFOD_URLS to a debuginfod server that has it");
+    else
+        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g (and -Wl,--build-id, "
+                     "which separate debug files and debuginfod need)", path, id_text);
+    return n < 0 ? NULL : hint;
+}
+
+/* Hints cached per path for the whole process: each may cost a few dpkg-query runs. */
+struct hint_entry {
+    struct hint_entry *next;
+    char *hint; /* NULL: no hint for this path */
+    char path[];
+};
+static struct hint_entry *hints;
+static pthread_mutex_t hints_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *symboliser_debug_hint(const char *path)
+{
+    if (!path || !*path)
+        return NULL;
+    pthread_mutex_lock(&hints_lock);
+    struct hint_entry *h = hints;
+    while (h && strcmp(h->path, path) != 0)
+        h = h->next;
+    if (!h) {
+        size_t len = strlen(path);
+        h = malloc(sizeof *h + len + 1);
+        if (h) {
+            memcpy(h->path, path, len + 1);
+            h->hint = make_debug_hint(path);
+            h->next = hints;
+            hints = h;
+        }
+    }
+    char *copy = h && h->hint ? strdup(h->hint) : NULL;
+    pthread_mutex_unlock(&hints_lock);
+    return copy;
+}
+
+int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
+                      bool is_return_address, struct symbol_frame *out, int max)
+{
+    if (!s || !out || max < 1)
+        return 0;
+    unknown_frame(&out[0]);
+    if (!path || !*path)
+        return 1;
+
+    struct module_entry *e = get_module(s, path);
+    if (!e || !e->mod)
+        return 1;
+
+    Dwarf_Addr addr = offset;
+    if (is_return_address && addr > 0)
+        addr--;
+
+    Dwarf_Die cu;
+    Dwarf_Addr bias = 0;
+    struct location loc;
+    memset(&loc, 0, sizeof loc);
+    if (find_cu(e, addr, &cu, &bias)) {
+        int n = dwarf_frames(e->mod, &cu, addr - bias, addr, out, max);
+        if (n > 0)
+            return n;
+        line_table_location(&cu, addr - bias, &loc);
+    }
+
+    /* No DWARF function here: the function's identity (its .symtab or .dynsym symbol, or
+     * fn_<start> from its FDE), plus whatever line table there is (assembly sources have one
+     * without function DIEs). */
+    struct function_range function;
+    char name[sizeof out[0].function];
+    if (function_identity(e, addr, &function))
+        function_name(&function, name, sizeof name);
+    else
+        copy_text(name, sizeof name, "??");
+    fill_frame(&out[0], name, &loc, false);
+    return 1;
+}

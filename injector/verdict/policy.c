@@ -1,0 +1,46 @@
+/*
+ * policy.c — the NOFAIL eligibility rule (see policy.h).
+ */
+#include "verdict/policy.h"
+#include "store/database.h"
+#include "symbols/symbolise.h"
+#include "base/util.h"
+
+#include <string.h>
+
+bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint64_t threshold)
+{
+    if (kind && !strcmp(kind, "io"))
+        return false;
+    if (nofail)
+        return true;
+    return kind && !strcmp(kind, "alloc") && max_size <= threshold;
+}
+
+char *failable_sites_condition(const struct campaign_settings *settings)
+{
+    /* Sites outside --source (source.c) are recorded but never failed. */
+    if (!settings->policy_nofail)
+        return xstrdup("NOT nofail AND NOT outside_source");
+    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
+                     (unsigned long long)settings->nofail_below);
+}
+
+bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)
+{
+    static struct symboliser *symboliser;
+    struct module_map map;
+    module_map_load(db, &map);
+    int own = first_own_frame(&map, frames);
+    const char *path = own >= 0 ? module_map_path(&map, frames->frames[own].module) : NULL;
+    if (path && !symboliser)
+        symboliser = symboliser_new();
+    char function[256] = "";
+    /* The out-of-line function: libgcov's are never inlined into the program's code. */
+    bool named = path && symboliser &&
+                 symboliser_function(symboliser, path, frames->frames[own].offset, true, NULL,
+                                     function, sizeof function);
+    module_map_free(&map);
+    /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
+    return named && (!strncmp(function, "__gcov_", 7) || !strncmp(function, "gcov_", 5));
+}
