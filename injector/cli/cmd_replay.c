@@ -6,6 +6,7 @@
  * names it with its folder (`--cwd DIR -- PROG ARGS`); when the campaign recorded a program with
  * that executable, folder and arguments, it gets the environment it had there too.
  */
+#include "engine/environment.h"
 #include "store/campaign.h"
 #include "cli/commands.h"
 #include "store/database.h"

@@ -6,6 +6,7 @@
 #ifndef FAILRUN_CAMPAIGN_RUN_H
 #define FAILRUN_CAMPAIGN_RUN_H
 
+#include "engine/environment.h"
 #include "store/campaign.h"
 #include "verdict/classify.h"
 #include "engine/leakcheck.h"

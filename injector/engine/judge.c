@@ -7,7 +7,6 @@
 #include "verdict/boundary.h"
 #include "engine/campaign_run.h"
 #include "verdict/policy.h"
-#include "report/report.h"
 #include "store/database.h"
 #include "format/plan.h"
 #include "format/text.h"
@@ -786,7 +785,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     uint64_t stdout_hash = file_hash(out);
 
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
-    database_store_records(context->db, job->run_id, records);
+    database_store_records(context->db, job->run_id, records, frames_are_instrumentation);
     sites_mark_source(context->db, context->options->settings.source_globs);
     store_kernel_fault(context->db, job);
     store_kernel_alloc(context->db, job);

@@ -725,7 +725,7 @@ void run_baseline(struct campaign_context *context)
     store_fixtures(db, fixtures);
     json_decref(fixtures);
     owners_store(context, &records, result.pid);
-    database_store_records(db, run_id, &records);
+    database_store_records(db, run_id, &records, frames_are_instrumentation);
     database_store_unpreloaded(db, run_id, &records);
     warn_unpreloaded(db, run_id);
     sites_mark_source(db, settings->source_globs);

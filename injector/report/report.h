@@ -28,8 +28,5 @@ void report_print_sarif(json_t *report, FILE *out);
 void report_write_files(json_t *report, const char *junit_path, const char *sarif_path);
 /* Number of findings that are bugs. */
 size_t report_bug_count(json_t *report);
-/* failrun kernel: the first line of a kernel log that starts a report of the kernel's own bugs
-   (WARNING:, BUG:, Oops, ...), malloc'ed; NULL when there is none. */
-char *kernel_report_headline(const char *log);
 
 #endif

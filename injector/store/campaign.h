@@ -1,6 +1,6 @@
 /*
  * campaign.h — a campaign's settings (what to run, how deep, which processes), as stored in the
- * database, and the environment that tells the preload what a run must do.
+ * database; module lookups over the stored modules.
  */
 #ifndef FAILRUN_CAMPAIGN_H
 #define FAILRUN_CAMPAIGN_H
@@ -64,50 +64,8 @@ char *coverage_directory(const char *run_dir);
 /* Removes a run's folder and its coverage folder beside it. */
 void remove_run_folder(const char *run_dir);
 
-/* Where the campaign's preload is: libfail-preload.so, for --faults io libfail-preload-io.so, for
-   kernel campaigns libfail-kernel.so; $LIBFAIL_PRELOAD ($LIBFAIL_IO_PRELOAD,
-   $LIBFAIL_KERNEL_PRELOAD), next to failrun, or in ../lib/libfail/. */
-char *preload_path(const struct campaign_settings *settings);
-/* The NULL-terminated "NAME=value" list for one run; free with environment_free. */
-/* The lengths run_environment gives a run's folder (LIBFAIL_DIR, the sanitizers' log folder;
-   its coverage folder has 5 more), its plan (LIBFAIL_PLAN) and its scope (LIBFAIL_EXE), whatever
-   the run: longer ones are left as they are. */
-#define RUN_DIR_WIDTH 192
-#define RUN_PLAN_WIDTH 512
-#define RUN_SCOPE_WIDTH 256
-char **run_environment(const struct campaign_settings *settings, const char *run_dir,
-                       const char *plan);
+/* Frees a NULL-terminated list of strings (strings_from_blob's, run_environment's). */
 void environment_free(char **environment);
-/* The complete environment of a run that starts one program of the baseline alone: the
-   environment it had there (`recorded`, NULL-terminated) without what failrun added for the
-   baseline (its preload in LD_PRELOAD, LIBFAIL_*, GCOV_PREFIX*, its sanitizer options), plus
-   run_environment's values for this run. Free with environment_free. */
-char **program_environment(const struct campaign_settings *settings, char *const *recorded,
-                           const char *run_dir, const char *plan);
-/* The LIBFAIL_PLAN of a fault run: `chain` ("S1:K1,S2:K2,...") in site mode, else the
-   campaign's nth (with `nth`) or random (with `seed`) mode. */
-char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
-                uint64_t seed);
-/* The baseline's: record every site, fail nothing. */
-char *plan_record(const struct campaign_settings *settings);
-/* A run's plan as given to it: a stored plan that fails something with the campaign's
-   ";cpu=MS" (plan.c). */
-char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan);
-/* ";faults=..." for a plan of the campaign's kinds of call ("" for allocations only). */
-const char *fault_kinds_suffix(const struct campaign_settings *settings);
-
-/* The default scope, decided from the baseline's processes: when the command starts programs of
-   the user's own (outside the system's folders), those are under test and the command is only a
-   launcher (make, sh, a test harness); otherwise the command itself is under test. The suite's
-   fixtures are left out ("!EXE" entries), each added to `fixtures` (exe -> why). --exe wins. */
-char *decide_scope(const struct campaign_settings *settings, const struct run_records *baseline,
-                   json_t *fixtures);
-/* Why a process of the baseline is a fixture (a test server, a daemon), or NULL: it outlived
-   the process that started it, or it served a socket or left its session and did not end by
-   itself (its harness or failrun stopped it). A program that listens and ends by itself (a
-   test of a network library) is under test. */
-const char *fixture_reason(const struct ingest_process *process);
-bool scope_includes(const char *scope, const char *exe);
 
 void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64_t started_ms);
 /* False when the database holds no campaign. */

@@ -2,7 +2,6 @@
  * database.c — schema, opening with validation, and storage of what runs revealed.
  */
 #include "store/database.h"
-#include "verdict/policy.h"
 #include "base/spawn.h"
 #include "base/util.h"
 
@@ -570,7 +569,8 @@ void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_re
     database_finalize(statement);
 }
 
-void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records)
+void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records,
+                            database_site_filter *not_a_site)
 {
     store_conventions(db, records);
     sqlite3_stmt *module = database_prepare(
@@ -594,11 +594,11 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         const struct ingest_site *s = &records->sites.items[i];
         char id[17];
         hex16(id, s->signature);
-        /* A new site is symbolised once, here: gcov's runtime is not the program (policy.h). */
+        /* A new site is judged once, here (gcov's runtime is not the program: policy.h). */
         sqlite3_bind_text(known, 1, id, -1, SQLITE_TRANSIENT);
         bool stored = sqlite3_step(known) == SQLITE_ROW;
         sqlite3_reset(known);
-        if (!stored && frames_are_instrumentation(db, &s->stack))
+        if (!stored && not_a_site && not_a_site(db, &s->stack))
             continue;
         char *frames = frames_to_json(&s->stack);
         sqlite3_bind_text(site, 1, id, -1, SQLITE_TRANSIENT);

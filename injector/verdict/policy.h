@@ -32,7 +32,7 @@ char *failable_sites_condition(const struct campaign_settings *settings);
 /* Is this stack (its first frame outside libc and failrun) an allocation of gcov's own runtime
    (libgcov, linked into a target built with --coverage, allocates while it writes the .gcda
    files at exit)? Failing it tests the instrumentation, not the program, and loses the run's
-   coverage: such allocations are not the program's sites at all, never stored (database.c),
+   coverage: such allocations are not the program's sites at all, never stored (database_store_records),
    planned, counted or reported. The modules of the stack must be in the database. Callers hold
    the campaign's lock (one symboliser, cached here). */
 bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames);

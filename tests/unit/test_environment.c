@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "store/campaign.h"
+#include "engine/environment.h"
 #include "verdict/sanitizer.h"
 
 #include <stdio.h>

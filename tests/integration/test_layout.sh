@@ -1,0 +1,45 @@
+#!/bin/sh
+# test_layout.sh — the source tree keeps its layout (tests/layout/check.py): every file in a part,
+# no part's folder over 12 .c files, no file over 900 lines (but the listed ones, which only
+# shrink), and dependencies between parts that point one way, in includes and in calls.
+. "$(dirname "$0")/lib.sh"
+
+out=$(mktemp)
+python3 "$ROOT/tests/layout/check.py" "$ROOT" >"$out" 2>&1
+status=$?
+check "the layout check passes on this tree" [ "$status" -eq 0 ]
+[ "$status" -eq 0 ] || grep '^layout:' "$out" | sed 's/^/    /'
+check "the check saw the parts' dependencies (the runner's command line uses the engine)" \
+    grep -q '^  injector/cli -> injector/engine: ' "$out"
+
+# The check can fail: a copy of the tree where storage includes the engine, a file is over the
+# limit, a listed file grew, and an object of storage calls into the engine.
+dir=$(scratch)
+mkdir -p "$dir/tests/layout" "$dir/build"
+cp "$ROOT/tests/layout/check.py" "$dir/tests/layout/"
+cp -r "$ROOT/libfail" "$ROOT/injector" "$ROOT/coverage" "$dir/"
+cp -r "$ROOT/build/obj" "$ROOT/build/pic" "$dir/build/"
+printf '#include "engine/campaign_run.h"\n' >>"$dir/injector/store/ingest.c"
+awk 'BEGIN { for (i = 0; i < 901; i++) print "/* line */" }' >"$dir/injector/base/long.c"
+echo '/* one more */' >>"$dir/injector/engine/judge.c"
+mkdir -p "$dir/injector/extra"
+echo 'int x;' >"$dir/injector/extra/x.c"
+cat >"$dir/probe.c" <<'PROBE'
+void execute_run(void);
+void probe(void) { execute_run(); }
+PROBE
+cc -c -o "$dir/build/obj/injector/store/probe.o" "$dir/probe.c"
+cp "$dir/probe.c" "$dir/injector/store/probe.c"
+python3 "$dir/tests/layout/check.py" "$dir" >"$out" 2>&1
+check "a broken tree fails the check" [ $? -ne 0 ]
+check "... an include of a higher part is named" \
+    grep -q 'injector/store/ingest.c (injector/store) includes injector/engine/campaign_run.h (injector/engine)' "$out"
+check "... a file over 900 lines is named" \
+    grep -q 'injector/base/long.c: 901 lines, more than 900' "$out"
+check "... a listed file that grew is named" \
+    grep -q 'injector/engine/judge.c: [0-9]* lines, more than' "$out"
+check "... a file in no part is named" \
+    grep -q 'injector/extra/x.c: in no part' "$out"
+check "... a call from storage up into the engine is named" \
+    grep -q 'injector/store/probe.c (injector/store) uses execute_run of injector/engine/' "$out"
+rm -rf "$dir" "$out"

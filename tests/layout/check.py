@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""check.py — the source tree keeps its layout: parts, sizes, and dependencies that point one way.
+
+    python3 tests/layout/check.py [ROOT]        (ROOT: the repository, default: this checkout)
+
+Reads PARTS below (the one table of the layout), the sources, and the object files of a build
+(ROOT/build/obj and ROOT/build/pic, so `make all` first). Prints one line per rule broken and
+exits 1 when any is; prints the dependency graph between parts either way.
+
+Rules:
+  - every .c and .h file under libfail/, injector/ and coverage/ belongs to a part of PARTS;
+  - a part's folder holds at most MAX_C_FILES .c files, and no file has more than MAX_LINES lines
+    (except those in OVERSIZE, which may not grow past the size written there);
+  - a part includes headers of its own part and of parts below it only (ranks in PARTS), and so
+    do the calls between object files: a symbol defined in a higher part is never used lower;
+  - what runs inside the target (side "target") never includes a runner header, and the runner
+    includes nothing of the target's but the shared record format and the public header.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# (folder, side, rank, what it holds). Lower ranks never depend on higher ones; a part may use any
+# part of a lower rank, and parts of one rank never use each other. "shared" is compiled into
+# both sides.
+PARTS = [
+    ("libfail/format", "shared", 0, "the records, plans and text helpers both sides share"),
+    ("libfail/include", "shared", 0, "the public header libfail.h"),
+    ("libfail", "target", 1, "the in-target core: sites, records, fork mode, test cases"),
+    ("injector/preload", "target", 2, "the interposers: allocator, I/O, kernel fail-nth, audit"),
+    ("injector/base", "runner", 1, "strings, files, spawning processes, leftovers"),
+    ("injector/store", "runner", 2, "the campaign database, settings, reading run records"),
+    ("injector/symbols", "runner", 3, "symbolisation with libdw, source scopes"),
+    ("injector/verdict", "runner", 4, "outcome rules: classes, sanitizers, suppressions, "
+                                      "library boundary, NOFAIL policy"),
+    ("injector/kernel", "runner", 4, "kernel analysis: kmem traces, KCOV lines"),
+    ("injector/engine", "runner", 5, "execute, baseline, plan, schedule and judge runs"),
+    ("injector/report", "runner", 6, "the report and its output formats"),
+    ("coverage", "runner", 6, "error legs from gcov data, NOFAIL analysis, HTML"),
+    ("injector/cli", "runner", 7, "failrun and its commands"),
+]
+MAX_C_FILES = 12
+MAX_LINES = 900
+# Files still over MAX_LINES, with the most lines they may have: each entry is debt to pay off
+# by splitting the file, and may only shrink.
+OVERSIZE = {
+    "coverage/gcovdata.c": 1625,
+    "injector/engine/forkrun.c": 1225,
+    "injector/engine/judge.c": 949,
+    "injector/engine/scheduler.c": 1176,
+    "injector/report/report.c": 1558,
+    "injector/symbols/symbolise.c": 1418,
+    "libfail/forkmode.c": 1143,
+    "libfail/runtime.c": 1750,
+}
+
+
+def part_of(path):
+    """The part holding `path` (relative), the longest folder that is a prefix; None if none."""
+    best = None
+    for folder, side, rank, _ in PARTS:
+        if os.path.dirname(path) == folder or path.startswith(folder + "/"):
+            if best is None or len(folder) > len(best[0]):
+                best = (folder, side, rank)
+    return best
+
+
+def sources(root):
+    found = []
+    for top in ("libfail", "injector", "coverage"):
+        for folder, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                if name.endswith((".c", ".h", ".def")):
+                    found.append(os.path.relpath(os.path.join(folder, name), root))
+    return sorted(found)
+
+
+INCLUDE_DIRS = ["libfail", "libfail/include", "injector", "coverage", "build/gen"]
+
+
+def resolve_include(root, source, name):
+    """The repository file `#include "name"` in `source` reads, or None (generated, or system)."""
+    for folder in [os.path.dirname(source)] + INCLUDE_DIRS:
+        candidate = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    return None
+
+
+def allowed(user, used):
+    """May part `user` (folder, side, rank) depend on part `used`?"""
+    if user[0] == used[0]:
+        return True
+    if used[1] == "shared":
+        return True
+    if user[1] != used[1]:
+        return False
+    return used[2] < user[2]
+
+
+def object_symbols(root):
+    """{object: (defined, undefined)} over the build's objects of failrun and of the target."""
+    result = {}
+    for build in ("build/obj", "build/pic"):
+        for folder, _, names in os.walk(os.path.join(root, build)):
+            for name in names:
+                if not name.endswith(".o"):
+                    continue
+                path = os.path.join(folder, name)
+                source = os.path.relpath(path, os.path.join(root, build))[:-2] + ".c"
+                if not os.path.isfile(os.path.join(root, source)):
+                    continue  # a stale object of a file that moved
+                out = subprocess.run(["nm", "-g", path], capture_output=True, text=True,
+                                     check=True).stdout
+                defined, undefined = set(), set()
+                for line in out.splitlines():
+                    fields = line.split()
+                    if len(fields) == 2 and fields[0] == "U":
+                        undefined.add(fields[1])
+                    elif len(fields) == 3 and fields[1] in "TDBRCVW":
+                        defined.add(fields[2])
+                result[(build, source)] = (defined, undefined)
+    return result
+
+
+def libc_symbols():
+    """The C library's dynamic symbols: the interposers define malloc, open, ... under the same
+    names, and a call of the core to open() is a call to the C library, not up into them."""
+    path = subprocess.run(["cc", "-print-file-name=libc.so.6"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True,
+                         check=True).stdout
+    return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.split()}
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
+                           else os.path.join(os.path.dirname(__file__), "..", ".."))
+    problems = []
+    edges = {}
+    files = sources(root)
+    c_files = {}
+    for path in files:
+        part = part_of(path)
+        if part is None:
+            problems.append(f"{path}: in no part of the layout (tests/layout/check.py PARTS)")
+            continue
+        if path.endswith(".c"):
+            c_files.setdefault(part[0], []).append(path)
+        with open(os.path.join(root, path), encoding="utf-8") as handle:
+            text = handle.read()
+        lines = text.count("\n")
+        limit = OVERSIZE.get(path, MAX_LINES)
+        if lines > limit:
+            problems.append(f"{path}: {lines} lines, more than {limit}")
+        for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+            target = resolve_include(root, path, name)
+            if target is None:
+                continue
+            used = part_of(target)
+            if used is None:
+                continue
+            if used[0] != part[0]:
+                edges.setdefault((part[0], used[0]), set()).add(f"{path} includes {target}")
+            if not allowed(part, used):
+                problems.append(f"{path} ({part[0]}) includes {target} ({used[0]})")
+    for folder, names in sorted(c_files.items()):
+        if len(names) > MAX_C_FILES:
+            problems.append(f"{folder}/: {len(names)} .c files, more than {MAX_C_FILES}")
+    for path, limit in OVERSIZE.items():
+        if not os.path.isfile(os.path.join(root, path)):
+            problems.append(f"{path}: listed in OVERSIZE but gone (remove the entry)")
+
+    objects = object_symbols(root)
+    if not objects:
+        problems.append("no object files under build/obj or build/pic: run `make all` first")
+    libc = libc_symbols()
+    for build in ("build/obj", "build/pic"):
+        definer = {}
+        for (b, source), (defined, _) in objects.items():
+            if b == build:
+                for symbol in defined:
+                    definer[symbol] = source
+        for (b, source), (_, undefined) in objects.items():
+            if b != build:
+                continue
+            user = part_of(source)
+            for symbol in sorted(undefined):
+                other = definer.get(symbol)
+                if other is None or other == source or symbol in libc:
+                    continue
+                used = part_of(other)
+                if used[0] != user[0]:
+                    edges.setdefault((user[0], used[0]), set()).add(f"{source} calls {symbol}")
+                if not allowed(user, used):
+                    problems.append(f"{source} ({user[0]}) uses {symbol} of {other} ({used[0]})")
+
+    print("dependencies between parts (user -> used: how many includes and calls):")
+    for (user, used), why in sorted(edges.items()):
+        print(f"  {user} -> {used}: {len(why)}")
+    for problem in problems:
+        print("layout: " + problem)
+    print(f"layout: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
