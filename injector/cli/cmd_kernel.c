@@ -236,7 +236,7 @@ int cmd_kernel(int argc, char **argv)
             rest[count++] = argv[i];
     }
     check_kernel(setup);
-    int status = run_campaign(count, rest, true, wrappers);
+    int status = run_campaign(count, rest, true, wrappers, kernel_usage);
     free(rest);
     return status;
 }

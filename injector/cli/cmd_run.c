@@ -519,17 +519,17 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_campaign(argc, argv, false, false);
+    return run_campaign(argc, argv, false, false, run_usage);
 }
 
-int run_campaign(int argc, char **argv, bool kernel, bool wrappers)
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers, const char *usage)
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
     struct run_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {
-        fputs(kernel ? kernel_usage : run_usage, stdout);
+        fputs(usage, stdout);
         return 0;
     }
     /* Read before the campaign, so a bad rule stops it at once rather than at the end. */

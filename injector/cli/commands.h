@@ -14,8 +14,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_cov(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 /* `failrun run`, or with kernel set `failrun kernel` after its checks (cmd_run.c); wrappers:
-   `failrun kernel --wrappers`. */
-int run_campaign(int argc, char **argv, bool kernel, bool wrappers);
+   `failrun kernel --wrappers`; `usage`: the command's help text, for --help. */
+int run_campaign(int argc, char **argv, bool kernel, bool wrappers, const char *usage);
 
 extern const char run_usage[];
 extern const char report_usage[];

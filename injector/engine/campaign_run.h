@@ -114,7 +114,7 @@ struct program {
     bool scanned, scan_ok;
     sanitizer_leak_list leaks;
 };
-/* owner.c: a spawn request that starts `program` alone, as it was started in the baseline, with
+/* execute.c: a spawn request that starts `program` alone, as it was started in the baseline, with
    `environment` (its own, renewed by program_environment). */
 void start_alone(struct spawn_request *request, const struct program *program,
                  char **environment);
@@ -146,7 +146,9 @@ void stop_signals_start(void);
 void open_scratch(struct campaign_context *context);
 void close_scratch(struct campaign_context *context);
 
-/* scheduler.c */
+/* execute.c: one run */
+/* The folder of run `run_id`'s attempt (a new one each attempt), newly allocated. */
+char *run_directory(struct campaign_context *context, int64_t run_id);
 /* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
 char *kept_path(const struct campaign_context *context, const char *dir);
 /* --keep-runs: after run `run_id` (kept, no bug) settled, remove the oldest kept folders of
@@ -161,24 +163,37 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
 struct spawn_result execute_run(struct campaign_context *context, const char *dir,
                                 const char *plan, int64_t timeout_ms, const char *const *extra,
                                 const struct program *program);
+void keep_sites_in_scope(struct run_records *records, const char *scope);
+
+/* baseline.c: the command run twice without faults */
 void run_baseline(struct campaign_context *context);
 void load_baseline(struct campaign_context *context);
 bool baseline_done(sqlite3 *db);
-void run_planned(struct campaign_context *context);
-void set_run_directory(sqlite3 *db, int64_t run_id, const char *dir);
-void finish_run(sqlite3 *db, int64_t run_id, const char *site, const struct spawn_result *result,
-                const char *outcome, const char *crash_frames, int problems, int64_t finding);
+/* Before a run of the whole command is judged, the check that the command's output is the same
+   from run to run, if the baseline left it for later. */
+void check_output(struct campaign_context *context);
+
+/* planner.c: the fault runs to make */
+/* A planned run into the runs table; its id. */
+int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
+                   const char *plan, int64_t owner);
+/* After the baseline: one run per site (in the order first seen), or the first nth/random runs. */
+void plan_first_runs(struct campaign_context *context);
 /* Plan runs for the sites `job` revealed first (chains), unless the run ended in oom-abort,
    crash or hang. */
 void plan_follow_ups(struct campaign_context *context, const struct job *job,
                      enum outcome outcome);
-void keep_sites_in_scope(struct run_records *records, const char *scope);
+
+/* scheduler.c: the -j workers that execute the planned runs and conclude each */
+void run_planned(struct campaign_context *context);
+
+/* conclude.c: a run judged and stored, in batched transactions */
+enum outcome conclude_job(struct campaign_context *context, struct job *job);
+/* Commit the runs concluded so far (conclude_job batches them). */
+void conclusions_commit(struct campaign_context *context);
 
 /* forkrun.c: after the baseline, answer the planned runs of single sites from one fork run */
 void run_fork_phase(struct campaign_context *context);
-/* scheduler.c: before a run of the whole command is judged, the check that the command's output
-   is the same from run to run, if the baseline left it for later. */
-void check_output(struct campaign_context *context);
 
 /* owner.c: the program that owns a site, started alone */
 /* Fault runs of this campaign may start a program alone: site mode, not --whole-command. */
@@ -200,13 +215,10 @@ void programs_free(struct campaign_context *context);
 
 /* judge.c */
 void load_baseline_sanitizer(struct campaign_context *context);
-enum outcome conclude_job(struct campaign_context *context, struct job *job); /* scheduler.c */
-/* judge.c: classify and store one run, inside conclude_job's transaction. *worth_keeping: the
+/* Classify and store one run, inside conclude_job's transaction. *worth_keeping: the
    run is a bug or a finding's, its folder is kept; *fired: the planned fault fired. */
 enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
                        bool *fired);
-/* Commit the runs concluded so far (conclude_job batches them). */
-void conclusions_commit(struct campaign_context *context);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own
    code, exactly) and the functions, not return addresses, of the own frames above it. */
 uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames);

@@ -9,7 +9,7 @@
 #include "verdict/sanitizer.h"
 
 #include <jansson.h>
-#include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -588,14 +588,3 @@ void owners_check(struct campaign_context *context)
                         "report says why)\n", checks.count - alone, checks.count);
     free(checks.items);
 }
-
-void start_alone(struct spawn_request *request, const struct program *program,
-                 char **environment)
-{
-    request->argv = program->argv;
-    request->executable = program->exe;
-    request->cwd = program->cwd;
-    request->extra_environment = NULL;
-    request->environment = (const char *const *)environment;
-    request->stdin_path = program->stdin_path;
-}

@@ -3,16 +3,13 @@
  * module lookups.
  */
 #include "store/campaign.h"
-#include "store/database.h"
 #include "base/util.h"
 #include "format/plan.h"
-#include "format/text.h"
+#include "store/database.h"
 
 #include <jansson.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *fault_kinds_text(unsigned kinds)
 {

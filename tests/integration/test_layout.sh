@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_layout.sh — the source tree keeps its layout (tests/layout/check.py): every file in a part,
 # no part's folder over 12 .c files, no file over 900 lines (but the listed ones, which only
-# shrink), and dependencies between parts that point one way, in includes and in calls.
+# shrink), dependencies between parts that point one way, in includes and in calls, and no
+# circles between failrun's files.
 . "$(dirname "$0")/lib.sh"
 
 out=$(mktemp)
@@ -13,7 +14,8 @@ check "the check saw the parts' dependencies (the runner's command line uses the
     grep -q '^  injector/cli -> injector/engine: ' "$out"
 
 # The check can fail: a copy of the tree where storage includes the engine, a file is over the
-# limit, a listed file grew, and an object of storage calls into the engine.
+# limit, a listed file grew, a file is in no part, an object of storage calls into the engine,
+# and two files call each other.
 dir=$(scratch)
 mkdir -p "$dir/tests/layout" "$dir/build"
 cp "$ROOT/tests/layout/check.py" "$dir/tests/layout/"
@@ -30,6 +32,11 @@ void probe(void) { execute_run(); }
 PROBE
 cc -c -o "$dir/build/obj/injector/store/probe.o" "$dir/probe.c"
 cp "$dir/probe.c" "$dir/injector/store/probe.c"
+printf 'void ring_b(void);\nvoid ring_a(void) { ring_b(); }\n' >"$dir/injector/base/ring_a.c"
+printf 'void ring_a(void);\nvoid ring_b(void) { ring_a(); }\n' >"$dir/injector/base/ring_b.c"
+for ring in ring_a ring_b; do
+    cc -c -o "$dir/build/obj/injector/base/$ring.o" "$dir/injector/base/$ring.c"
+done
 python3 "$dir/tests/layout/check.py" "$dir" >"$out" 2>&1
 check "a broken tree fails the check" [ $? -ne 0 ]
 check "... an include of a higher part is named" \
@@ -42,4 +49,6 @@ check "... a file in no part is named" \
     grep -q 'injector/extra/x.c: in no part' "$out"
 check "... a call from storage up into the engine is named" \
     grep -q 'injector/store/probe.c (injector/store) uses execute_run of injector/engine/' "$out"
+check "... two files that call each other are named" \
+    grep -q 'in a circle: injector/base/ring_a.c -> injector/base/ring_b.c' "$out"
 rm -rf "$dir" "$out"

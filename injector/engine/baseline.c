@@ -1,0 +1,607 @@
+/*
+ * baseline.c — the baseline: the command run twice without faults, what it records (sites,
+ * programs, fixtures, the scope), and the checks that its output is stable and its failures are
+ * its own.
+ */
+#include "base/util.h"
+#include "engine/campaign_run.h"
+#include "store/database.h"
+#include "symbols/source.h"
+#include "verdict/policy.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void store_scope(sqlite3 *db, const char *scope)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
+    sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
+/* Output that changes from run to run by itself (timings, a test harness's durations, pids)
+   says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
+   stream that differed (0 = not compared; such runs cannot be `silent`). */
+static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
+                          uint64_t *stdout_hash, uint64_t *stderr_hash)
+{
+    char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
+    execute_run(context, dir, plan, limit, NULL, NULL);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    if (file_hash(out) != *stdout_hash) {
+        *stdout_hash = 0;
+        warn("the command's standard output differs from run to run: a run of the whole command "
+             "cannot be `silent` (a program run alone is compared with its own output alone)");
+    }
+    if (file_hash(err) != *stderr_hash)
+        *stderr_hash = 0;
+    remove_tree(dir);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+/* "prog (status 8), sh (status 1)": the processes of a run that did not end with 0 (each
+   program once), the first that say why a test harness failed. Static text, replaced by the
+   next call. */
+static const char *failing_processes(const struct run_records *records)
+{
+    static char text[512];
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < records->processes.count; i++) {
+        const struct ingest_process *process = &records->processes.items[i];
+        if (process->signal == 0 && (!process->exited || process->exit_status == 0))
+            continue;
+        const char *base = strrchr(process->exe, '/');
+        base = base ? base + 1 : process->exe;
+        bool listed = false; /* each program once, by its whole name */
+        for (size_t j = 0; j < i && !listed; j++) {
+            const struct ingest_process *earlier = &records->processes.items[j];
+            const char *name = strrchr(earlier->exe, '/');
+            listed = !strcmp(name ? name + 1 : earlier->exe, base) &&
+                     (earlier->signal || (earlier->exited && earlier->exit_status));
+        }
+        if (listed)
+            continue;
+        const char *signal_name = process->signal ? sigabbrev_np(process->signal) : NULL;
+        int n = process->signal && signal_name
+                    ? snprintf(text + used, sizeof text - used, "%s%s (SIG%s)", used ? ", " : "",
+                               base, signal_name)
+                : process->signal
+                    ? snprintf(text + used, sizeof text - used, "%s%s (signal %d)",
+                               used ? ", " : "", base, process->signal)
+                    : snprintf(text + used, sizeof text - used, "%s%s (status %d)",
+                               used ? ", " : "", base, process->exit_status);
+        if (n < 0 || (size_t)n >= sizeof text - used)
+            break;
+        used += (size_t)n;
+    }
+    return used ? text : "no process recorded a failure: see the run's stderr";
+}
+
+/* --source that matches no site's file: say so, with a path to write the glob against. */
+static void warn_empty_scope(sqlite3 *db, const char *globs)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source),"
+            " (SELECT count(*) FROM sites),"
+            " (SELECT source FROM sites WHERE source <> '' ORDER BY rowid LIMIT 1)");
+    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) == 0 &&
+        sqlite3_column_int64(statement, 1) > 0) {
+        const char *example = (const char *)sqlite3_column_text(statement, 2);
+        warn("--source %s leaves out all %lld sites: no site's source file matches (the debug "
+             "info names them like %s)", globs, (long long)sqlite3_column_int64(statement, 1),
+             example ? example : "(none: no debug info)");
+    }
+    database_finalize(statement);
+}
+
+/* Programs the command started without the preload (a harness that cleared LD_PRELOAD, a
+   set-user-ID program): their allocations are in no run, and the campaign would look complete. */
+static void warn_unpreloaded(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT program, reason, count FROM unpreloaded WHERE run = ? ORDER BY program, reason");
+    sqlite3_bind_int64(statement, 1, run_id);
+    char *list = NULL;
+    int programs = 0;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        const char *reason = (const char *)sqlite3_column_text(statement, 1);
+        long long count = sqlite3_column_int64(statement, 2);
+        char *item = xasprintf("%s%s%s (%s; %lld time%s)", list ? list : "", list ? ", " : "",
+                               (const char *)sqlite3_column_text(statement, 0),
+                               unpreloaded_reason_words(reason), count, count == 1 ? "" : "s");
+        free(list);
+        list = item;
+        programs++;
+    }
+    database_finalize(statement);
+    if (list)
+        warn("%d program%s of the command ran without libfail's preload, so no run covers "
+             "them: %s", programs, programs == 1 ? "" : "s", list);
+    free(list);
+}
+
+/* The command failed under the preload: run it once without (in DIR/plain). When it passes
+   there, failrun broke it (a harness that runs it under valgrind and counts errors, a test that
+   checks its environment or its descriptors), and every fault run would compare with a failure
+   of failrun's own: stop and say so. Otherwise the failure is the command's own. */
+static void check_failure_is_own(struct campaign_context *context, const char *dir,
+                                 int64_t limit, const char *how)
+{
+    const struct campaign_settings *settings = &context->options->settings;
+    char *plain = xasprintf("%s/plain", dir);
+    if (!make_directories(plain))
+        fatal("cannot create %s: %s; check the folder of --db", plain, strerror(errno));
+    char *out = xasprintf("%s/stdout", plain), *err = xasprintf("%s/stderr", plain);
+    char *folder = xasprintf("LIBFAIL_DIR=%s", plain); /* its daemons end with it (leftover.c) */
+    const char *extra[] = {folder, NULL};
+    struct spawn_request request = {
+        .argv = settings->argv,
+        .extra_environment = extra,
+        .stdin_path = settings->stdin_path ? settings->stdin_path : "/dev/null",
+        .stdout_path = out,
+        .stderr_path = err,
+        .timeout_ms = limit,
+        .run_dir = plain,
+    };
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: the baseline %s; running the command once without libfail\n",
+                how);
+    struct spawn_result result = spawn_and_wait(&request);
+    if (result.started && !result.timed_out && !result.signal && result.exit_code == 0) {
+        char *with = xasprintf("%s/stderr", dir);
+        char *text = read_whole_file(with, NULL);
+        bool valgrind = text && strstr(text, "== ") && strstr(text, "libfail");
+        free(text);
+        free(with);
+        fatal("the command passes without libfail but %s under its preload: failrun broke it, and "
+              "a campaign would compare every run with that failure. Its output with the preload "
+              "is in %s, without it in %s.%s Please report this as a libfail bug.", how, dir,
+              plain, valgrind ? " valgrind reports errors in libfail's own code there: failrun "
+                                "passes its rules in VALGRIND_OPTS; a harness that sets its own "
+                                "options may need --suppressions=PATH/libfail-valgrind.supp "
+                                "(beside libfail-preload.so)."
+                              : "");
+    }
+    free(folder);
+    free(out);
+    free(err);
+    free(plain);
+}
+
+/* ---- are runs at the same time safe? ----
+ * Two runs of a harness at once can share its log folder, its servers' pid files and ports: then
+ * each disturbs the other, and every fault run at -j N reads as not-reached or fails for nothing.
+ * With -j above 1, the baseline has a twin started at the same moment. When the twin ends
+ * otherwise or reaches fewer of the baseline's sites, one more run made alone tells why: if it
+ * agrees with the baseline, the command cannot run beside itself, and the campaign runs one at a
+ * time (kept in campaign_notes, so a resumed campaign does too). If it also differs, the command
+ * varies by itself, which the runs' own verdicts deal with. */
+
+struct twin_run {
+    struct campaign_context *context;
+    char *dir;
+    const char *plan;
+    int64_t limit;
+    struct spawn_result result;
+    pthread_t thread;
+    bool started;
+};
+
+static void *twin_main(void *argument)
+{
+    struct twin_run *twin = argument;
+    twin->result = execute_run(twin->context, twin->dir, twin->plan, twin->limit, NULL, NULL);
+    return NULL;
+}
+
+static int compare_signatures(const void *a, const void *b)
+{
+    uint64_t left = *(const uint64_t *)a, right = *(const uint64_t *)b;
+    return (left > right) - (left < right);
+}
+
+/* How many of `these` sites in scope `those` did not reach; *count: how many there are. */
+static size_t sites_not_in(const struct run_records *these, const struct run_records *those,
+                           const char *scope, size_t *count)
+{
+    uint64_t *reached = xcalloc(those->sites.count + 1, sizeof *reached);
+    size_t n = 0;
+    for (size_t i = 0; i < those->sites.count; i++)
+        if (scope_includes(scope, those->sites.items[i].exe))
+            reached[n++] = those->sites.items[i].signature;
+    qsort(reached, n, sizeof *reached, compare_signatures);
+    size_t missing = 0;
+    *count = 0;
+    for (size_t i = 0; i < these->sites.count; i++) {
+        if (!scope_includes(scope, these->sites.items[i].exe))
+            continue;
+        ++*count;
+        if (!bsearch(&these->sites.items[i].signature, reached, n, sizeof *reached,
+                     compare_signatures))
+            missing++;
+    }
+    free(reached);
+    return missing;
+}
+
+/* How `other` differs from the baseline: NULL when it does not (same ending, every in-scope site
+   of the baseline reached), else a description in `why` (empty when the run cannot be read). */
+static const char *run_differs(const struct spawn_result *baseline,
+                               const struct run_records *reference, const char *dir,
+                               const struct spawn_result *other, const char *scope, char *why,
+                               size_t size)
+{
+    if (other->timed_out || other->signal != baseline->signal ||
+        other->exit_code != baseline->exit_code) {
+        snprintf(why, size, "one ended with %s %d, the other with %s %d",
+                 other->signal ? "signal" : "status", other->signal ? other->signal : other->exit_code,
+                 baseline->signal ? "signal" : "status",
+                 baseline->signal ? baseline->signal : baseline->exit_code);
+        return why;
+    }
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    size_t expected = 0, reached = 0;
+    size_t missing = sites_not_in(reference, &records, scope, &expected);
+    size_t extra = sites_not_in(&records, reference, scope, &reached);
+    run_records_free(&records);
+    if (!missing && !extra)
+        return NULL;
+    snprintf(why, size, "one reached %zu sites, the other %zu, %zu of them in common", reached,
+             expected, expected - missing);
+    return why;
+}
+
+/* Did the twin print what the baseline printed, on both streams? Then the output is stable. */
+static bool same_output(const struct twin_run *twin, uint64_t stdout_hash, uint64_t stderr_hash)
+{
+    if (!twin->started)
+        return false;
+    char *out = xasprintf("%s/stdout", twin->dir), *err = xasprintf("%s/stderr", twin->dir);
+    bool same = file_hash(out) == stdout_hash && file_hash(err) == stderr_hash;
+    free(out);
+    free(err);
+    return same;
+}
+
+/* What the baseline learnt about running the command, kept for a resumed campaign. */
+static void set_campaign_note(sqlite3 *db, const char *kind, const char *text)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES (?, ?)");
+    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(statement, 2, text, -1, SQLITE_TRANSIENT);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
+/* Compares the twin with the baseline; runs one more alone when they differ. True when the
+   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
+   run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
+   how it ended are returned in *alone_dir and *alone_result. */
+static bool check_twin(struct campaign_context *context, struct twin_run *twin,
+                       const struct spawn_result *baseline, const struct run_records *records,
+                       const char *scope, char **alone_dir, struct spawn_result *alone_result)
+{
+    char at_once[200], alone[200];
+    bool differs = run_differs(baseline, records, twin->dir, &twin->result, scope, at_once,
+                               sizeof at_once);
+    /* Two runs that fail alike may have broken each other (a suite deleting the other's
+       scratch files): a baseline that failed is checked alone too. */
+    bool failed = baseline->timed_out || baseline->signal || baseline->exit_code != 0;
+    if (!differs && !failed)
+        return false;
+    char *dir = xasprintf("%s/baseline-alone-%ld", context->kept_dir, (long)getpid());
+    struct spawn_result result = execute_run(context, dir, twin->plan, twin->limit, NULL, NULL);
+    bool varies = run_differs(baseline, records, dir, &result, scope, alone, sizeof alone);
+    bool baseline_disturbed = false, like_twin = false;
+    if (varies) { /* does the one alone agree with the twin? then the baseline was disturbed */
+        struct run_records twin_records = {0};
+        ingest_run(twin->dir, &twin_records);
+        char unused[200];
+        like_twin = !run_differs(&twin->result, &twin_records, dir, &result, scope, unused,
+                                 sizeof unused);
+        /* so it was too when it failed beside the twin and passes alone */
+        baseline_disturbed = like_twin || (failed && !result.timed_out && !result.signal &&
+                                           result.exit_code == 0);
+        run_records_free(&twin_records);
+    }
+    if (baseline_disturbed) {
+        *alone_dir = dir;
+        *alone_result = result;
+    } else {
+        remove_run_folder(dir);
+        free(dir);
+    }
+    if (varies ? !baseline_disturbed : !differs)
+        return false; /* it differs by itself, or fails alone too: nothing about -j to learn */
+    char *note = xasprintf("two runs of the command at the same time disturb each other (%s: %s; "
+                           "a run alone %s): they share files, folders or ports. Runs go one at "
+                           "a time (-j1)",
+                           baseline_disturbed ? "the baseline, beside another run, differed from "
+                                                "a run alone"
+                                              : "a run beside the baseline differed from it",
+                           baseline_disturbed ? alone : at_once,
+                           !baseline_disturbed ? "agreed with the baseline"
+                           : like_twin         ? "agreed with the other"
+                                               : "passed where the baseline failed");
+    warn("%s", note);
+    set_campaign_note(context->db, "jobs", note);
+    free(note);
+    context->options->jobs = 1;
+    return baseline_disturbed;
+}
+
+/* "failrun: 2 fixtures of the suite are not under test: sws (served a socket ...), ..." */
+static void note_fixtures(struct campaign_context *context, json_t *fixtures)
+{
+    if (context->options->quiet || !json_object_size(fixtures))
+        return;
+    fprintf(stderr, "failrun: %zu fixture%s of the command %s not under test:",
+            json_object_size(fixtures), json_object_size(fixtures) == 1 ? "" : "s",
+            json_object_size(fixtures) == 1 ? "is" : "are");
+    const char *exe;
+    json_t *why;
+    const char *separator = " ";
+    json_object_foreach(fixtures, exe, why) {
+        const char *base = strrchr(exe, '/');
+        fprintf(stderr, "%s%s (%s)", separator, base ? base + 1 : exe, json_string_value(why));
+        separator = ", ";
+    }
+    fputs("; --exe brings one back\n", stderr);
+}
+
+static void store_fixtures(sqlite3 *db, json_t *fixtures)
+{
+    database_exec(db, "DELETE FROM fixtures");
+    sqlite3_stmt *insert = database_prepare(db, "INSERT INTO fixtures(exe, why) VALUES (?, ?)");
+    const char *exe;
+    json_t *why;
+    json_object_foreach(fixtures, exe, why) {
+        sqlite3_bind_text(insert, 1, exe, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 2, json_string_value(why), -1, SQLITE_TRANSIENT);
+        database_step_done(insert);
+    }
+    database_finalize(insert);
+}
+
+void run_baseline(struct campaign_context *context)
+{
+    sqlite3 *db = context->db;
+    database_exec(db, "BEGIN IMMEDIATE");
+    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
+                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;"
+                      " DELETE FROM unpreloaded;");
+    int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
+    database_exec(db, "COMMIT");
+    /* The baseline stays, and the messages below point into it: it runs where it is kept. */
+    char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
+    char *plan = plan_record(&context->options->settings);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: baseline run of %s\n", context->options->settings.argv[0]);
+    struct twin_run twin = {.context = context, .plan = plan, .limit = limit,
+                            .dir = xasprintf("%s/baseline-twin-%ld", context->runs_dir,
+                                             (long)getpid())};
+    if (context->options->jobs > 1)
+        twin.started = pthread_create(&twin.thread, NULL, twin_main, &twin) == 0;
+    struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
+    if (twin.started)
+        pthread_join(twin.thread, NULL);
+    set_run_directory(db, run_id, dir);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    if (twin.started && !result.timed_out) {
+        json_t *ignored = json_object();
+        char *scope = decide_scope(&context->options->settings, &records, ignored);
+        char *alone_dir = NULL;
+        struct spawn_result alone;
+        bool disturbed = check_twin(context, &twin, &result, &records, scope, &alone_dir, &alone);
+        json_decref(ignored);
+        free(scope);
+        if (disturbed) { /* the baseline was the run disturbed: the run alone stands for it */
+            remove_run_folder(dir);
+            free(dir);
+            dir = alone_dir;
+            result = alone;
+            set_run_directory(db, run_id, dir);
+            run_records_free(&records);
+            ingest_run(dir, &records);
+        }
+    }
+    /* Its CPU time, for the limit of fault runs (load_baseline). */
+    char cpu[32];
+    snprintf(cpu, sizeof cpu, "%lld", (long long)result.cpu_ms);
+    set_campaign_note(db, "baseline_cpu_ms", cpu);
+    if (result.timed_out)
+        fatal("the command did not finish within %lld s without any fault injected; "
+              "raise --timeout or fix the command", (long long)(limit / 1000));
+    if (result.exit_code == 127 && !result.started)
+        fatal("cannot run %s (see %s/stderr)", context->options->settings.argv[0], dir);
+    if (result.signal || result.exit_code != 0) {
+        char *how = result.signal ? xasprintf("dies of SIG%s", sigabbrev_np(result.signal))
+                                  : xasprintf("exits with status %d", result.exit_code);
+        check_failure_is_own(context, dir, limit, how);
+        free(how);
+    }
+    if (result.signal)
+        fatal("the command dies of SIG%s without any fault injected, with libfail or without; "
+              "failrun needs a command that passes on its own (output in %s)",
+              sigabbrev_np(result.signal), dir);
+    if (result.exit_code != 0)
+        warn("the command exits with status %d even without faults, with libfail or without "
+             "(%s); outcomes compare against it", result.exit_code, failing_processes(&records));
+    if (records.processes.count == 0)
+        fatal("no process of the command loaded libfail-preload.so: is it statically linked or "
+              "setuid? failrun needs a dynamically linked program");
+    struct campaign_settings *settings = &context->options->settings;
+    free(settings->scope);
+    json_t *fixtures = json_object();
+    settings->scope = decide_scope(settings, &records, fixtures);
+    keep_sites_in_scope(&records, settings->scope);
+    note_fixtures(context, fixtures);
+    if (records.sites.count == 0)
+        warn("no allocation site seen in scope: check --exe/--module, or the command starts no "
+             "in-scope program%s", json_object_size(fixtures) ? " (its fixtures are left out: "
+                                                               "--exe brings one back)" : "");
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    uint64_t stdout_hash = file_hash(out), stderr_hash = file_hash(err);
+    /* Inside a suite whose runs start programs alone, the command's own output may never be
+       compared: the check waits until a run of the whole command needs it (check_output). Until
+       then the hashes are not stored, so a campaign resumed before it compares no output. */
+    bool stable = same_output(&twin, stdout_hash, stderr_hash); /* the twin printed the same */
+    if (stable || context->options->fork == FORK_ALWAYS) {
+        /* checked (or the fork run checks it: forkrun.c) */
+    } else if (owner_mode(settings)) {
+        context->output_pending = true;
+        context->pending_stdout = stdout_hash;
+        context->pending_stderr = stderr_hash;
+        stdout_hash = stderr_hash = 0;
+    } else {
+        stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
+    }
+    remove_tree(twin.dir);
+    free(twin.dir);
+    free(plan);
+    database_exec(db, "BEGIN IMMEDIATE");
+    store_scope(db, settings->scope);
+    store_fixtures(db, fixtures);
+    json_decref(fixtures);
+    owners_store(context, &records, result.pid);
+    database_store_records(db, run_id, &records, frames_are_instrumentation);
+    database_store_unpreloaded(db, run_id, &records);
+    warn_unpreloaded(db, run_id);
+    sites_mark_source(db, settings->source_globs);
+    if (settings->source_globs && *settings->source_globs)
+        warn_empty_scope(db, settings->source_globs);
+    finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
+    sqlite3_stmt *statement = database_prepare(
+        db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
+            " baseline_stderr = ?, baseline_wall_ms = ?");
+    sqlite3_bind_int(statement, 1, result.exit_code);
+    sqlite3_bind_int(statement, 2, result.signal);
+    if (stdout_hash)
+        sqlite3_bind_int64(statement, 3, (sqlite3_int64)stdout_hash);
+    if (stderr_hash)
+        sqlite3_bind_int64(statement, 4, (sqlite3_int64)stderr_hash);
+    sqlite3_bind_int64(statement, 5, result.wall_ms);
+    database_step_done(statement);
+    database_finalize(statement);
+    plan_first_runs(context);
+    database_exec(db, "COMMIT");
+    free(out);
+    free(err);
+    free(dir);
+    run_records_free(&records);
+}
+
+void check_output(struct campaign_context *context)
+{
+    if (!context->output_pending)
+        return;
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT count(*) FROM runs r LEFT JOIN programs p ON p.id = r.owner"
+                     " WHERE r.kind = 'fault' AND r.state = 'planned'"
+                     " AND (r.owner IS NULL OR p.alone IS NOT 'yes')");
+    bool needed = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) > 0;
+    database_finalize(statement);
+    if (!needed)
+        return; /* not yet: a run of the whole command may still be planned later */
+    context->output_pending = false;
+    uint64_t stdout_hash = context->pending_stdout, stderr_hash = context->pending_stderr;
+    char *plan = plan_record(&context->options->settings);
+    int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
+                                                           : 3600 * 1000;
+    stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
+    free(plan);
+    statement = database_prepare(context->db,
+                                 "UPDATE campaign SET baseline_stdout = ?, baseline_stderr = ?");
+    if (stdout_hash)
+        sqlite3_bind_int64(statement, 1, (sqlite3_int64)stdout_hash);
+    if (stderr_hash)
+        sqlite3_bind_int64(statement, 2, (sqlite3_int64)stderr_hash);
+    database_step_done(statement);
+    database_finalize(statement);
+    context->baseline_stdout = stdout_hash;
+    context->baseline_stderr = stderr_hash;
+}
+
+/* A fault run whose process spins after its failure is a hang once that process has used
+   five times the CPU of the whole baseline (recorded, so slower than a fault run) and two
+   seconds more: no process the command waited for did that much in the baseline, whatever the
+   machine's load (a daemon it did not wait for is not counted; its CPU is no fault run's).
+   Off where it would come after the wall-clock limit anyway, and in kernel campaigns. A campaign
+   from before the note was kept goes without. */
+static void set_hang_cpu(struct campaign_context *context)
+{
+    struct campaign_settings *settings = &context->options->settings;
+    settings->hang_cpu_ms = 0;
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT CAST(text AS INTEGER) FROM campaign_notes WHERE kind = 'baseline_cpu_ms'");
+    if (sqlite3_step(statement) == SQLITE_ROW && !settings->kernel) {
+        int64_t limit = 5 * sqlite3_column_int64(statement, 0) + 2000;
+        if (limit < context->timeout_ms)
+            settings->hang_cpu_ms = limit;
+    }
+    database_finalize(statement);
+}
+
+void load_baseline(struct campaign_context *context)
+{
+    sqlite3_stmt *statement = database_prepare(
+        context->db, "SELECT baseline_exit, baseline_signal, baseline_stdout, baseline_stderr,"
+                     " baseline_wall_ms, (SELECT id FROM runs WHERE kind = 'baseline')"
+                     " FROM campaign");
+    if (sqlite3_step(statement) != SQLITE_ROW)
+        fatal("the campaign database lost its baseline; remove it and run again");
+    context->baseline.exit_code = sqlite3_column_int(statement, 0);
+    context->baseline.signal = sqlite3_column_int(statement, 1);
+    context->baseline_stdout = (uint64_t)sqlite3_column_int64(statement, 2);
+    context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
+    int64_t wall = sqlite3_column_int64(statement, 4);
+    context->baseline_id = sqlite3_column_int64(statement, 5);
+    database_finalize(statement);
+    context->timeout_ms = context->options->settings.timeout_ms
+                              ? context->options->settings.timeout_ms
+                              : 10 * wall + 5000;
+    set_hang_cpu(context);
+    leak_load_baseline(context);
+    /* Runs that disturb each other at the same time (check_twin): one at a time, resumed too. */
+    statement = database_prepare(context->db, "SELECT text FROM campaign_notes WHERE kind = 'jobs'");
+    if (sqlite3_step(statement) == SQLITE_ROW && context->options->jobs > 1) {
+        context->options->jobs = 1;
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: runs go one at a time: %s\n", sqlite3_column_text(statement, 0));
+    }
+    database_finalize(statement);
+    /* A baseline that followed no call into a library in scope (its sources compiled into the
+       programs, as expat's tests have them) learned nothing the fault runs could use: they run
+       without the audit module, whose trampoline every call through the PLT pays. */
+    struct campaign_settings *settings = &context->options->settings;
+    if (settings->boundary) {
+        statement = database_prepare(context->db, "SELECT count(*) FROM conventions");
+        settings->boundary_idle = sqlite3_step(statement) == SQLITE_ROW &&
+                                  sqlite3_column_int64(statement, 0) == 0;
+        database_finalize(statement);
+    }
+}
+
+bool baseline_done(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
+    bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
+    database_finalize(statement);
+    return done;
+}
