@@ -24,42 +24,6 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-const char kernel_usage[] =
-    "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
-    "                     [run options] -- COMMAND [ARGS...]\n"
-    "\n"
-    "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
-    "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
-    "x86_64) and is a site: the call and its stack, through libc (the openat inside fopen is\n"
-    "one). For each site, run COMMAND with N = 1, 2, ... written to /proc/thread-self/fail-nth\n"
-    "just before that call, until the call has fewer than N fault points. Each run's outcome\n"
-    "is classified as by `failrun run`; the report lists what each armed call returned. Needs\n"
-    "a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and\n"
-    "FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary allocations can fail:\n"
-    "\n"
-    "  --setup-debugfs   (root) mount debugfs if needed and set failslab/ignore-gfp-wait=N,\n"
-    "                    fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0,\n"
-    "                    verbose=0 for both; with --kmem-trace also mount tracefs and\n"
-    "                    define the kprobe events libfail/page_entry, page_ret, slab_entry\n"
-    "                    and slab_ret\n"
-    "  --kmem-trace      name each failed kernel allocation: call site, size, GFP flags, too\n"
-    "                    small to fail or not (needs CONFIG_KPROBE_EVENTS)\n"
-    "  --kcov            record the kernel code each armed call ran (KCOV_TRACE_PC; needs\n"
-    "                    CONFIG_KCOV): the kernel error legs, lines reached only with the\n"
-    "                    fault, go to the report's table and failrun cov\n"
-    "  --vmlinux PATH    the running kernel's vmlinux with DWARF line information, to\n"
-    "                    symbolise the KCOV PCs (kept in the database for later reports;\n"
-    "                    LIBFAIL_VMLINUX overrides it)\n"
-    "  --wrappers        trap nothing: the sites are the calls of open, openat, read, write,\n"
-    "                    pipe, pipe2, socket, socketpair, epoll_create1, eventfd, mmap and fork\n"
-    "                    only. A program that installs its own SIGSYS handler or seccomp filter,\n"
-    "                    or a kernel without syscall user dispatch, falls back to this by\n"
-    "                    itself, with a message on standard error\n"
-    "\n"
-    "Every option of `failrun run` applies (see `failrun help run`); --db, --exe, --module,\n"
-    "--occurrence K (arm each site's K-th call), -j, --json, --junit, --sarif.\n"
-    "Exit status: 0 no bugs, 1 bugs found, 2 usage error or a kernel that cannot inject.\n";
-
 /* Test hooks: the files this checks, elsewhere than on the running kernel. */
 static const char *failnth_path(void)
 {
@@ -162,7 +126,7 @@ static void setup_kmem_trace(void)
     }
 }
 
-static void check_kernel(bool setup)
+static void check_kernel(bool setup, bool kmem_trace)
 {
     if (access(failnth_path(), F_OK) != 0)
         fatal("this kernel was built without CONFIG_FAULT_INJECTION (%s does not exist); boot one "
@@ -182,7 +146,7 @@ static void check_kernel(bool setup)
                     write_attribute("fail_page_alloc/verbose", "0");
         if (!done)
             fatal("--setup-debugfs could not set the fault attributes; run it as root");
-        if (!getenv("LIBFAIL_TEST_DEBUGFS") && getenv("LIBFAIL_KMEM_TRACE"))
+        if (!getenv("LIBFAIL_TEST_DEBUGFS") && kmem_trace)
             setup_kmem_trace();
     }
     char *slab_wait = read_attribute("failslab/ignore-gfp-wait");
@@ -207,36 +171,91 @@ static void check_kernel(bool setup)
     free(order);
 }
 
+/* ---- failrun kernel's own options (options.h); failrun run's apply too ---- */
+
+#define RUN (*(struct run_options *)target)
+static void take_setup_debugfs(void *target, const char *value)
+{
+    (void)value;
+    RUN.setup_debugfs = true;
+}
+static void take_wrappers(void *target, const char *value)
+{
+    (void)value;
+    RUN.settings.kernel_wrappers = true;
+}
+static void take_kmem_trace(void *target, const char *value)
+{
+    (void)value;
+    RUN.settings.kmem_trace = true;
+}
+static void take_kcov(void *target, const char *value)
+{
+    (void)value;
+    RUN.settings.kcov = true;
+}
+static void take_vmlinux(void *target, const char *value)
+{
+    char *absolute = realpath(value, NULL);
+    if (!absolute)
+        fatal("--vmlinux %s: %s; give the running kernel's vmlinux", value, strerror(errno));
+    free(RUN.settings.vmlinux);
+    RUN.settings.vmlinux = absolute;
+}
+#undef RUN
+
+static const struct option_row kernel_rows[] = {
+    {"setup-debugfs", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "(root) mount debugfs if needed and set failslab/ignore-gfp-wait=N, "
+     "fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0, verbose=0 for both; with "
+     "--kmem-trace also mount tracefs and define the kprobe events libfail/page_entry, page_ret, "
+     "slab_entry and slab_ret", take_setup_debugfs},
+    {"kmem-trace", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
+     "name each failed kernel allocation: call site, size, GFP flags, too small to fail or not "
+     "(needs CONFIG_KPROBE_EVENTS)", take_kmem_trace},
+    {"kcov", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
+     "record the kernel code each armed call ran (KCOV_TRACE_PC; needs CONFIG_KCOV): the kernel "
+     "error legs, lines reached only with the fault, go to the report's table and failrun cov",
+     take_kcov},
+    {"vmlinux", 0, OPTION_REQUIRED, "PATH", OPTION_CAMPAIGN,
+     "the running kernel's vmlinux with DWARF line information, to symbolise the KCOV PCs (kept "
+     "with the campaign for later reports; LIBFAIL_VMLINUX overrides it)", take_vmlinux},
+    {"wrappers", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
+     "trap nothing: the sites are the calls of open, openat, read, write, pipe, pipe2, socket, "
+     "socketpair, epoll_create1, eventfd, mmap and fork only. A program that installs its own "
+     "SIGSYS handler or seccomp filter, or a kernel without syscall user dispatch, falls back to "
+     "this by itself, with a message on standard error", take_wrappers},
+    {NULL, 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN, NULL, NULL},
+};
+
+const struct option_table kernel_options_table = {
+    .synopsis =
+        "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
+        "                     [run options] -- COMMAND [ARGS...]\n"
+        "\n"
+        "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
+        "call the programs under test make is trapped (syscall user dispatch: Linux 5.11 or later,\n"
+        "x86_64) and is a site: the call and its stack, through libc (the openat inside fopen is\n"
+        "one). For each site, run COMMAND with N = 1, 2, ... written to /proc/thread-self/fail-nth\n"
+        "just before that call, until the call has fewer than N fault points. Each run's outcome\n"
+        "is classified as by `failrun run`; the report lists what each armed call returned. Needs\n"
+        "a kernel built with CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and\n"
+        "FAULT_INJECTION_DEBUG_FS, and debugfs set so that ordinary allocations can fail:\n"
+        "\n",
+    .rows = kernel_rows,
+    .epilogue = "Of failrun run's options, --occurrence K arms each site's K-th call; --faults and\n"
+                "--fork do not apply.\n"
+                "Exit status: 0 no bugs, 1 bugs found, 2 usage error or a kernel that cannot inject.\n",
+    .also = &run_options_table,
+    .also_name = "failrun run",
+};
+
+static void check_kernel_options(const struct run_options *options)
+{
+    check_kernel(options->setup_debugfs, options->settings.kmem_trace);
+}
+
 int cmd_kernel(int argc, char **argv)
 {
-    /* Our one option, before the `--`: the rest is `failrun run`'s. */
-    bool setup = false, wrappers = false;
-    char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
-    int count = 0;
-    bool command = false;
-    for (int i = 0; i < argc; i++) {
-        if (!command && !strcmp(argv[i], "--"))
-            command = true;
-        if (!command && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-            fputs(kernel_usage, stdout);
-            free(rest);
-            return 0;
-        }
-        if (!command && !strcmp(argv[i], "--setup-debugfs"))
-            setup = true;
-        else if (!command && !strcmp(argv[i], "--wrappers"))
-            wrappers = true;
-        else if (!command && !strcmp(argv[i], "--kmem-trace"))
-            setenv("LIBFAIL_KMEM_TRACE", "1", 1); /* the targets inherit it (kernel.c) */
-        else if (!command && !strcmp(argv[i], "--kcov"))
-            setenv("LIBFAIL_KCOV", "1", 1);
-        else if (!command && !strcmp(argv[i], "--vmlinux") && i + 1 < argc)
-            setenv("LIBFAIL_VMLINUX", argv[++i], 1); /* the report's symboliser reads it */
-        else
-            rest[count++] = argv[i];
-    }
-    check_kernel(setup);
-    int status = run_campaign(count, rest, true, wrappers, kernel_usage);
-    free(rest);
-    return status;
+    return run_campaign(argc, argv, &kernel_options_table, true, check_kernel_options);
 }

@@ -30,110 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char run_usage[] =
-    "usage: failrun run [options] -- COMMAND [ARGS...]\n"
-    "\n"
-    "Run COMMAND once to record every allocation site (with --faults io, every I/O call site\n"
-    "too), then once per site with that site's first call failing; classify and store each\n"
-    "run, then print the report.\n"
-    "Standard input, when not a terminal, is saved and given to every run.\n"
-    "\n"
-    "  --db PATH         campaign database (default .failrun/campaign.db)\n"
-    "  --depth N         frames in a site signature, 1..28 (default 8)\n"
-    "  --timeout SEC     per-run limit; default 10x the baseline plus 5 s (a process\n"
-    "                    spinning after its fault ends sooner: 5x the baseline's CPU + 2 s)\n"
-    "  --exe GLOB        fail allocations only in executables matching GLOB (repeatable);\n"
-    "                    '!GLOB' leaves one out; default: COMMAND and every non-system\n"
-    "                    executable it starts but its fixtures (servers, daemons)\n"
-    "  --module GLOB     fail only allocations whose caller is in a matching module\n"
-    "  --source GLOB     fail and report only sites whose first own frame is in a source file\n"
-    "                    matching GLOB (its path as DWARF gives it, or a tail of it after\n"
-    "                    a '/': 'src/*', 'json_*.c'; repeatable, or comma-separated): tests and\n"
-    "                    library in one executable, fail only the library's allocations.\n"
-    "                    '!GLOB' leaves out what it matches: '!tests/*' everything but tests.\n"
-    "                    Other sites are recorded (coverage) but get no run; a crash in code\n"
-    "                    outside GLOB (a test using the library's NULL), or an assert at the\n"
-    "                    entry it called, is a caller-crash, not a finding\n"
-    "  --no-boundary     with --source or --module, each call into the code under test that a\n"
-    "                    fault fired in is followed to its return (LD_AUDIT, calls into shared\n"
-    "                    libraries): an error report makes the caller's other output its\n"
-    "                    reaction (reported), a success value a failed test a finding\n"
-    "                    (swallowed). This turns that off (--boundary: on, the default)\n"
-    "  --returns FUNC=KIND  how FUNC of the code under test reports an error to its caller:\n"
-    "                    null, negative, zero or false (repeatable). Without it, learned from\n"
-    "                    the unfailed runs: a value of a kind FUNC never returned there (NULL\n"
-    "                    where it always returned an address, a negative int, 0, false) is one\n"
-    "  --wrapper FUNC    FUNC only forwards to the allocator: its sites are named after its\n"
-    "                    caller (\"f at x.c:40 (through FUNC)\"), and leaks are told apart by\n"
-    "                    that caller (repeatable). Found without it: a function whose name\n"
-    "                    ends in alloc, strdup, strndup or memdup, first own frame of sites\n"
-    "                    reached from two or more callers\n"
-    "  --faults KINDS    what kinds of call are sites: alloc (default), io, or alloc,io.\n"
-    "                    io: open, openat, creat, fopen, fdopen, freopen, read, pread, readv,\n"
-    "                    fread, fgets, getline, write, pwrite, writev, fwrite, fputs, puts,\n"
-    "                    fprintf, printf and their v- forms, fflush, close, fclose, fsync and\n"
-    "                    fdatasync of the program (stdout and stderr included; never libc's\n"
-    "                    own nor failrun's), each failing with the errno a real failure\n"
-    "                    gives: EMFILE for opens, EIO for reads, closes and syncs, ENOSPC\n"
-    "                    for writes and flushes; a stdio stream's error indicator is set\n"
-    "\n"
-    "What each run fails (default: each site's first call, one site per run):\n"
-    "  --occurrence K    each site's K-th call instead\n"
-    "  --persistent      and every later call too (for programs that retry)\n"
-    "  --nth N           one run failing the N-th call (the kernel's fail-nth rules)\n"
-    "  --nth-sweep       runs failing call 1, 2, 3, ... until the N-th call never comes\n"
-    "  --probability P   runs failing each call with probability P (0 < P <= 1),\n"
-    "  --seed S          ... the first run with seed S, then S+1, ... (default 1)\n"
-    "  --policy nofail   never fail NOFAIL-eligible sites: LF_NOFAIL requests and sites whose\n"
-    "                    every request is at most --nofail-below bytes (default 32768);\n"
-    "                    `failrun cov --nofail-db` checks such a campaign (see failrun cov)\n"
-    "  --max-runs N      at most N fault runs (default 10000; 100 with --probability).\n"
-    "                    Sites first seen on an error path join the queue, with the\n"
-    "                    failures that led there, until none is new or N is reached.\n"
-    "\n"
-    "  --json            print the report as JSON\n"
-    "  --junit PATH      also write JUnit XML; --sarif PATH also write SARIF 2.1.0\n"
-    "  -j, --jobs N      runs at once (default: the number of cores)\n"
-    "  --fork            instead of re-running a program per site, run it once more and fork\n"
-    "                    it at each site it reaches first: the child fails the allocation\n"
-    "                    and runs to its end, or to its test case's, the parent goes on (-j N\n"
-    "                    children at once). Same outcomes; sites in multi-threaded processes\n"
-    "                    are re-run. Default: where re-running would take a minute or more;\n"
-    "                    and inside a suite, the small programs it starts fork their runs at\n"
-    "                    their start (before main) in one more run of the suite, where\n"
-    "                    re-running them alone would take seconds\n"
-    "  --no-fork         re-run every site\n"
-    "  --test-case FUNC[:int]  in fork mode, FUNC's return ends a test case (with :int, it\n"
-    "                    returns 0 when the test case passed); built in: minicheck, cmocka,\n"
-    "                    Unity\n"
-    "  --whole-command   every run re-runs COMMAND; by default a site whose owner (the first\n"
-    "                    process that reached it) is a program COMMAND started, and that does\n"
-    "                    alone what it did there, is failed by starting that program alone\n"
-    "  --shard K/N       run slice K (1..N) of the campaign; `failrun merge` joins slices\n"
-    "  --keep-runs[=SIZE]  keep the folders of runs without bugs too, at most SIZE of them\n"
-    "                    (megabytes, or with K, M or G; default 1G): past that the oldest\n"
-    "                    go first, and the report says how many. Runs that found bugs are\n"
-    "                    always kept\n"
-    "  --replace         discard the campaign in --db even if it is of another command or\n"
-    "                    other options (without it failrun refuses; the same campaign again\n"
-    "                    resumes when unfinished and starts over when finished)\n"
-    "  --suppressions FILE  hide findings matching its rules (repeatable; see failrun(1));\n"
-    "                    --no-default-suppressions drops the bundled rules for glibc bugs\n"
-    "  --quiet           no progress lines\n"
-    "\n"
-    "Exit status: 0 no bugs, 1 bugs found (or runs that never reached the site the\n"
-    "baseline reached: the report's first lines say so), 2 usage error.\n"
-    "A campaign killed before it finished resumes when run again with the same command.\n"
-    "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
-    "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
-    "by the next failrun run.\n";
-
-static char *join_globs(const char *existing, const char *glob)
-{
-    char *joined = *existing ? xasprintf("%s:%s", existing, glob) : xstrdup(glob);
-    return joined;
-}
-
 static uint64_t parse_count(const char *text, const char *option)
 {
     char *end;
@@ -181,31 +77,347 @@ static int modes_of(const struct campaign_settings *settings)
            (settings->occurrence != 1 || settings->persistent);
 }
 
-static void parse_options(int argc, char **argv, struct run_options *options)
+/* ---- failrun run's options: one row each (options.h) ---- */
+
+#define RUN (*(struct run_options *)target)
+#define SETTINGS (((struct run_options *)target)->settings)
+
+static void take_db(void *target, const char *value) { RUN.database_path = value; }
+static void take_depth(void *target, const char *value)
 {
-    static const struct option long_options[] = {
-        {"db", required_argument, NULL, 'd'},      {"depth", required_argument, NULL, 'D'},
-        {"timeout", required_argument, NULL, 't'}, {"exe", required_argument, NULL, 'e'},
-        {"module", required_argument, NULL, 'm'},  {"json", no_argument, NULL, 'O'},
-        {"keep-runs", optional_argument, NULL, 'k'},     {"quiet", no_argument, NULL, 'q'},
-        {"jobs", required_argument, NULL, 'j'},    {"help", no_argument, NULL, 'h'},
-        {"occurrence", required_argument, NULL, 'K'}, {"persistent", no_argument, NULL, 'P'},
-        {"nth", required_argument, NULL, 'N'},     {"nth-sweep", no_argument, NULL, 'W'},
-        {"probability", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
-        {"max-runs", required_argument, NULL, 'M'}, {"shard", required_argument, NULL, 'S'},
-        {"junit", required_argument, NULL, 'U'},   {"sarif", required_argument, NULL, 'R'},
-        {"policy", required_argument, NULL, 'Y'},  {"nofail-below", required_argument, NULL, 'B'},
-        {"fork", no_argument, NULL, 'F'},         {"faults", required_argument, NULL, 'T'},
-        {"no-fork", no_argument, NULL, 'n'},      {"test-case", required_argument, NULL, 'C'},
-        {"suppressions", required_argument, NULL, 'X'},
-        {"replace", no_argument, NULL, 'E'},
-        {"whole-command", no_argument, NULL, 'H'},
-        {"no-default-suppressions", no_argument, NULL, 'Z'},
-        {"source", required_argument, NULL, 'g'},  {"wrapper", required_argument, NULL, 'w'},
-        {"returns", required_argument, NULL, 'V'}, {"boundary", no_argument, NULL, 'G'},
-        {"no-boundary", no_argument, NULL, 'b'},
-        {NULL, 0, NULL, 0},
-    };
+    char *end;
+    long depth = strtol(value, &end, 10);
+    if (*end || !*value || depth < 1 || depth > RECORD_MAX_FRAMES)
+        fatal("--depth %s: give a whole number from 1 to %d", value, RECORD_MAX_FRAMES);
+    SETTINGS.depth = (int)depth;
+}
+static void take_timeout(void *target, const char *value)
+{
+    char *end;
+    double seconds = strtod(value, &end);
+    if (*end || !(seconds > 0) || seconds > 86400)
+        fatal("--timeout %s: give seconds, more than 0 and at most 86400", value);
+    SETTINGS.timeout_ms = (int64_t)(seconds * 1000);
+}
+static void add_glob(char **list, const char *glob)
+{
+    char *joined = **list ? xasprintf("%s:%s", *list, glob) : xstrdup(glob);
+    free(*list);
+    *list = joined;
+}
+static void take_exe(void *target, const char *value) { add_glob(&SETTINGS.exe_globs, value); }
+static void take_module(void *target, const char *value)
+{
+    add_glob(&SETTINGS.module_globs, value);
+}
+static void add_entries(char **list, const char *value)
+{
+    char *joined = source_globs_add(*list, value);
+    free(*list);
+    *list = joined;
+}
+static void take_source(void *target, const char *value)
+{
+    add_entries(&SETTINGS.source_globs, value);
+}
+static void take_boundary(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.boundary = true;
+}
+static void take_no_boundary(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.boundary = false;
+}
+static void take_returns(void *target, const char *value)
+{
+    if (!returns_rule_valid(value))
+        fatal("--returns %s: give FUNC=null, FUNC=negative, FUNC=zero or FUNC=false", value);
+    add_entries(&SETTINGS.returns, value);
+}
+static void take_wrapper(void *target, const char *value)
+{
+    add_entries(&SETTINGS.wrappers, value);
+}
+static void take_faults(void *target, const char *value)
+{
+    SETTINGS.fault_kinds = fault_kinds_parse(value);
+    if (!SETTINGS.fault_kinds)
+        fatal("--faults %s: give alloc, io or alloc,io", value);
+}
+static void take_occurrence(void *target, const char *value)
+{
+    SETTINGS.occurrence = parse_count(value, "--occurrence");
+}
+static void take_persistent(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.persistent = true;
+}
+static void take_nth(void *target, const char *value)
+{
+    SETTINGS.nth = parse_count(value, "--nth");
+}
+static void take_nth_sweep(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.nth_sweep = true;
+}
+static void take_probability(void *target, const char *value)
+{
+    struct plan check;
+    char *probe = xasprintf("mode=random;probability=%s", value);
+    if (plan_parse(probe, &check))
+        fatal("--probability %s: give a decimal number, more than 0 and at most 1 (e.g. 0.01)",
+              value);
+    free(probe);
+    free(SETTINGS.probability);
+    SETTINGS.probability = xstrdup(value);
+}
+static void take_seed(void *target, const char *value)
+{
+    char *end;
+    SETTINGS.seed = strtoull(value, &end, 10);
+    if (*end || !*value)
+        fatal("--seed %s: give a whole number", value);
+}
+static void take_policy(void *target, const char *value)
+{
+    if (strcmp(value, "nofail") && strcmp(value, "all"))
+        fatal("--policy %s: give nofail (eligible sites never fail) or all", value);
+    SETTINGS.policy_nofail = !strcmp(value, "nofail");
+}
+static void take_nofail_below(void *target, const char *value)
+{
+    SETTINGS.nofail_below = parse_count(value, "--nofail-below");
+}
+static void take_max_runs(void *target, const char *value)
+{
+    SETTINGS.max_runs = (int64_t)parse_count(value, "--max-runs");
+}
+static void take_json(void *target, const char *value)
+{
+    (void)value;
+    RUN.json = true;
+}
+static void take_junit(void *target, const char *value) { RUN.junit = value; }
+static void take_sarif(void *target, const char *value) { RUN.sarif = value; }
+static void take_jobs(void *target, const char *value)
+{
+    char *end;
+    long jobs = strtol(value, &end, 10);
+    if (*end || !*value || jobs < 1 || jobs > 1024)
+        fatal("-j %s: give the number of runs at once, from 1 to 1024", value);
+    RUN.jobs = (int)jobs;
+}
+static void take_fork(void *target, const char *value)
+{
+    (void)value;
+    RUN.fork = FORK_ALWAYS;
+}
+static void take_no_fork(void *target, const char *value)
+{
+    (void)value;
+    RUN.fork = FORK_NEVER;
+}
+static void take_test_case(void *target, const char *value)
+{
+    if (!test_case_valid(value))
+        fatal("--test-case %s: give a function name, or NAME:int when the function returns 0 "
+              "for a test case that passed", value);
+    char *joined = SETTINGS.test_cases && *SETTINGS.test_cases
+                       ? xasprintf("%s,%s", SETTINGS.test_cases, value)
+                       : xstrdup(value);
+    free(SETTINGS.test_cases);
+    SETTINGS.test_cases = joined;
+    size_t names = 1;
+    for (const char *at = joined; *at; at++)
+        names += *at == ',';
+    if (strlen(joined) >= PLAN_TESTS_MAX || names > 60)
+        fatal("--test-case: at most 60 functions, %d bytes of names in all", PLAN_TESTS_MAX - 1);
+}
+static void take_whole_command(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.whole_command = true;
+}
+static void take_shard(void *target, const char *value)
+{
+    unsigned shard = 0, shards = 0;
+    char extra;
+    if (sscanf(value, "%u/%u%c", &shard, &shards, &extra) != 2 || shard < 1 || shards < 1 ||
+        shard > shards)
+        fatal("--shard %s: give K/N with 1 <= K <= N, e.g. --shard 2/8", value);
+    SETTINGS.shard = shard;
+    SETTINGS.shards = shards;
+}
+static void take_keep_runs(void *target, const char *value)
+{
+    RUN.keep_runs = true;
+    if (value) /* --keep-runs=SIZE */
+        RUN.keep_runs_bytes = parse_keep_bound(value);
+}
+static void take_replace(void *target, const char *value)
+{
+    (void)value;
+    RUN.replace = true;
+}
+static void take_suppressions(void *target, const char *value)
+{
+    VECTOR_PUSH(RUN.suppression_files, value);
+}
+static void take_no_default_suppressions(void *target, const char *value)
+{
+    (void)value;
+    RUN.no_default_suppressions = true;
+}
+static void take_quiet(void *target, const char *value)
+{
+    (void)value;
+    RUN.quiet = true;
+}
+
+#undef RUN
+#undef SETTINGS
+
+#define CAMPAIGN OPTION_CAMPAIGN
+#define INVOCATION OPTION_INVOCATION
+static const struct option_row run_rows[] = {
+    {"db", 0, OPTION_REQUIRED, "PATH", INVOCATION,
+     "campaign database (default .failrun/campaign.db)", take_db},
+    {"depth", 0, OPTION_REQUIRED, "N", CAMPAIGN, "frames in a site signature, 1..28 (default 8)",
+     take_depth},
+    {"timeout", 0, OPTION_REQUIRED, "SEC", CAMPAIGN,
+     "per-run limit; default 10x the baseline plus 5 s (a process spinning after its fault "
+     "ends sooner: 5x the baseline's CPU + 2 s)", take_timeout},
+    {"exe", 0, OPTION_REQUIRED, "GLOB", CAMPAIGN,
+     "fail allocations only in executables matching GLOB (repeatable); '!GLOB' leaves one out; "
+     "default: COMMAND and every non-system executable it starts but its fixtures (servers, "
+     "daemons)", take_exe},
+    {"module", 0, OPTION_REQUIRED, "GLOB", CAMPAIGN,
+     "fail only allocations whose caller is in a matching module", take_module},
+    {"source", 0, OPTION_REQUIRED, "GLOB", CAMPAIGN,
+     "fail and report only sites whose first own frame is in a source file matching GLOB (its "
+     "path as DWARF gives it, or a tail of it after a '/': 'src/*', 'json_*.c'; repeatable, or "
+     "comma-separated): tests and library in one executable, fail only the library's "
+     "allocations. '!GLOB' leaves out what it matches: '!tests/*' everything but tests. Other "
+     "sites are recorded (coverage) but get no run; a crash in code outside GLOB (a test using "
+     "the library's NULL), or an assert at the entry it called, is a caller-crash, not a "
+     "finding", take_source},
+    {"no-boundary", 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "with --source or --module, each call into the code under test that a fault fired in is "
+     "followed to its return (LD_AUDIT, calls into shared libraries): an error report makes the "
+     "caller's other output its reaction (reported), a success value a failed test a finding "
+     "(swallowed). This turns that off (--boundary: on, the default)", take_no_boundary},
+    {"boundary", 0, OPTION_FLAG, NULL, CAMPAIGN, "the library boundary on (the default)",
+     take_boundary},
+    {"returns", 0, OPTION_REQUIRED, "FUNC=KIND", CAMPAIGN,
+     "how FUNC of the code under test reports an error to its caller: null, negative, zero or "
+     "false (repeatable). Without it, learned from the unfailed runs: a value of a kind FUNC "
+     "never returned there (NULL where it always returned an address, a negative int, 0, "
+     "false) is one", take_returns},
+    {"wrapper", 0, OPTION_REQUIRED, "FUNC", CAMPAIGN,
+     "FUNC only forwards to the allocator: its sites are named after its caller (\"f at x.c:40 "
+     "(through FUNC)\"), and leaks are told apart by that caller (repeatable). Found without "
+     "it: a function whose name ends in alloc, strdup, strndup or memdup, first own frame of "
+     "sites reached from two or more callers", take_wrapper},
+    {"faults", 0, OPTION_REQUIRED, "KINDS", CAMPAIGN,
+     "what kinds of call are sites: alloc (default), io, or alloc,io. io: open, openat, creat, "
+     "fopen, fdopen, freopen, read, pread, readv, fread, fgets, getline, write, pwrite, writev, "
+     "fwrite, fputs, puts, fprintf, printf and their v- forms, fflush, close, fclose, fsync and "
+     "fdatasync of the program (stdout and stderr included; never libc's own nor failrun's), "
+     "each failing with the errno a real failure gives: EMFILE for opens, EIO for reads, closes "
+     "and syncs, ENOSPC for writes and flushes; a stdio stream's error indicator is set",
+     take_faults},
+    {NULL, 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "What each run fails (default: each site's first call, one site per run):", NULL},
+    {"occurrence", 0, OPTION_REQUIRED, "K", CAMPAIGN, "each site's K-th call instead",
+     take_occurrence},
+    {"persistent", 0, OPTION_FLAG, NULL, CAMPAIGN, "and every later call too (for programs that "
+     "retry)", take_persistent},
+    {"nth", 0, OPTION_REQUIRED, "N", CAMPAIGN,
+     "one run failing the N-th call (the kernel's fail-nth rules)", take_nth},
+    {"nth-sweep", 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "runs failing call 1, 2, 3, ... until the N-th call never comes", take_nth_sweep},
+    {"probability", 0, OPTION_REQUIRED, "P", CAMPAIGN,
+     "runs failing each call with probability P (0 < P <= 1),", take_probability},
+    {"seed", 0, OPTION_REQUIRED, "S", CAMPAIGN,
+     "... the first run with seed S, then S+1, ... (default 1)", take_seed},
+    {"policy", 0, OPTION_REQUIRED, "nofail", CAMPAIGN,
+     "never fail NOFAIL-eligible sites: LF_NOFAIL requests and sites whose every request is at "
+     "most --nofail-below bytes (default 32768); `failrun cov --nofail-db` checks such a "
+     "campaign (see failrun cov)", take_policy},
+    {"nofail-below", 0, OPTION_REQUIRED, "BYTES", CAMPAIGN,
+     "the size threshold of --policy nofail (default 32768)", take_nofail_below},
+    {"max-runs", 0, OPTION_REQUIRED, "N", CAMPAIGN,
+     "at most N fault runs (default 10000; 100 with --probability). Sites first seen on an "
+     "error path join the queue, with the failures that led there, until none is new or N is "
+     "reached.", take_max_runs},
+    {NULL, 0, OPTION_FLAG, NULL, CAMPAIGN, "", NULL},
+    {"json", 0, OPTION_FLAG, NULL, INVOCATION, "print the report as JSON", take_json},
+    {"junit", 0, OPTION_REQUIRED, "PATH", INVOCATION, "also write JUnit XML", take_junit},
+    {"sarif", 0, OPTION_REQUIRED, "PATH", INVOCATION, "also write SARIF 2.1.0", take_sarif},
+    {"jobs", 'j', OPTION_REQUIRED, "N", INVOCATION,
+     "runs at once (default: the number of cores)", take_jobs},
+    {"fork", 0, OPTION_FLAG, NULL, INVOCATION,
+     "instead of re-running a program per site, run it once more and fork it at each site it "
+     "reaches first: the child fails the allocation and runs to its end, or to its test case's, "
+     "the parent goes on (-j N children at once). Same outcomes; sites in multi-threaded "
+     "processes are re-run. Default: where re-running would take a minute or more; and inside a "
+     "suite, the small programs it starts fork their runs at their start (before main) in one "
+     "more run of the suite, where re-running them alone would take seconds", take_fork},
+    {"no-fork", 0, OPTION_FLAG, NULL, INVOCATION, "re-run every site", take_no_fork},
+    {"test-case", 0, OPTION_REQUIRED, "FUNC[:int]", CAMPAIGN,
+     "in fork mode, FUNC's return ends a test case (with :int, it returns 0 when the test case "
+     "passed); built in: minicheck, cmocka, Unity", take_test_case},
+    {"whole-command", 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "every run re-runs COMMAND; by default a site whose owner (the first process that reached "
+     "it) is a program COMMAND started, and that does alone what it did there, is failed by "
+     "starting that program alone", take_whole_command},
+    {"shard", 0, OPTION_REQUIRED, "K/N", CAMPAIGN,
+     "run slice K (1..N) of the campaign; `failrun merge` joins slices", take_shard},
+    {"keep-runs", 0, OPTION_OPTIONAL, "SIZE", INVOCATION,
+     "keep the folders of runs without bugs too, at most SIZE of them (megabytes, or with K, M "
+     "or G; default 1G): past that the oldest go first, and the report says how many. Runs that "
+     "found bugs are always kept", take_keep_runs},
+    {"replace", 0, OPTION_FLAG, NULL, INVOCATION,
+     "discard the campaign in --db even if it is of another command or other options (without "
+     "it failrun refuses; the same campaign again resumes when unfinished and starts over when "
+     "finished)", take_replace},
+    {"suppressions", 0, OPTION_REQUIRED, "FILE", INVOCATION,
+     "hide findings matching its rules (repeatable; see failrun(1))", take_suppressions},
+    {"no-default-suppressions", 0, OPTION_FLAG, NULL, INVOCATION,
+     "drop the bundled rules for glibc bugs", take_no_default_suppressions},
+    {"quiet", 'q', OPTION_FLAG, NULL, INVOCATION, "no progress lines", take_quiet},
+    {NULL, 0, OPTION_FLAG, NULL, CAMPAIGN, NULL, NULL},
+};
+#undef CAMPAIGN
+#undef INVOCATION
+
+const struct option_table run_options_table = {
+    .synopsis =
+        "usage: failrun run [options] -- COMMAND [ARGS...]\n"
+        "\n"
+        "Run COMMAND once to record every allocation site (with --faults io, every I/O call site\n"
+        "too), then once per site with that site's first call failing; classify and store each\n"
+        "run, then print the report.\n"
+        "Standard input, when not a terminal, is saved and given to every run.\n"
+        "\n",
+    .rows = run_rows,
+    .epilogue =
+        "Exit status: 0 no bugs, 1 bugs found (or runs that never reached the site the\n"
+        "baseline reached: the report's first lines say so), 2 usage error.\n"
+        "A campaign killed before it finished resumes when run again with the same command.\n"
+        "Runs execute in a scratch folder /dev/shm/failrun-PID.* (LIBFAIL_SCRATCH=DIR elsewhere,\n"
+        "empty for none), removed at the end and on INT, TERM and HUP; one a KILL left is removed\n"
+        "by the next failrun run.\n",
+};
+
+/* Defaults, then the options in order, then the command; the checks across options. */
+static void parse_options(const struct option_table *table, int argc, char **argv,
+                          struct run_options *options)
+{
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
     settings->depth = 8;
@@ -216,185 +428,13 @@ static void parse_options(int argc, char **argv, struct run_options *options)
     settings->fault_kinds = PLAN_FAULT_ALLOC;
     settings->exe_globs = xstrdup("");
     settings->module_globs = xstrdup("");
-    int c;
-    char *end;
-    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     options->jobs = cores > 0 ? (int)cores : 1;
     options->keep_runs_bytes = (uint64_t)1024 << 20;
-    while ((c = getopt_long(argc, argv, "+hqj:", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'K':
-            settings->occurrence = parse_count(optarg, "--occurrence");
-            break;
-        case 'P':
-            settings->persistent = true;
-            break;
-        case 'N':
-            settings->nth = parse_count(optarg, "--nth");
-            break;
-        case 'W':
-            settings->nth_sweep = true;
-            break;
-        case 'p': {
-            struct plan check;
-            char *probe = xasprintf("mode=random;probability=%s", optarg);
-            if (plan_parse(probe, &check))
-                fatal("--probability %s: give a decimal number, more than 0 and at most 1 "
-                      "(e.g. 0.01)", optarg);
-            free(probe);
-            free(settings->probability);
-            settings->probability = xstrdup(optarg);
-            break;
-        }
-        case 's':
-            settings->seed = strtoull(optarg, &end, 10);
-            if (*end || !*optarg)
-                fatal("--seed %s: give a whole number", optarg);
-            break;
-        case 'M':
-            settings->max_runs = (int64_t)parse_count(optarg, "--max-runs");
-            break;
-        case 'S': {
-            unsigned shard = 0, shards = 0;
-            char extra;
-            if (sscanf(optarg, "%u/%u%c", &shard, &shards, &extra) != 2 || shard < 1 ||
-                shards < 1 || shard > shards)
-                fatal("--shard %s: give K/N with 1 <= K <= N, e.g. --shard 2/8", optarg);
-            settings->shard = shard;
-            settings->shards = shards;
-            break;
-        }
-        case 'j':
-            options->jobs = (int)strtol(optarg, &end, 10);
-            if (*end || options->jobs < 1 || options->jobs > 1024)
-                fatal("-j %s: give the number of runs at once, from 1 to 1024", optarg);
-            break;
-        case 'd':
-            options->database_path = optarg;
-            break;
-        case 'D':
-            settings->depth = (int)strtol(optarg, &end, 10);
-            if (*end || settings->depth < 1 || settings->depth > RECORD_MAX_FRAMES)
-                fatal("--depth %s: give a whole number from 1 to %d", optarg, RECORD_MAX_FRAMES);
-            break;
-        case 't': {
-            double seconds = strtod(optarg, &end);
-            if (*end || !(seconds > 0) || seconds > 86400)
-                fatal("--timeout %s: give seconds, more than 0 and at most 86400", optarg);
-            settings->timeout_ms = (int64_t)(seconds * 1000);
-            break;
-        }
-        case 'e': {
-            char *joined = join_globs(settings->exe_globs, optarg);
-            free(settings->exe_globs);
-            settings->exe_globs = joined;
-            break;
-        }
-        case 'm': {
-            char *joined = join_globs(settings->module_globs, optarg);
-            free(settings->module_globs);
-            settings->module_globs = joined;
-            break;
-        }
-        case 'Y':
-            if (strcmp(optarg, "nofail") && strcmp(optarg, "all"))
-                fatal("--policy %s: give nofail (eligible sites never fail) or all", optarg);
-            settings->policy_nofail = !strcmp(optarg, "nofail");
-            break;
-        case 'B':
-            settings->nofail_below = parse_count(optarg, "--nofail-below");
-            break;
-        case 'T':
-            settings->fault_kinds = fault_kinds_parse(optarg);
-            if (!settings->fault_kinds)
-                fatal("--faults %s: give alloc, io or alloc,io", optarg);
-            break;
-        case 'O':
-            options->json = true;
-            break;
-        case 'U':
-            options->junit = optarg;
-            break;
-        case 'R':
-            options->sarif = optarg;
-            break;
-        case 'k':
-            options->keep_runs = true;
-            if (optarg) /* --keep-runs=SIZE */
-                options->keep_runs_bytes = parse_keep_bound(optarg);
-            break;
-        case 'g': {
-            char *joined = source_globs_add(settings->source_globs, optarg);
-            free(settings->source_globs);
-            settings->source_globs = joined;
-            break;
-        }
-        case 'w': {
-            char *joined = source_globs_add(settings->wrappers, optarg);
-            free(settings->wrappers);
-            settings->wrappers = joined;
-            break;
-        }
-        case 'G':
-            settings->boundary = true;
-            break;
-        case 'b':
-            settings->boundary = false;
-            break;
-        case 'V': {
-            if (!returns_rule_valid(optarg))
-                fatal("--returns %s: give FUNC=null, FUNC=negative, FUNC=zero or "
-                            "FUNC=false", optarg);
-            char *joined = source_globs_add(settings->returns, optarg);
-            free(settings->returns);
-            settings->returns = joined;
-            break;
-        }
-        case 'F':
-            options->fork = FORK_ALWAYS;
-            break;
-        case 'n':
-            options->fork = FORK_NEVER;
-            break;
-        case 'C': {
-            if (!test_case_valid(optarg))
-                fatal("--test-case %s: give a function name, or NAME:int when the function "
-                      "returns 0 for a test case that passed", optarg);
-            char *joined = settings->test_cases && *settings->test_cases
-                               ? xasprintf("%s,%s", settings->test_cases, optarg)
-                               : xstrdup(optarg);
-            free(settings->test_cases);
-            settings->test_cases = joined;
-            size_t names = 1;
-            for (const char *at = joined; *at; at++)
-                names += *at == ',';
-            if (strlen(joined) >= PLAN_TESTS_MAX || names > 60)
-                fatal("--test-case: at most 60 functions, %d bytes of names in all",
-                      PLAN_TESTS_MAX - 1);
-            break;
-        }
-        case 'X':
-            VECTOR_PUSH(options->suppression_files, optarg);
-            break;
-        case 'Z':
-            options->no_default_suppressions = true;
-            break;
-        case 'E':
-            options->replace = true;
-            break;
-        case 'H':
-            settings->whole_command = true;
-            break;
-        case 'q':
-            options->quiet = true;
-            break;
-        case 'h':
-            options->help = true;
-            return;
-        default:
-            fatal("unknown option; see `failrun help run`");
-        }
+    int optind = options_parse(table, argc, argv, options);
+    if (optind < 0) {
+        options->help = true;
+        return;
     }
     if (optind >= argc)
         fatal("no command given; usage: failrun run [options] -- COMMAND [ARGS...]");
@@ -504,6 +544,15 @@ static void open_campaign(struct campaign_context *context)
         options->settings.scope = stored.scope ? xstrdup(stored.scope) : NULL;
         if (!options->settings.timeout_ms)
             options->settings.timeout_ms = stored.timeout_ms;
+        /* A vmlinux given now replaces the stored one; else the stored one stays. */
+        if (options->settings.vmlinux) {
+            sqlite3_stmt *update = database_prepare(context->db, "UPDATE campaign SET vmlinux = ?");
+            sqlite3_bind_text(update, 1, options->settings.vmlinux, -1, SQLITE_TRANSIENT);
+            database_step_done(update);
+            database_finalize(update);
+        } else if (stored.vmlinux) {
+            options->settings.vmlinux = xstrdup(stored.vmlinux);
+        }
     } else {
         options->settings.stdin_path = save_stdin(context->state_dir);
         char *runs = xasprintf("%s/runs", context->state_dir);
@@ -519,19 +568,22 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_campaign(argc, argv, false, false, run_usage);
+    return run_campaign(argc, argv, &run_options_table, false, NULL);
 }
 
-int run_campaign(int argc, char **argv, bool kernel, bool wrappers, const char *usage)
+int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
+                 void (*before)(const struct run_options *options))
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
     struct run_options options = {0};
-    parse_options(argc, argv, &options);
+    parse_options(table, argc, argv, &options);
     if (options.help) {
-        fputs(usage, stdout);
+        options_usage(table, stdout);
         return 0;
     }
+    if (before)
+        before(&options);
     /* Read before the campaign, so a bad rule stops it at once rather than at the end. */
     VECTOR_PUSH(options.suppression_files, NULL);
     struct suppressions *rules =
@@ -540,7 +592,6 @@ int run_campaign(int argc, char **argv, bool kernel, bool wrappers, const char *
     if (kernel && options.settings.fault_kinds != PLAN_FAULT_ALLOC)
         fatal("failrun kernel fails the kernel's allocations inside system calls; --faults is "
               "for failrun run");
-    options.settings.kernel_wrappers = kernel && wrappers;
     if (kernel && options.fork == FORK_ALWAYS)
         fatal("failrun kernel re-runs the command per system-call site and N; --fork is for "
               "allocation campaigns (failrun run --fork)");

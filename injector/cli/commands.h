@@ -5,7 +5,11 @@
 #ifndef FAILRUN_COMMANDS_H
 #define FAILRUN_COMMANDS_H
 
+#include "cli/options.h"
+
 #include <stdbool.h>
+
+struct run_options;
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -13,15 +17,18 @@ int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_cov(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
-/* `failrun run`, or with kernel set `failrun kernel` after its checks (cmd_run.c); wrappers:
-   `failrun kernel --wrappers`; `usage`: the command's help text, for --help. */
-int run_campaign(int argc, char **argv, bool kernel, bool wrappers, const char *usage);
+/* `failrun run`, or with kernel set `failrun kernel` (cmd_run.c): its options parsed by
+   `table` (which may take failrun run's too), then `before` (may be NULL) sees them before the
+   campaign starts (failrun kernel checks the kernel there). */
+int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
+                 void (*before)(const struct run_options *options));
 
-extern const char run_usage[];
+/* The option tables of failrun run and failrun kernel (options.h): the usage is made from them. */
+extern const struct option_table run_options_table;
+extern const struct option_table kernel_options_table;
 extern const char report_usage[];
 extern const char replay_usage[];
 extern const char merge_usage[];
 extern const char cov_usage[];
-extern const char kernel_usage[];
 
 #endif

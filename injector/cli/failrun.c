@@ -29,16 +29,17 @@ static const char usage[] =
 struct command {
     const char *name;
     int (*run)(int, char **);
-    const char *usage;
+    const char *usage;                  /* its help text, or */
+    const struct option_table *options; /* the table its help text is made from */
 };
 
 static const struct command commands[] = {
-    {"run", cmd_run, run_usage},
-    {"report", cmd_report, report_usage},
-    {"replay", cmd_replay, replay_usage},
-    {"merge", cmd_merge, merge_usage},
-    {"cov", cmd_cov, cov_usage},
-    {"kernel", cmd_kernel, kernel_usage},
+    {"run", cmd_run, NULL, &run_options_table},
+    {"report", cmd_report, report_usage, NULL},
+    {"replay", cmd_replay, replay_usage, NULL},
+    {"merge", cmd_merge, merge_usage, NULL},
+    {"cov", cmd_cov, cov_usage, NULL},
+    {"kernel", cmd_kernel, NULL, &kernel_options_table},
 };
 
 static const struct command *find_command(const char *name)
@@ -63,7 +64,10 @@ int main(int argc, char **argv)
             const struct command *command = find_command(argv[2]);
             if (!command)
                 fatal("no command '%s'; the commands are run, report, replay, merge, cov, kernel", argv[2]);
-            fputs(command->usage, stdout);
+            if (command->options)
+                options_usage(command->options, stdout);
+            else
+                fputs(command->usage, stdout);
         } else {
             fputs(usage, stdout);
         }

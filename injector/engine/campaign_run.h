@@ -22,6 +22,7 @@ struct run_options {
     const char *database_path;
     struct campaign_settings settings;
     bool json, keep_runs, quiet, help;
+    bool setup_debugfs; /* failrun kernel --setup-debugfs: set the kernel's fault attributes */
     /* Fault runs by forking inside one run of the command or program (forkrun.c): --fork
        always, --no-fork never, by default where re-running would cost a minute or more. */
     enum { FORK_AUTO, FORK_ALWAYS, FORK_NEVER } fork;

@@ -160,7 +160,7 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     plan = padded_plan;
     char *preload = preload_path(settings);
     const char *existing = getenv("LD_PRELOAD");
-    char **environment = xcalloc(16, sizeof *environment);
+    char **environment = xcalloc(20, sizeof *environment);
     size_t n = 0;
     /* Ours first, so it sits above any allocator the user preloads. */
     environment[n++] = existing && *existing ? xasprintf("LD_PRELOAD=%s:%s", preload, existing)
@@ -218,6 +218,11 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     environment[n++] = xasprintf("LIBFAIL_EXE=%s", scope);
     free(scope);
     environment[n++] = xasprintf("LIBFAIL_MODULE=%s", settings->module_globs);
+    /* failrun kernel --kmem-trace and --kcov: the preload's kernel side reads them (kernel.c). */
+    if (settings->kernel && settings->kmem_trace)
+        environment[n++] = xstrdup("LIBFAIL_KMEM_TRACE=1");
+    if (settings->kernel && settings->kcov)
+        environment[n++] = xstrdup("LIBFAIL_KCOV=1");
     /* For targets built with -fsanitize=...: reports go to files in the run folder. */
     char *asan = sanitizer_options(getenv("ASAN_OPTIONS"), run_dir, false);
     char *ubsan = sanitizer_options(getenv("UBSAN_OPTIONS"), run_dir, true);

@@ -93,21 +93,12 @@ char *kernelcov_vmlinux(sqlite3 *db)
     if (env && *env)
         return xstrdup(env);
     sqlite3_stmt *statement =
-        database_prepare(db, "SELECT value FROM kernel_meta WHERE key = 'vmlinux'");
+        database_prepare(db, "SELECT vmlinux FROM campaign");
     char *path = NULL;
     if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
         path = xstrdup((const char *)sqlite3_column_text(statement, 0));
     database_finalize(statement);
     return path;
-}
-
-void kernelcov_set_vmlinux(sqlite3 *db, const char *path)
-{
-    sqlite3_stmt *statement =
-        database_prepare(db, "INSERT OR REPLACE INTO kernel_meta(key, value) VALUES ('vmlinux', ?)");
-    sqlite3_bind_text(statement, 1, path, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
 }
 
 bool kernelcov_present(sqlite3 *db)
@@ -464,7 +455,12 @@ void kernelcov_prepare_report(sqlite3 *db)
     if (!vmlinux)
         warn("the campaign has KCOV data but no vmlinux to read it with: pass --vmlinux PATH to "
              "failrun kernel or set LIBFAIL_VMLINUX");
-    else if (kernelcov_analyse(db, vmlinux) >= 0)
-        kernelcov_set_vmlinux(db, vmlinux);
+    else if (kernelcov_analyse(db, vmlinux) >= 0) {
+        /* One that worked (LIBFAIL_VMLINUX's, say) is the campaign's from now on. */
+        sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET vmlinux = ?");
+        sqlite3_bind_text(statement, 1, vmlinux, -1, SQLITE_TRANSIENT);
+        database_step_done(statement);
+        database_finalize(statement);
+    }
     free(vmlinux);
 }

@@ -19,11 +19,9 @@
    kernel_cov. False when there were none. */
 bool kernelcov_store_run(sqlite3 *db, int64_t run, const char *dir);
 
-/* The vmlinux to symbolise with: LIBFAIL_VMLINUX, else what failrun kernel --vmlinux stored.
-   NULL when neither; malloc'ed. */
+/* The vmlinux to symbolise with: LIBFAIL_VMLINUX, else the campaign's (failrun kernel
+   --vmlinux, stored with its settings). NULL when neither; malloc'ed. */
 char *kernelcov_vmlinux(sqlite3 *db);
-/* Remember `path` as the campaign's vmlinux. */
-void kernelcov_set_vmlinux(sqlite3 *db, const char *path);
 
 /* Fill kernel_legs for every fired run with PCs not analysed yet. Returns the number of runs
    analysed now; -1 when vmlinux cannot be read (a warning says why). */

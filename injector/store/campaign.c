@@ -132,7 +132,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     free(command);
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
-            " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?");
+            " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?,"
+            " kmem_trace = ?, kcov = ?, vmlinux = ?");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
@@ -148,6 +149,9 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 9, settings->boundary);
     sqlite3_bind_text(statement, 10, settings->test_cases ? settings->test_cases : "", -1,
                       SQLITE_TRANSIENT);
+    sqlite3_bind_int(statement, 11, settings->kmem_trace);
+    sqlite3_bind_int(statement, 12, settings->kcov);
+    bind_text_or_null(statement, 13, settings->vmlinux);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -184,8 +188,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     database_finalize(statement);
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
-                             " whole_command, source, wrappers, returns, boundary, test_cases"
-                             " FROM campaign");
+                             " whole_command, source, wrappers, returns, boundary, test_cases,"
+                             " kmem_trace, kcov, vmlinux FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -198,6 +202,9 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->returns = column_text(statement, 7);
         settings->boundary = sqlite3_column_int(statement, 8);
         settings->test_cases = column_text(statement, 9);
+        settings->kmem_trace = sqlite3_column_int(statement, 10);
+        settings->kcov = sqlite3_column_int(statement, 11);
+        settings->vmlinux = column_text(statement, 12);
     }
     database_finalize(statement);
     return found;
@@ -213,6 +220,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
                 a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
+                a->kmem_trace == b->kmem_trace && a->kcov == b->kcov &&
                 a->whole_command == b->whole_command &&
                 !strcmp(a->source_globs ? a->source_globs : "",
                         b->source_globs ? b->source_globs : "") &&
@@ -248,6 +256,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->wrappers);
     free(settings->returns);
     free(settings->test_cases);
+    free(settings->vmlinux);
     memset(settings, 0, sizeof *settings);
 }
 

@@ -36,6 +36,9 @@ struct campaign_settings {
     unsigned shard, shards; /* --shard K/N: this campaign runs slice K (1-based) of N */
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
     bool kernel_wrappers;   /* failrun kernel --wrappers: sites only at libc's wrappers */
+    bool kmem_trace;        /* failrun kernel --kmem-trace: name each failed kernel allocation */
+    bool kcov;              /* failrun kernel --kcov: the kernel lines each armed call ran */
+    char *vmlinux;          /* failrun kernel --vmlinux: symbolises the KCOV PCs; NULL: none */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
     unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */

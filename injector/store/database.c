@@ -14,7 +14,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 11;"
+    "PRAGMA user_version = 12;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -47,7 +47,10 @@ static const char schema[] =
     "  returns TEXT NOT NULL DEFAULT '',"  /* --returns FUNC=KIND, ':'-separated */
     "  boundary INTEGER NOT NULL DEFAULT 0,"  /* --boundary: what the code under test returned */
     "  test_cases TEXT NOT NULL DEFAULT '',"  /* --test-case FUNC[:int], ','-separated */
-    "  fork_note TEXT);"                 /* which processes forked at their sites, and why */
+    "  fork_note TEXT,"
+    "  kmem_trace INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel --kmem-trace */
+    "  kcov INTEGER NOT NULL DEFAULT 0,"        /* failrun kernel --kcov */
+    "  vmlinux TEXT);"                          /* failrun kernel --vmlinux */                 /* which processes forked at their sites, and why */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -89,7 +92,6 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS kernel_cov_done("  /* fired runs kernelcov.c compared */
     "  run INTEGER PRIMARY KEY,"
     "  leg_pcs INTEGER NOT NULL);"      /* PCs of its legs; -1: no unfailed run to compare */
-    "CREATE TABLE IF NOT EXISTS kernel_meta(key TEXT PRIMARY KEY, value TEXT);"  /* vmlinux */
     "CREATE TABLE IF NOT EXISTS modules("
     "  id TEXT PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS sites("
@@ -286,6 +288,13 @@ static const char migrate_10_to_11[] =
     "ALTER TABLE runs ADD COLUMN test_case TEXT;"
     "PRAGMA user_version = 11;";
 
+/* Version 12: failrun kernel's options are campaign settings. */
+static const char migrate_11_to_12[] =
+    "ALTER TABLE campaign ADD COLUMN kmem_trace INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE campaign ADD COLUMN kcov INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE campaign ADD COLUMN vmlinux TEXT;"
+    "PRAGMA user_version = 12;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -315,7 +324,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 10))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 11))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -344,7 +353,8 @@ static bool migrate(sqlite3 *db, char **error)
                sqlite3_exec(db, migrate_7_to_8, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK);
+              (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK);
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }

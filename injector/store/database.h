@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 11 /* 2: NOFAIL sites, failpoint names, policy, coverage;
+#define DATABASE_SCHEMA_VERSION 12 /* 2: NOFAIL sites, failpoint names, policy, coverage;
                                      3: confirmed leaks, unexplored sites;
                                      4: kinds of fault (--faults io);
                                      5: programs and the sites they own (runs alone);
@@ -20,10 +20,10 @@
                                      7: --source, --wrapper and each site's source file;
                                      8: each program's coverage alone (programs.alone_dir);
                                      9: programs run without the preload (unpreloaded),
-
                                         the library boundary (conventions, runs.api_*);
                                      10: conventions per call (call_conventions);
-                                     11: fork children ended with their test case */
+                                     11: fork children ended with their test case;
+                                     12: failrun kernel's options in the campaign */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */

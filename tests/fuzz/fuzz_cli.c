@@ -1,7 +1,8 @@
-/* fuzz_cli.c — libFuzzer target: failrun run's command-line parser. The input is split at NUL
-   bytes into arguments; parse_options either accepts them (a command must follow, the settings
-   must be in range) or rejects them through fatal(), which here jumps back instead of exiting.
-   The parser is static in cmd_run.c, so this harness includes that file. */
+/* fuzz_cli.c — libFuzzer target: failrun's command-line parser over failrun kernel's option
+   table (its own rows and all of failrun run's). The input is split at NUL bytes into arguments;
+   parse_options either accepts them (a command must follow, the settings must be in range) or
+   rejects them through fatal(), which here jumps back instead of exiting. The parser is static
+   in cmd_run.c, so this harness includes that file. */
 #include "../../injector/cli/cmd_run.c"
 
 #include <stdint.h>
@@ -25,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fatal_jump = &back;
     opterr = 0;
     if (setjmp(back) == 0) {
-        parse_options(argc, argv, &options);
+        parse_options(&kernel_options_table, argc, argv, &options);
         struct campaign_settings *settings = &options.settings;
         if (!options.help && (!settings->argv || !settings->argv[0] || settings->depth < 1 ||
             settings->depth > RECORD_MAX_FRAMES || options.jobs < 1 || settings->max_runs < 1 ||

@@ -125,6 +125,25 @@ check_equal "every armed run went through: none crashed or hung" \
     "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 check "plain failrun run does not see system calls (only libfail-kernel.so wraps them)" \
     test "$("$FAILRUN" run -q --json --db plain.db -- "$relay" | jq '[.runs[] | select(.function == "pipe")] | length')" = 0
+# failrun kernel's own options are campaign settings: stored, given to every run, compared when
+# the same database is used again.
+"$FAILRUN" kernel --wrappers --kcov --vmlinux "$relay" -q -j 1 --max-runs 2 --db options.db -- \
+    sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>options.err
+check_equal "--kcov and --vmlinux are stored with the campaign (vmlinux as an absolute path)" \
+    "0|1|$relay" "$(sql options.db "SELECT kmem_trace, kcov, vmlinux FROM campaign")"
+check "every run of a --kcov campaign is told so (LIBFAIL_KCOV=1), none --kmem-trace" \
+    sh -c "grep -q '^LIBFAIL_KCOV=1$' options.env && ! grep -q KMEM options.env"
+"$FAILRUN" kernel --wrappers --kmem-trace -q -j 1 --max-runs 2 --db options.db -- \
+    sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>options.err
+check_equal "other kernel options on the same database: refused without --replace" 2 $?
+check "... naming the fix" grep -q -- "--replace" options.err
+"$FAILRUN" kernel --vmlinux "$work/no-such-vmlinux" -- "$relay" >/dev/null 2>options.err
+check_equal "--vmlinux of a missing file: exit status 2" 2 $?
+check "... saying which" grep -q "no-such-vmlinux" options.err
+"$FAILRUN" run --kcov -- "$relay" >/dev/null 2>options.err
+check_equal "failrun run --kcov: exit status 2" 2 $?
+check "... an unknown option of failrun run, named" \
+    grep -q "unknown option --kcov; see \`failrun help run\`" options.err
 "$FAILRUN" kernel --help >help.txt
 check "failrun kernel --help names the option and the kernel options it needs" \
     grep -q -- "--setup-debugfs.*" help.txt

@@ -218,10 +218,11 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
              ALTER TABLE runs DROP COLUMN test_case; ALTER TABLE campaign DROP COLUMN test_cases;
-             ALTER TABLE campaign DROP COLUMN fork_note;
+             ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
+             ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
               PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json
-check_equal "schema 4: the database is migrated to 11" 11 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the database is migrated to 12" 12 "$(sql old.db "PRAGMA user_version")"
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"

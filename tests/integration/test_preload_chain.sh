@@ -69,10 +69,11 @@ sql old.db "DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; AL
              ALTER TABLE runs DROP COLUMN api_value; ALTER TABLE runs DROP COLUMN api_errno;
              ALTER TABLE runs DROP COLUMN api_verdict; ALTER TABLE runs DROP COLUMN reaction;
              ALTER TABLE runs DROP COLUMN test_case; ALTER TABLE campaign DROP COLUMN test_cases;
-             ALTER TABLE campaign DROP COLUMN fork_note;
+             ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
+             ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
               PRAGMA user_version = 8;"
 "$FAILRUN" report --json --db old.db >old.json
-check_equal "schema 8: migrated to 11, nothing listed" "11 0" \
+check_equal "schema 8: migrated to 12, nothing listed" "12 0" \
     "$(sql old.db "PRAGMA user_version") $(jq '.campaign.unpreloaded | length' old.json)"
 
 # Set-user-ID (as root: a copy owned by nobody): the loader ignores LD_PRELOAD, even put first.
