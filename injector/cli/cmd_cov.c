@@ -19,39 +19,11 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-const char cov_usage[] =
-    "usage: failrun cov [options]\n"
-    "\n"
-    "Error-leg coverage of the stored campaign (its target built with --coverage). An error\n"
-    "leg is the program's reaction to a failure: from the branch after the failed call that a\n"
-    "fault run took more often than the baseline, the lines of that function the fault run ran\n"
-    "more often, and so on up through each caller that reacted too; each is credited to the\n"
-    "sites whose failure reached it, and split into deletable (a NOFAIL policy makes it dead\n"
-    "code) and kept. Also: lines no run reached, and error-reaction branches (the branch right\n"
-    "after a failable call) no run took.\n"
-    "\n"
-    "  --db PATH          campaign database (default .failrun/campaign.db)\n"
-    "  --nofail-below N   NOFAIL-eligible: sites whose every request is at most N bytes, and\n"
-    "                     LF_NOFAIL sites (default 32768)\n"
-    "  --nofail-db PATH   a campaign of the same command run with --policy nofail: check that\n"
-    "                     none of its error legs is a deletable line (exit 1 if one is)\n"
-    "  --lcov PATH        write an lcov tracefile of every run's counts summed (genhtml\n"
-    "                     renders it; the classes are in --json and --html)\n"
-    "  --html PATH        write one self-contained HTML report\n"
-    "  --source GLOB      show only source files matching GLOB (path or base name; repeatable,\n"
-    "                     comma-separated; '!GLOB' leaves out what it matches); default: the\n"
-    "                     campaign's own --source\n"
-    "  --json             print the analysis as JSON\n"
-    "  -q, --quiet        no progress lines (one every few seconds on standard error)\n"
-    "\n"
-    "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage data.\n";
 
 struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
@@ -60,43 +32,85 @@ struct cov_options {
     bool json, help, quiet;
 };
 
+#define OPTIONS (*(struct cov_options *)target)
+static void take_db(void *target, const char *value) { OPTIONS.database_path = value; }
+static void take_nofail_db(void *target, const char *value) { OPTIONS.nofail_database = value; }
+static void take_lcov(void *target, const char *value) { OPTIONS.lcov_path = value; }
+static void take_html(void *target, const char *value) { OPTIONS.html_path = value; }
+static void take_json(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.json = true;
+}
+static void take_quiet(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.quiet = true;
+}
+static void take_source(void *target, const char *value)
+{
+    char *joined = source_globs_add(OPTIONS.source_globs, value);
+    free(OPTIONS.source_globs);
+    OPTIONS.source_globs = joined;
+}
+static void take_nofail_below(void *target, const char *value)
+{
+    char *end;
+    errno = 0;
+    OPTIONS.nofail_below = strtoull(value, &end, 10);
+    if (*end || !*value || value[0] == '-' || errno)
+        fatal("--nofail-below %s: give a size in bytes, e.g. 32768", value);
+}
+#undef OPTIONS
+
+static const struct option_row cov_rows[] = {
+    {"db", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "campaign database (default .failrun/campaign.db)", take_db},
+    {"nofail-below", 0, OPTION_REQUIRED, "N", OPTION_INVOCATION,
+     "NOFAIL-eligible: sites whose every request is at most N bytes, and LF_NOFAIL sites "
+     "(default 32768)", take_nofail_below},
+    {"nofail-db", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "a campaign of the same command run with --policy nofail: check that none of its error legs "
+     "is a deletable line (exit 1 if one is)", take_nofail_db},
+    {"lcov", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "write an lcov tracefile of every run's counts summed (genhtml renders it; the classes are "
+     "in --json and --html)", take_lcov},
+    {"html", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION, "write one self-contained HTML report",
+     take_html},
+    {"source", 0, OPTION_REQUIRED, "GLOB", OPTION_INVOCATION,
+     "show only source files matching GLOB (path or base name; repeatable, comma-separated; "
+     "'!GLOB' leaves out what it matches); default: the campaign's own --source", take_source},
+    {"json", 0, OPTION_FLAG, NULL, OPTION_INVOCATION, "print the analysis as JSON", take_json},
+    {"quiet", 'q', OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "no progress lines (one every few seconds on standard error)", take_quiet},
+    {NULL, 0, OPTION_FLAG, NULL, OPTION_INVOCATION, NULL, NULL},
+};
+
+const struct option_table cov_options_table = {
+    .synopsis =
+        "usage: failrun cov [options]\n"
+        "\n"
+        "Error-leg coverage of the stored campaign (its target built with --coverage). An error\n"
+        "leg is the program's reaction to a failure: from the branch after the failed call that a\n"
+        "fault run took more often than the baseline, the lines of that function the fault run ran\n"
+        "more often, and so on up through each caller that reacted too; each is credited to the\n"
+        "sites whose failure reached it, and split into deletable (a NOFAIL policy makes it dead\n"
+        "code) and kept. Also: lines no run reached, and error-reaction branches (the branch right\n"
+        "after a failable call) no run took.\n"
+        "\n",
+    .rows = cov_rows,
+    .epilogue = "Exit status: 0 fine, 1 the NOFAIL check failed, 2 usage error or no coverage "
+                "data.\n",
+};
+
 static void parse_options(int argc, char **argv, struct cov_options *options)
 {
-    static const struct option long_options[] = {
-        {"db", required_argument, NULL, 'd'},   {"nofail-below", required_argument, NULL, 'B'},
-        {"nofail-db", required_argument, NULL, 'n'}, {"lcov", required_argument, NULL, 'l'},
-        {"html", required_argument, NULL, 'H'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {"source", required_argument, NULL, 'g'},
-        {"quiet", no_argument, NULL, 'q'},      {NULL, 0, NULL, 0},
-    };
     options->database_path = DEFAULT_DATABASE;
     options->nofail_below = NOFAIL_BELOW_DEFAULT;
-    optind = 0;
-    int c;
-    char *end;
-    while ((c = getopt_long(argc, argv, "+hq", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'd': options->database_path = optarg; break;
-        case 'n': options->nofail_database = optarg; break;
-        case 'l': options->lcov_path = optarg; break;
-        case 'H': options->html_path = optarg; break;
-        case 'j': options->json = true; break;
-        case 'h': options->help = true; return;
-        case 'q': options->quiet = true; break;
-        case 'g': {
-            char *joined = source_globs_add(options->source_globs, optarg);
-            free(options->source_globs);
-            options->source_globs = joined;
-            break;
-        }
-        case 'B':
-            errno = 0;
-            options->nofail_below = strtoull(optarg, &end, 10);
-            if (*end || !*optarg || optarg[0] == '-' || errno)
-                fatal("--nofail-below %s: give a size in bytes, e.g. 32768", optarg);
-            break;
-        default: fatal("unknown option; see `failrun help cov`");
-        }
+    int optind = options_parse(&cov_options_table, argc, argv, options);
+    if (optind < 0) {
+        options->help = true;
+        return;
     }
     if (optind < argc)
         fatal("unexpected argument '%s'; see `failrun help cov`", argv[optind]);
@@ -813,7 +827,7 @@ int cmd_cov(int argc, char **argv)
     struct cov_options options = {0};
     parse_options(argc, argv, &options);
     if (options.help) {
-        fputs(cov_usage, stdout);
+        options_usage(&cov_options_table, stdout);
         return 0;
     }
     int64_t started = now_ms();

@@ -12,20 +12,32 @@
 #include "store/database.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-const char merge_usage[] =
-    "usage: failrun merge INPUT.db [INPUT.db ...] -o OUTPUT.db\n"
-    "\n"
-    "Join the databases of one campaign run in shards (failrun run --shard K/N) into one, then\n"
-    "`failrun report --db OUTPUT.db` shows the whole campaign. The inputs must be campaigns of\n"
-    "the same command in the same folder; OUTPUT.db must not exist yet.\n"
-    "Coverage each input has read (failrun cov --db INPUT.db) is joined too: `failrun cov\n"
-    "--db OUTPUT.db` then gives what the unsharded campaign gives.\n";
+static void take_output(void *target, const char *value) { *(const char **)target = value; }
+
+static const struct option_row merge_rows[] = {
+    {"output", 'o', OPTION_REQUIRED, "OUTPUT.db", OPTION_INVOCATION,
+     "the merged database (must not exist yet)", take_output},
+    {NULL, 0, OPTION_FLAG, NULL, OPTION_INVOCATION, NULL, NULL},
+};
+
+const struct option_table merge_options_table = {
+    .synopsis =
+        "usage: failrun merge INPUT.db [INPUT.db ...] -o OUTPUT.db\n"
+        "\n"
+        "Join the databases of one campaign run in shards (failrun run --shard K/N) into one, then\n"
+        "`failrun report --db OUTPUT.db` shows the whole campaign. The inputs must be campaigns of\n"
+        "the same command in the same folder; OUTPUT.db must not exist yet.\n"
+        "Coverage each input has read (failrun cov --db INPUT.db) is joined too: `failrun cov\n"
+        "--db OUTPUT.db` then gives what the unsharded campaign gives.\n"
+        "\n",
+    .rows = merge_rows,
+    .operands_anywhere = true,
+};
 
 static void bind_and_run(sqlite3 *db, const char *sql, int64_t offset)
 {
@@ -262,22 +274,11 @@ static void merge_input(sqlite3 *db, const char *input, bool first)
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *output = NULL;
-    int c;
-    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
-    while ((c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
-        if (c == 'o')
-            output = optarg;
-        else if (c == 'h') {
-            fputs(merge_usage, stdout);
-            return 0;
-        } else
-            fatal("unknown option; see `failrun help merge`");
+    int optind = options_parse(&merge_options_table, argc, argv, &output);
+    if (optind < 0) {
+        options_usage(&merge_options_table, stdout);
+        return 0;
     }
     if (!output)
         fatal("give the merged database with -o OUTPUT.db");

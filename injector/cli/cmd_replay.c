@@ -17,30 +17,64 @@
 #include "format/text.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-const char replay_usage[] =
-    "usage: failrun replay [options] SITE[:K][,SITE[:K]...] [-- COMMAND [ARGS...]]\n"
-    "       failrun replay [options] --plan PLAN [-- COMMAND [ARGS...]]\n"
-    "\n"
-    "Run COMMAND (default: the campaign's command) once with the allocation at SITE (16 hex\n"
-    "digits, as the report shows) failing at its K-th call (default 1); several sites form a\n"
-    "chain, failed in turn, as the report prints for error-path sites. --plan gives the exact\n"
-    "plan of an nth or random run. The scope and signature depth come from the campaign\n"
-    "database when there is one. Exit status: the command's own (128+N for signal N).\n"
-    "\n"
-    "  --db PATH     campaign database (default .failrun/campaign.db)\n"
-    "  --cwd DIR     run COMMAND in DIR; a program the campaign's command started there with\n"
-    "                these arguments gets the environment it had in the campaign\n"
-    "  --persistent  the last site keeps failing at every later call\n"
-    "  --print-env   print the environment that arms the fault instead of running anything,\n"
-    "                e.g. for gdb: `env $(failrun replay --print-env SITE) gdb --args CMD`;\n"
-    "                the records go to the /tmp/failrun-replay-* folder it names\n";
+struct replay_options {
+    const char *database_path, *plan, *directory;
+    bool persistent, print_environment;
+};
+
+#define OPTIONS (*(struct replay_options *)target)
+static void take_db(void *target, const char *value) { OPTIONS.database_path = value; }
+static void take_plan(void *target, const char *value) { OPTIONS.plan = value; }
+static void take_cwd(void *target, const char *value) { OPTIONS.directory = value; }
+static void take_persistent(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.persistent = true;
+}
+static void take_print_env(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.print_environment = true;
+}
+#undef OPTIONS
+
+static const struct option_row replay_rows[] = {
+    {"db", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "campaign database (default .failrun/campaign.db)", take_db},
+    {"cwd", 0, OPTION_REQUIRED, "DIR", OPTION_INVOCATION,
+     "run COMMAND in DIR; a program the campaign's command started there with these arguments "
+     "gets the environment it had in the campaign", take_cwd},
+    {"persistent", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "the last site keeps failing at every later call", take_persistent},
+    {"plan", 0, OPTION_REQUIRED, "PLAN", OPTION_INVOCATION,
+     "the exact plan of a run (nth or random runs: the report gives it) instead of SITE",
+     take_plan},
+    {"print-env", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "print the environment that arms the fault instead of running anything, e.g. for gdb: "
+     "`env $(failrun replay --print-env SITE) gdb --args CMD`; the records go to the "
+     "/tmp/failrun-replay-* folder it names", take_print_env},
+    {NULL, 0, OPTION_FLAG, NULL, OPTION_INVOCATION, NULL, NULL},
+};
+
+const struct option_table replay_options_table = {
+    .synopsis =
+        "usage: failrun replay [options] SITE[:K][,SITE[:K]...] [-- COMMAND [ARGS...]]\n"
+        "       failrun replay [options] --plan PLAN [-- COMMAND [ARGS...]]\n"
+        "\n"
+        "Run COMMAND (default: the campaign's command) once with the allocation at SITE (16 hex\n"
+        "digits, as the report shows) failing at its K-th call (default 1); several sites form a\n"
+        "chain, failed in turn, as the report prints for error-path sites. --plan gives the exact\n"
+        "plan of an nth or random run. The scope and signature depth come from the campaign\n"
+        "database when there is one. Exit status: the command's own (128+N for signal N).\n"
+        "\n",
+    .rows = replay_rows,
+};
 
 /* A program of the campaign's baseline with this executable and arguments, started in the
    current folder: its recorded argv (argv[0] as it was) and, in *environment, its environment. */
@@ -76,46 +110,15 @@ static char **recorded_program(sqlite3 *db, const char *exe, char *const *argv,
 
 int cmd_replay(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"plan", required_argument, NULL, 'P'},
-        {"persistent", no_argument, NULL, 'r'},
-        {"print-env", no_argument, NULL, 'p'},
-        {"cwd", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *database_path = DEFAULT_DATABASE;
-    const char *raw_plan = NULL;
-    bool persistent = false;
-    bool print_environment = false;
-    const char *directory = NULL;
-    int c;
-    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
-    while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            database_path = optarg;
-            break;
-        case 'P':
-            raw_plan = optarg;
-            break;
-        case 'r':
-            persistent = true;
-            break;
-        case 'p':
-            print_environment = true;
-            break;
-        case 'C':
-            directory = optarg;
-            break;
-        case 'h':
-            fputs(replay_usage, stdout);
-            return 0;
-        default:
-            fatal("unknown option; see `failrun help replay`");
-        }
+    struct replay_options options = {.database_path = DEFAULT_DATABASE};
+    int optind = options_parse(&replay_options_table, argc, argv, &options);
+    if (optind < 0) {
+        options_usage(&replay_options_table, stdout);
+        return 0;
     }
+    const char *database_path = options.database_path, *raw_plan = options.plan,
+               *directory = options.directory;
+    bool persistent = options.persistent, print_environment = options.print_environment;
     const char *chain = NULL;
     if (!raw_plan) {
         if (optind >= argc || !strcmp(argv[optind], "--"))

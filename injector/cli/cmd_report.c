@@ -8,74 +8,88 @@
 #include "verdict/suppress.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-const char report_usage[] =
-    "usage: failrun report [--db PATH] [--json | --sites]\n"
-    "\n"
-    "Print the report of the campaign stored in the database: every finding (deduplicated by\n"
-    "where it ended) with its injection stack, crash stack and replay command, then the number\n"
-    "of runs per outcome. Exit status: 0 no bugs, 1 bugs found, 2 error.\n"
-    "\n"
-    "  --db PATH   campaign database (default .failrun/campaign.db)\n"
-    "  --json      JSON instead of text\n"
-    "  --sites     instead of the findings, every fault run: the site it failed, by place\n"
-    "              (\"f at file.c:40\"), its outcome and its finding\n"
-    "  --junit PATH   also write JUnit XML (a test case per fault run, failures for bugs)\n"
-    "  --sarif PATH   also write SARIF 2.1.0 (a result per finding, stacks as code flows)\n"
-    "  --suppressions FILE   hide findings matching its rules (repeatable; see failrun(1))\n"
-    "  --no-default-suppressions   do not apply the bundled rules for known glibc bugs\n";
+struct report_options {
+    const char *database_path, *junit, *sarif;
+    bool json, sites, no_default_suppressions;
+    VECTOR(const char *) suppression_files;
+};
+
+#define OPTIONS (*(struct report_options *)target)
+static void take_db(void *target, const char *value) { OPTIONS.database_path = value; }
+static void take_json(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.json = true;
+}
+static void take_sites(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.sites = true;
+}
+static void take_junit(void *target, const char *value) { OPTIONS.junit = value; }
+static void take_sarif(void *target, const char *value) { OPTIONS.sarif = value; }
+static void take_suppressions(void *target, const char *value)
+{
+    VECTOR_PUSH(OPTIONS.suppression_files, value);
+}
+static void take_no_default_suppressions(void *target, const char *value)
+{
+    (void)value;
+    OPTIONS.no_default_suppressions = true;
+}
+#undef OPTIONS
+
+static const struct option_row report_rows[] = {
+    {"db", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "campaign database (default .failrun/campaign.db)", take_db},
+    {"json", 0, OPTION_FLAG, NULL, OPTION_INVOCATION, "JSON instead of text", take_json},
+    {"sites", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "instead of the findings, every fault run: the site it failed, by place (\"f at "
+     "file.c:40\"), its outcome and its finding", take_sites},
+    {"junit", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "also write JUnit XML (a test case per fault run, failures for bugs)", take_junit},
+    {"sarif", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
+     "also write SARIF 2.1.0 (a result per finding, stacks as code flows)", take_sarif},
+    {"suppressions", 0, OPTION_REQUIRED, "FILE", OPTION_INVOCATION,
+     "hide findings matching its rules (repeatable; see failrun(1))", take_suppressions},
+    {"no-default-suppressions", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
+     "do not apply the bundled rules for known glibc bugs", take_no_default_suppressions},
+    {NULL, 0, OPTION_FLAG, NULL, OPTION_INVOCATION, NULL, NULL},
+};
+
+const struct option_table report_options_table = {
+    .synopsis =
+        "usage: failrun report [--db PATH] [--json | --sites]\n"
+        "\n"
+        "Print the report of the campaign stored in the database: every finding (deduplicated by\n"
+        "where it ended) with its injection stack, crash stack and replay command, then the number\n"
+        "of runs per outcome. Exit status: 0 no bugs, 1 bugs found, 2 error.\n"
+        "\n",
+    .rows = report_rows,
+};
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option long_options[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
-        {"sites", no_argument, NULL, 'l'},
-        {"junit", required_argument, NULL, 'u'},
-        {"sarif", required_argument, NULL, 's'},
-        {"suppressions", required_argument, NULL, 'S'},
-        {"no-default-suppressions", no_argument, NULL, 'N'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *database_path = DEFAULT_DATABASE;
-    bool json = false, sites = false;
-    const char *junit = NULL, *sarif = NULL;
-    VECTOR(const char *) suppression_files = {0};
-    bool default_suppressions = true;
-    int c;
-    optind = 0; /* 0, not 1: glibc then also forgets where it was inside a grouped option */
-    while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
-        if (c == 'd')
-            database_path = optarg;
-        else if (c == 'j')
-            json = true;
-        else if (c == 'l')
-            sites = true;
-        else if (c == 'u')
-            junit = optarg;
-        else if (c == 's')
-            sarif = optarg;
-        else if (c == 'S')
-            VECTOR_PUSH(suppression_files, optarg);
-        else if (c == 'N')
-            default_suppressions = false;
-        else if (c == 'h') {
-            fputs(report_usage, stdout);
-            return 0;
-        } else
-            fatal("unknown option; see `failrun help report`");
+    struct report_options options = {.database_path = DEFAULT_DATABASE};
+    int optind = options_parse(&report_options_table, argc, argv, &options);
+    if (optind < 0) {
+        options_usage(&report_options_table, stdout);
+        return 0;
     }
     if (optind < argc)
         fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
+    const char *database_path = options.database_path, *junit = options.junit,
+               *sarif = options.sarif;
+    bool json = options.json, sites = options.sites;
     if (json && sites)
         fatal("--json and --sites: give one (the JSON lists the runs with their sites' places)");
-    VECTOR_PUSH(suppression_files, NULL);
-    struct suppressions *rules = suppressions_load(suppression_files.items, default_suppressions);
-    free(suppression_files.items);
+    VECTOR_PUSH(options.suppression_files, NULL);
+    struct suppressions *rules = suppressions_load(options.suppression_files.items,
+                                                   !options.no_default_suppressions);
+    free(options.suppression_files.items);
     sqlite3 *db = database_open(database_path, false);
     json_t *report = report_build(db, database_path, rules);
     suppressions_free(rules);

@@ -324,9 +324,9 @@ static const struct option_row run_rows[] = {
      "sites reached from two or more callers", take_wrapper},
     {"faults", 0, OPTION_REQUIRED, "KINDS", CAMPAIGN,
      "what kinds of call are sites: alloc (default), io, or alloc,io. io: open, openat, creat, "
-     "fopen, fdopen, freopen, read, pread, readv, fread, fgets, getline, write, pwrite, writev, "
-     "fwrite, fputs, puts, fprintf, printf and their v- forms, fflush, close, fclose, fsync and "
-     "fdatasync of the program (stdout and stderr included; never libc's own nor failrun's), "
+     "fopen, fdopen, freopen, read, pread, readv, fread, fgets, getline, getdelim, fgetc, getc, "
+     "getchar, write, pwrite, writev, fwrite, fputs, puts, fputc, putc, putchar, fprintf, printf "
+     "and their v- forms, fflush, close, fclose, fsync and fdatasync of the program (stdout and stderr included; never libc's own nor failrun's), "
      "each failing with the errno a real failure gives: EMFILE for opens, EIO for reads, closes "
      "and syncs, ENOSPC for writes and flushes; a stdio stream's error indicator is set",
      take_faults},

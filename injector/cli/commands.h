@@ -23,12 +23,12 @@ int cmd_kernel(int argc, char **argv);
 int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
                  void (*before)(const struct run_options *options));
 
-/* The option tables of failrun run and failrun kernel (options.h): the usage is made from them. */
+/* Each command's option table (options.h): its parser and its usage are made from it. */
 extern const struct option_table run_options_table;
 extern const struct option_table kernel_options_table;
-extern const char report_usage[];
-extern const char replay_usage[];
-extern const char merge_usage[];
-extern const char cov_usage[];
+extern const struct option_table report_options_table;
+extern const struct option_table replay_options_table;
+extern const struct option_table merge_options_table;
+extern const struct option_table cov_options_table;
 
 #endif

@@ -29,17 +29,13 @@ static const char usage[] =
 struct command {
     const char *name;
     int (*run)(int, char **);
-    const char *usage;                  /* its help text, or */
-    const struct option_table *options; /* the table its help text is made from */
+    const struct option_table *options; /* its help text is made from it */
 };
 
 static const struct command commands[] = {
-    {"run", cmd_run, NULL, &run_options_table},
-    {"report", cmd_report, report_usage, NULL},
-    {"replay", cmd_replay, replay_usage, NULL},
-    {"merge", cmd_merge, merge_usage, NULL},
-    {"cov", cmd_cov, cov_usage, NULL},
-    {"kernel", cmd_kernel, NULL, &kernel_options_table},
+    {"run", cmd_run, &run_options_table},          {"report", cmd_report, &report_options_table},
+    {"replay", cmd_replay, &replay_options_table}, {"merge", cmd_merge, &merge_options_table},
+    {"cov", cmd_cov, &cov_options_table},          {"kernel", cmd_kernel, &kernel_options_table},
 };
 
 static const struct command *find_command(const char *name)
@@ -64,10 +60,7 @@ int main(int argc, char **argv)
             const struct command *command = find_command(argv[2]);
             if (!command)
                 fatal("no command '%s'; the commands are run, report, replay, merge, cov, kernel", argv[2]);
-            if (command->options)
-                options_usage(command->options, stdout);
-            else
-                fputs(command->usage, stdout);
+            options_usage(command->options, stdout);
         } else {
             fputs(usage, stdout);
         }

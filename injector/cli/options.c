@@ -38,7 +38,10 @@ int options_parse(const struct option_table *table, int argc, char **argv, void 
     for (const struct option_table *t = table; t; t = t->also)
         total += row_count(t->rows);
     struct option *longs = xcalloc(total + 2, sizeof *longs);
-    char shorts[64] = "+:h"; /* +: stop at the first operand; ':' a missing value is told apart */
+    /* '+': stop at the first operand; ':': a missing value is told apart from an unknown option */
+    char shorts[64] = "+:h";
+    if (table->operands_anywhere)
+        memmove(shorts, shorts + 1, strlen(shorts));
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         const struct option_row *row = row_at(table, i);

@@ -41,11 +41,14 @@ struct option_table {
        its rows are parsed, and the usage names it instead of repeating them. */
     const struct option_table *also;
     const char *also_name;   /* "failrun run": named in the usage */
+    bool operands_anywhere;  /* options may follow operands (failrun merge A.db B.db -o C.db);
+                                else the first operand ends the options */
 };
 
-/* Parses argv[0..argc) (argv[0] is the first option) until the first operand or "--", applying
-   each option in turn. Returns the index of the first operand (after a "--"), or -1 when --help
-   or -h was given (the caller prints the usage). An unknown option is fatal. */
+/* Parses argv[0..argc) (argv[0] is the command's name) until the first operand or "--" (or to
+   the end, operands moved after the options, with operands_anywhere), applying each option in
+   turn. Returns the index of the first operand (after a "--"), or -1 when --help or -h was
+   given (the caller prints the usage). An unknown option, or one without its value, is fatal. */
 int options_parse(const struct option_table *table, int argc, char **argv, void *target);
 /* The usage text: the synopsis, every row (headings included), the options stored with the
    campaign, the epilogue. */
