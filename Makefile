@@ -19,7 +19,7 @@ CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/pla
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
-# failrun, part by part from the bottom up (see README.md, "Layout"): the record format it shares
+# failrun, part by part from the bottom up (see doc/design.md, "Layout"): the record format it shares
 # with the target, then each part of the runner, then coverage analysis.
 RUNNER_PARTS := base store symbols verdict kernel engine report cli
 FAILRUN_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c \
@@ -506,6 +506,7 @@ LIBDIR := $(PREFIX)/lib
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/failrun $(DESTDIR)$(LIBDIR)/libfail.so.$(VERSION) \
     $(DESTDIR)$(LIBDIR)/libfail.so.0 $(DESTDIR)$(LIBDIR)/libfail.so $(DESTDIR)$(LIBDIR)/libfail.a \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so \
+    $(DESTDIR)$(LIBDIR)/libfail/libfail-kernel.so \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp \
     $(DESTDIR)$(LIBDIR)/libfail/libfail-valgrind.supp $(DESTDIR)$(LIBDIR)/pkgconfig/libfail.pc \
     $(DESTDIR)$(PREFIX)/include/libfail.h $(DESTDIR)$(PREFIX)/include/libfail/cmocka.h \
@@ -522,6 +523,7 @@ install: $(LIBRARIES) $(BUILD)/failrun
 	install -m 644 $(BUILD)/libfail.a $(DESTDIR)$(LIBDIR)/libfail.a
 	install -m 755 $(BUILD)/libfail-preload.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload.so
 	install -m 755 $(BUILD)/libfail-preload-io.so $(DESTDIR)$(LIBDIR)/libfail/libfail-preload-io.so
+	install -m 755 $(BUILD)/libfail-kernel.so $(DESTDIR)$(LIBDIR)/libfail/libfail-kernel.so
 	install -m 755 $(BUILD)/libfail-audit.so $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.so
 	install -m 644 $(BUILD)/libfail-audit.supp $(DESTDIR)$(LIBDIR)/libfail/libfail-audit.supp
 	install -m 644 $(BUILD)/libfail-valgrind.supp $(DESTDIR)$(LIBDIR)/libfail/libfail-valgrind.supp

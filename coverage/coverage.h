@@ -1,5 +1,5 @@
 /*
- * coverage.h — error-leg coverage (DESIGN.md "Coverage of error legs").
+ * coverage.h — error-leg coverage (doc/guide/coverage.md).
  *
  * Reading (coverage.c): every run of a campaign ran with GCOV_PREFIX set to its own folder
  * (campaign.c), so a target built with --coverage left one set of .gcda files per run.

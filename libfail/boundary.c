@@ -1,5 +1,5 @@
 /*
- * boundary.c — what the code under test returned to its caller (DESIGN.md "The library boundary").
+ * boundary.c — what the code under test returned to its caller (doc/guide/outcomes.md, "Outcomes").
  *
  * failrun's LD_AUDIT module (injector/preload/audit.c) sees every call that the program makes
  * through its PLT into a library under test, and calls the two functions below around it, from

@@ -259,7 +259,8 @@ void runtime_kernel_after(const struct call *call, uint32_t function, uint64_t n
 /* failrun kernel: the kernel's log while a call was armed, with a report of a kernel bug in it
    (injector/preload/kernel.c): appended to kernel-PID.log in the run folder. */
 void runtime_kernel_log(const char *text, size_t length) LF_HIDDEN;
-/* The kmem trace of the armed call (injector/kernel.c): kmem-PID.trace in the run folder. */
+/* The kmem trace of the armed call (injector/preload/kernel.c): kmem-PID.trace in the run
+   folder. */
 void runtime_kernel_trace(const char *text, size_t length) LF_HIDDEN;
 /* The armed call's KCOV area (the count, then the kernel PCs it ran: injector/preload/kernel.c),
    appended to kcov-PID.pcs in the run folder as native 64-bit words. */

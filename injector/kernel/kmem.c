@@ -1,6 +1,6 @@
 /*
- * kmem.c — reads the kmem trace of an armed call (see kmem.h and injector/kernel.c) and says
- * which allocation failed and whether it was one the page allocator never fails.
+ * kmem.c — reads the kmem trace of an armed call (see kmem.h and injector/preload/kernel.c) and
+ * says which allocation failed and whether it was one the page allocator never fails.
  *
  * The trace, as tracefs prints it:
  *   kmalloc: call_site=alloc_pipe_info+0x4d/0x150 ptr=0000000000000000 bytes_req=640

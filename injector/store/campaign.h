@@ -25,7 +25,7 @@ struct campaign_settings {
     char *module_globs;
     char *scope;        /* LIBFAIL_EXE of the runs: globs, or "" for every non-system executable;
                            decided after the baseline (decide_scope), NULL before */
-    /* What each fault run fails (DESIGN.md "Fault plan"). */
+    /* What each fault run fails (doc/guide/faults.md). */
     uint64_t occurrence; /* site mode: fail each site's K-th call (default 1) */
     bool persistent;     /* site mode: and every call after it */
     uint64_t nth;        /* nth mode: fail the N-th call (0: not this mode) */

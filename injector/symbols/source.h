@@ -68,7 +68,7 @@ bool wrapper_named(const char *function, const char *wrappers);
 char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named);
 
 /* ---- a leak inside a system library ----
-   A leak is the system library's (DESIGN.md: a fault inside a system library is headlined
+   A leak is the system library's (doc/guide/outcomes.md: a fault inside a system library is headlined
    there) when the leaked block's allocation, the failed call and the loss all lie inside it:
    below the program's one call into the library (the same frame of the program's own code on
    both stacks), the allocation stack and the injection stack share library frames down to an

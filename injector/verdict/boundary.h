@@ -1,5 +1,5 @@
 /*
- * boundary.h — what the code under test told its caller (DESIGN.md "The library boundary").
+ * boundary.h — what the code under test told its caller (doc/guide/outcomes.md, "Outcomes").
  *
  * A fault run records the outermost call into the code under test that the fault fired in, and
  * what it returned (libfail/boundary.c, through the LD_AUDIT module injector/preload/audit.c).

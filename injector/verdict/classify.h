@@ -1,5 +1,5 @@
 /*
- * classify.h — what a fault run's program did, as one outcome (DESIGN.md "Outcomes of a run").
+ * classify.h — what a fault run's program did, as one outcome (doc/guide/outcomes.md).
  * Pure functions of what was observed, so every rule is unit-tested without running anything.
  */
 #ifndef FAILRUN_CLASSIFY_H

@@ -1,6 +1,6 @@
 /*
  * policy.h — which sites a NOFAIL policy ("too small to fail") exempts from failure
- * (DESIGN.md "Fault plan"). One rule, shared by the scheduler (what `--policy nofail` never
+ * (doc/guide/faults.md). One rule, shared by the scheduler (what `--policy nofail` never
  * fails) and the coverage analysis (which error legs that policy makes dead code), so the two
  * can never disagree.
  */

@@ -2,7 +2,7 @@
  * plan.c — parse the fault plan a run receives in LIBFAIL_PLAN, and the decision rules that
  * do not depend on process state (fail-nth, probability).
  *
- * One plan per run (DESIGN.md "Fault plan"):
+ * One plan per run (doc/guide/faults.md):
  *   mode=record                            record sites, fail nothing
  *   mode=site;sites=S1:K1,S2:K2,...        fail site S1 at its K1-th occurrence, then S2 at its
  *                                          K2-th, ...: a chain, so a site that only exists on

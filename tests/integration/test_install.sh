@@ -11,7 +11,8 @@ prefix=/opt/libfail-test
 make -s -C "$ROOT" install DESTDIR="$dest" PREFIX="$prefix" >"$work/install.txt" 2>&1
 check_equal "make install: succeeds" 0 $?
 for file in bin/failrun lib/libfail.so.0.1.0 lib/libfail.so.0 lib/libfail.so lib/libfail.a \
-    lib/libfail/libfail-preload.so lib/pkgconfig/libfail.pc include/libfail.h \
+    lib/libfail/libfail-preload.so lib/libfail/libfail-preload-io.so lib/libfail/libfail-kernel.so \
+    lib/libfail/libfail-audit.so lib/pkgconfig/libfail.pc include/libfail.h \
     include/libfail/cmocka.h share/man/man1/failrun.1 share/man/man3/libfail.3; do
     check "make install: $file" test -e "$dest$prefix/$file"
 done

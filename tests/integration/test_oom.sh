@@ -24,14 +24,14 @@ check "test_kv: ... allocated by kv_load at kv.c:$leak_line" \
 check_equal "whole program: the campaign does not report that leak (kvtest exits with an error)" \
     0 "$(jq --arg line "$leak_line" '[.findings[] | select(.location.line == ($line | tonumber))] | length' kv.json)"
 
-# The README's complete example builds and passes, as a user would paste it.
-sed -n '/<!-- example: oom-test -->/,/<!-- end example -->/p' "$ROOT/README.md" | sed '1,2d;$d' | sed '$d' >example.c
+# The complete example of doc/guide/cmocka.md builds and passes, as a user would paste it.
+sed -n '/<!-- example: oom-test -->/,/<!-- end example -->/p' "$ROOT/doc/guide/cmocka.md" | sed '1,2d;$d' | sed '$d' >example.c
 cc -D_GNU_SOURCE -I "$ROOT/libfail/include" example.c -L "$ROOT/build" \
     -Wl,-rpath,"$ROOT/build" -l:libfail.so -lcmocka -ldl -o example 2>build.txt
-check "README example: compiles against libfail" test -x example
+check "the cmocka guide's example: compiles against libfail" test -x example
 ./example >example.txt 2>&1
-check_equal "README example: passes" 0 $?
-check "README example: the OOM pass ran over its one allocation" \
+check_equal "the cmocka guide's example: passes" 0 $?
+check "the cmocka guide's example: the OOM pass ran over its one allocation" \
     grep -q "test_join: 1 allocation(s), each failed in turn" example.txt
 
 # The same unit tests with the allocator interposed by the preload instead (LD_PRELOAD wins

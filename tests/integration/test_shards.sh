@@ -26,7 +26,7 @@ check_equal "merged: the same findings as the unsharded campaign" \
     "$(jq -c "$findings" "$work/whole.json")" "$(jq -c "$findings" "$work/all.json")"
 # A site first seen on an error path is explored from the chain of the run that revealed it
 # first; a shard sees only its own runs, so it may explore the same site from another chain too
-# (README, Distributed campaigns). The baseline sites' runs and the error-path sites explored
+# (doc/guide/distributed.md). The baseline sites' runs and the error-path sites explored
 # are the same.
 check_equal "merged: the same runs of baseline sites, each with the same outcome" \
     "$(sql "$work/whole.db" "SELECT plan, outcome FROM runs WHERE chain NOT LIKE '%,%' ORDER BY plan")" \
@@ -43,9 +43,9 @@ check "merge: ... and one line saying why" grep -q "another command" "$work/err.
 check_equal "merge: an existing output is never overwritten" 2 $?
 check "merge: a refused merge leaves no output behind" test ! -e "$work/bad.db"
 
-# Coverage across shards: a --coverage example as 4 shards driven by GNU parallel (as the README
-# shows), failrun cov on each shard, merged: the same findings, outcomes and coverage as one
-# unsharded campaign.
+# Coverage across shards: a --coverage example as 4 shards driven by GNU parallel (as
+# doc/guide/distributed.md shows), failrun cov on each shard, merged: the same findings, outcomes
+# and coverage as one unsharded campaign.
 cd "$work" || exit 1
 program="$EXAMPLES/cov/kvtest"
 "$FAILRUN" run -q --json --db cov-whole.db -- "$program" >cov-whole-run.json

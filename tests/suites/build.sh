@@ -17,7 +17,7 @@
 #
 # The build: cmake with CFLAGS/CXXFLAGS "--coverage -O0 -g" and the executables linked with
 # -Wl,--undefined=__gcov_dump,--export-dynamic-symbol=__gcov_dump, so the preload can dump the
-# coverage of a run that dies of a signal (see README, Coverage). The library itself is shared
+# coverage of a run that dies of a signal (see doc/guide/coverage.md). The library itself is shared
 # and built with --coverage too: libgcov's copies register with one list per process, so the
 # executable's __gcov_dump writes the library's counts as well.
 set -eu

@@ -112,7 +112,7 @@ if [ "${SUITES_CHECK_ONLY:-}" != 1 ]; then
             "$bound" >>"$work/stats.tsv"
         cp "$work/stats.tsv" "$out/stats.tsv"
 
-        # The same campaign as 4 shards driven by GNU parallel, as the README shows, merged.
+        # The same campaign as 4 shards driven by GNU parallel, as doc/guide/distributed.md shows, merged.
         rm -rf "$out/$name".shard* "$out/$name.merged".*
         case " ${SUITES_SHARDED-libyaml} " in *" $name "*) ;; *) continue ;; esac
         # shellcheck disable=SC2016 # the shard script's own arguments, expanded when it runs
