@@ -29,4 +29,5 @@ void report_write_files(json_t *report, const char *junit_path, const char *sari
 /* Number of findings that are bugs. */
 size_t report_bug_count(json_t *report);
 
+
 #endif

@@ -51,7 +51,6 @@ OVERSIZE = {
     "coverage/gcovdata.c": 1625,
     "injector/engine/forkrun.c": 1225,
     "injector/engine/judge.c": 949,
-    "injector/report/report.c": 1558,
     "injector/symbols/symbolise.c": 1418,
     "libfail/forkmode.c": 1143,
     "libfail/runtime.c": 1750,
