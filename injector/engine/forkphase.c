@@ -1,0 +1,593 @@
+/*
+ * forkphase.c — the fork phase of a campaign: which programs answer their runs by forking (at
+ * their sites, or at their start inside one more run of the command), and the start fork runs
+ * (the fork runs themselves are forkrun.c's).
+ */
+#include "engine/campaign_run.h"
+#include "engine/forkrun.h"
+#include "base/util.h"
+#include "format/plan.h"
+#include "format/text.h"
+#include "store/database.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* By default a process forks where re-running it once per site would take at least this long
+   (FAILRUN_FORK_ABOVE_MS sets another bound); --fork forks everywhere, --no-fork nowhere. */
+#define AUTO_FORK_COST_MS 60000
+
+/* By default the programs that are not worth a fork run of their own (each re-run alone costs
+   little, but there are many) fork their runs at their start inside one more run of the command
+   when re-running them would cost this much and twice the command's own run
+   (FAILRUN_START_ABOVE_MS sets another bound). */
+#define AUTO_START_COST_MS 3000
+
+/* A bound in milliseconds from the environment variable `name`, `otherwise` when unset or not a
+   whole number. */
+static int64_t bound_from_environment(const char *name, int64_t otherwise)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+    long long value = text && *text ? strtoll(text, &end, 10) : -1;
+    return end && !*end && value >= 0 ? value : otherwise;
+}
+
+/* A program whose runs can fork at its start: it runs alone (so its outcome alone is its outcome
+   in the command, and its runs are judged as its owner runs), is not the command's own process,
+   and its standard input is a file or nothing (a pipe would be read away by the first child). */
+static bool start_forkable(const struct program *program)
+{
+    return program->alone && !program->top && program->stdin_path &&
+           strcmp(program->stdin_kind, "pipe") != 0;
+}
+
+/* A program that does not run alone (it needs the suite's fixtures: a client of its test server)
+   but whose runs can fork at its start inside the command, where the fixtures are up: not the
+   command's own process, its standard input a file, nothing or a pipe (read out once at the
+   start: libfail/forkmode.c, spool_input). Else each of its runs is a
+   re-run of the whole command. */
+static bool start_in_command(const struct program *program)
+{
+    return program->checked && !program->alone && !program->top &&
+           (program->stdin_path || !strcmp(program->stdin_kind, "pipe"));
+}
+
+/* Its place among the baseline's starts of its executable (processes not forked, by pid), and
+   the executable's line in ROOT/starts/exes, which is added when new: where forkmode_start
+   looks for a start matched by order ("ord-LINE-PLACE"). NULL when it has no such start. */
+static char *ordinal_name(struct campaign_context *context, const char *root,
+                          const struct program *program)
+{
+    sqlite3_stmt *place = database_prepare(
+        context->db, "SELECT count(*) FROM processes p JOIN runs r ON r.id = p.run"
+                     " WHERE r.kind = 'baseline' AND p.exe = ?1 AND p.forked = 0 AND p.pid <"
+                     " (SELECT min(q.pid) FROM processes q JOIN runs s ON s.id = q.run"
+                     "  WHERE s.kind = 'baseline' AND q.program = ?2 AND q.forked = 0)");
+    sqlite3_bind_text(place, 1, program->exe, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(place, 2, program->id);
+    int64_t ordinal = sqlite3_step(place) == SQLITE_ROW ? sqlite3_column_int64(place, 0) : -1;
+    database_finalize(place);
+    char *list = xasprintf("%s/starts/exes", root);
+    size_t length = 0;
+    char *text = read_whole_file(list, &length);
+    int line = 0;
+    bool found = false;
+    for (char *at = text; at && *at && !found;) {
+        char *end = strchr(at, '\n');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        found = n == strlen(program->exe) && !strncmp(at, program->exe, n);
+        line += !found;
+        at = end ? end + 1 : at + n;
+    }
+    free(text);
+    if (!found) {
+        FILE *out = fopen(list, "a");
+        if (!out || fprintf(out, "%s\n", program->exe) < 0 || fclose(out) != 0)
+            fatal("cannot write %s: %s; check the folder of --db", list, strerror(errno));
+    }
+    free(list);
+    return ordinal >= 0 ? xasprintf("ord-%d-%lld", line, (long long)ordinal) : NULL;
+}
+
+/* ROOT/starts/HASH-N for `program` (libfail/forkmode.c, forkmode_start): its executable, working
+   folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name ("HASH-N"),
+   or NULL when the baseline has no command line for it. */
+static char *write_start_file(struct campaign_context *context, const char *root,
+                              const struct program *program)
+{
+    sqlite3_stmt *line = database_prepare(
+        context->db, "SELECT p.command_line FROM processes p JOIN runs r ON r.id = p.run"
+                     " WHERE r.kind = 'baseline' AND p.program = ? AND p.forked = 0 LIMIT 1");
+    sqlite3_bind_int64(line, 1, program->id);
+    char *name = program->in_command ? ordinal_name(context, root, program) : NULL;
+    if (!program->in_command && sqlite3_step(line) == SQLITE_ROW) {
+        const char *hash = (const char *)sqlite3_column_text(line, 0);
+        for (int n = 0; !name && n < 64; n++) {
+            char *path = xasprintf("%s/starts/%s-%d", root, hash, n);
+            if (access(path, F_OK) != 0)
+                name = xasprintf("%s-%d", hash, n);
+            free(path);
+        }
+    }
+    database_finalize(line);
+    if (!name)
+        return NULL;
+    char *path = xasprintf("%s/starts/%s", root, name);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
+    /* A working folder inside the baseline's run folder (a harness that makes its scratch
+       folder in LIBFAIL_DIR) is that folder inside the fork run's: "@/REST". */
+    sqlite3_stmt *baseline = database_prepare(
+        context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
+    char *base = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_text(baseline, 0)
+                     ? xstrdup((const char *)sqlite3_column_text(baseline, 0))
+                     : NULL;
+    database_finalize(baseline);
+    size_t length = base ? strlen(base) : 0;
+    if (base && !strncmp(program->cwd, base, length) &&
+        (program->cwd[length] == '/' || program->cwd[length] == '\0'))
+        fprintf(out, "%s\n@%s\n", program->exe, program->cwd + length);
+    else
+        fprintf(out, "%s\n%s\n", program->exe, program->cwd);
+    free(base);
+    sqlite3_stmt *runs = database_prepare(
+        context->db, "SELECT site, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
+    sqlite3_bind_int64(runs, 1, program->id);
+    while (sqlite3_step(runs) == SQLITE_ROW) {
+        char *plan = plan_with_cpu_limit(&context->options->settings,
+                                         (const char *)sqlite3_column_text(runs, 1));
+        fprintf(out, "%s %s\n", (const char *)sqlite3_column_text(runs, 0), plan);
+        free(plan);
+    }
+    database_finalize(runs);
+    if (fclose(out) != 0)
+        fatal("cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return name;
+}
+
+/* The unfailed child DIR-SUFFIX of a start (beside the first's DIR) ended otherwise than the
+   first (`control`), or printed other standard output. The second (-2, right after the first):
+   the program's output varies from run to run, and a child's difference from the first would be
+   no finding. The last (-3, after every child): the children changed what the program depends
+   on, and a child's difference may be an earlier child's doing. */
+static bool start_unstable(const char *dir, const char *suffix, const struct spawn_result *control)
+{
+    char *twin = xasprintf("%s%s", dir, suffix);
+    struct spawn_result other;
+    int parent = 0;
+    bool unstable = false;
+    if (read_result(twin, &other, &parent)) {
+        char *out = xasprintf("%s/stdout", dir), *twin_out = xasprintf("%s/stdout", twin);
+        unstable = other.timed_out != control->timed_out || other.signal != control->signal ||
+                   other.exit_code != control->exit_code || file_hash(out) != file_hash(twin_out);
+        free(out);
+        free(twin_out);
+    }
+    free(twin);
+    return unstable;
+}
+
+/* The unfailed child of a start (ROOT/start-NAME) ended as `program` alone does and printed
+   what it prints alone: its start inside the command is the program alone, and its children can
+   be judged as its owner runs. NULL when so, else what differed. */
+static const char *start_differs(const char *root, const char *name, const struct program *program)
+{
+    char *dir = xasprintf("%s/start-%s", root, name);
+    struct spawn_result control;
+    int parent = 0;
+    const char *why = NULL;
+    if (!read_result(dir, &control, &parent))
+        why = "no unfailed child of its start ran (not started as in the baseline, or it "
+              "could not fork there)";
+    else if (control.timed_out || control.signal != program->signal ||
+             control.exit_code != program->exit_code)
+        why = program->in_command ? "it ended otherwise than in the baseline"
+                                  : "it ended otherwise than alone";
+    else if (start_unstable(dir, "-2", &control))
+        why = "unstable: two unfailed runs of its start ended or printed otherwise";
+    else if (start_unstable(dir, "-3", &control))
+        why = "its children changed what it depends on: an unfailed run after them ended or "
+              "printed otherwise than one before";
+    else if (!program->in_command) {
+        char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+        if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||
+            (program->alone_stderr && file_hash(err) != program->alone_stderr))
+            why = "it printed other output than alone";
+        free(out);
+        free(err);
+    }
+    free(dir);
+    return why;
+}
+
+/* The unfailed child of a start as the reference of its children: its output and the blocks
+   live at its end (a program that does not run alone: start_in_command). */
+static void control_reference(const char *root, const char *name, struct program *reference)
+{
+    char *dir = xasprintf("%s/start-%s", root, name);
+    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
+    reference->alone_stdout = file_hash(out);
+    reference->alone_stderr = file_hash(err);
+    struct run_records records = {0};
+    ingest_run(dir, &records);
+    for (size_t i = 0; i < records.live.count; i++)
+        VECTOR_PUSH(reference->live, ((struct live_count){records.live.items[i].signature,
+                                                           records.live.items[i].blocks}));
+    run_records_free(&records);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+/* The runs lent to programs that fork at their start inside the command go back to the command
+   (those not answered are re-runs of it). */
+static void release_in_command(struct campaign_context *context, struct program **starts,
+                               size_t count)
+{
+    sqlite3_stmt *release = database_prepare(
+        context->db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
+    sqlite3_stmt *unmark = database_prepare(
+        context->db, "DELETE FROM temp.start_programs WHERE id = ?");
+    for (size_t i = 0; i < count; i++) {
+        if (!starts[i]->in_command)
+            continue;
+        sqlite3_bind_int64(release, 1, starts[i]->id);
+        database_step_done(release);
+        sqlite3_reset(release);
+        sqlite3_bind_int64(unmark, 1, starts[i]->id);
+        database_step_done(unmark);
+        sqlite3_reset(unmark);
+        starts[i]->in_command = false;
+    }
+    database_finalize(unmark);
+    database_finalize(release);
+}
+
+/* One run of the command (the `pass`-th, from 1) in which each program of `starts` forks its
+   runs at its start. Returns true when the command ended otherwise than in the baseline; then
+   untaken[i] says that starts[i] never started in it (a harness that stops at its first failed
+   test stopped before it), and its runs stay planned for another pass. */
+/* Lends each program that forks at its start inside the command the planned runs whose first
+   site it reached in the baseline (the first program to reach one has it), chains included,
+   and adds it to `starts` and temp.start_programs. */
+static void lend_in_command(struct campaign_context *context, program_list *starts,
+                            int64_t *start_sites, int64_t *start_cost, int64_t baseline_wall)
+{
+    sqlite3_stmt *others = database_prepare(
+        context->db, "SELECT id FROM programs WHERE alone IS NOT NULL AND alone <> 'yes'"
+                     " ORDER BY id");
+    sqlite3_stmt *lend = database_prepare(
+        context->db, "UPDATE runs SET owner = ?1 WHERE kind = 'fault' AND state = 'planned'"
+                     " AND dir IS NULL AND site IS NOT NULL AND owner IS NULL"
+                     " AND substr(chain, 1, 16) IN"
+                     " (SELECT site FROM program_sites WHERE program = ?1)");
+    sqlite3_stmt *mark = database_prepare(
+        context->db, "INSERT OR IGNORE INTO temp.start_programs(id) VALUES (?)");
+    while (sqlite3_step(others) == SQLITE_ROW) {
+        struct program *program = program_get(context, sqlite3_column_int64(others, 0));
+        if (!program || !start_in_command(program))
+            continue;
+        sqlite3_bind_int64(lend, 1, program->id);
+        database_step_done(lend);
+        sqlite3_reset(lend);
+        int64_t sites = sqlite3_changes(context->db);
+        if (sites <= 0)
+            continue;
+        sqlite3_bind_int64(mark, 1, program->id);
+        database_step_done(mark);
+        sqlite3_reset(mark);
+        program->in_command = true;
+        VECTOR_PUSH(*starts, program);
+        *start_sites += sites;
+        *start_cost += sites * (baseline_wall > 0 ? baseline_wall : 1);
+    }
+    database_finalize(mark);
+    database_finalize(lend);
+    database_finalize(others);
+}
+
+/* The folder of the `number`-th start fork run of this failrun (each its own: the folders of
+   the runs that found bugs stay in it). */
+static char *start_root(const struct campaign_context *context, int number)
+{
+    return number > 1 ? xasprintf("%s/fork-%ld-starts%d", context->runs_dir, (long)getpid(), number)
+                      : xasprintf("%s/fork-%ld-starts", context->runs_dir, (long)getpid());
+}
+
+static bool start_fork_run(struct campaign_context *context, struct program **starts, size_t count,
+                           int pass, int number, bool *untaken, int64_t *forkable_total,
+                           int64_t *concluded_total)
+{
+    char *root = start_root(context, number);
+    char *command_dir = xasprintf("%s/command", root);
+    char *starts_dir = xasprintf("%s/starts", root);
+    remove_tree(root);
+    if (!make_directories(command_dir) || !make_directories(starts_dir))
+        fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
+    char **names = xcalloc(count, sizeof *names);
+    int64_t forkable = 0, timeout_ms = 1;
+    for (size_t i = 0; i < count; i++) {
+        names[i] = write_start_file(context, root, starts[i]);
+        if (names[i])
+            forkable += forkable_count(context->db, starts[i]->id);
+        /* One that does not run alone has no time of its own alone: the command's bound. */
+        int64_t limit = starts[i]->in_command ? context->timeout_ms : starts[i]->timeout_ms;
+        if (limit > timeout_ms)
+            timeout_ms = limit;
+    }
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
+                context->options->settings.argv[0], count, (long long)forkable);
+    struct spawn_result command = /* a control child per start, too */
+        execute_fork_run(context, root, command_dir, forkable + 3 * (int64_t)count, NULL,
+                         timeout_ms);
+    /* The programs' unfailed processes go on after their children: the command must end as in
+       the baseline, or the children changed something it used (see fork_run), and every site
+       is re-run. With programs that need the command around them (in_command),
+       it may end otherwise because its fixtures saw what the children did (a test server logs
+       every request, and the harness compares its log): then each start stands or falls by its
+       own unfailed child (start_differs). */
+    bool in_command = false;
+    for (size_t i = 0; i < count; i++)
+        in_command |= starts[i]->in_command;
+    bool diverged = command.timed_out || command.signal != context->baseline.signal ||
+                    command.exit_code != context->baseline.exit_code;
+    if (diverged) {
+        char *note = xasprintf(in_command ? "the fork run of %s ended otherwise than in the "
+                                            "baseline (its fixtures or files saw what the "
+                                            "children did): each program's start was judged by "
+                                            "its own unfailed child"
+                                          : "the fork run of %s ended otherwise than in the "
+                                            "baseline: the children of its programs' starts may "
+                                            "have changed files it used; their sites are re-run",
+                               context->options->settings.argv[0]);
+        warn("%s", note);
+        add_fork_note(context, note);
+        free(note);
+    }
+    int64_t concluded = 0;
+    for (size_t i = 0; i < count && (!diverged || in_command); i++) {
+        if (!names[i])
+            continue;
+        char *taken = xasprintf("%s/starts/%s.taken", root, names[i]);
+        untaken[i] = diverged && access(taken, F_OK) != 0;
+        free(taken);
+        if (untaken[i])
+            continue; /* never started: the command stopped before it */
+        const char *why = start_differs(root, names[i], starts[i]);
+        if (why) {
+            char *note = xasprintf("%s's start in the fork run left its sites to re-runs: %s",
+                                   base_name(starts[i]->exe), why);
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %s\n", note);
+            add_fork_note(context, note);
+            free(note);
+            explain_refusals(context, root, starts[i]->exe, starts[i]->id); /* why it could not */
+            continue;
+        }
+        if (starts[i]->in_command) {
+            /* Its children are judged against the unfailed child of the same start, which ran
+               with the same fixtures: its status (the baseline's), its output and the blocks
+               live at its end. Their runs stay the command's (id 0: no owner), and their leaks
+               unconfirmed: the scan replays a run alone, which this program cannot be. */
+            struct program reference = *starts[i];
+            reference.id = 0;
+            reference.live.items = NULL;
+            reference.live.count = reference.live.capacity = 0;
+            control_reference(root, names[i], &reference);
+            reference.scanned = true;
+            reference.scan_ok = false;
+            pthread_mutex_init(&reference.scan_lock, NULL);
+            concluded += conclude_children(context, root, command_dir, &command, &reference,
+                                           starts[i]->id, true);
+            free(reference.live.items);
+        } else {
+            concluded += conclude_children(context, root, command_dir, &command, starts[i],
+                                           starts[i]->id, true);
+        }
+        explain_refusals(context, root, starts[i]->exe, starts[i]->id);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (!untaken[i])
+            finish_fork_run(context, root, starts[i]->id);
+        free(names[i]);
+    }
+    free(names);
+    if (pass == 1)
+        *forkable_total += forkable;
+    *concluded_total += concluded;
+    remove_fork_folder(context, root);
+    free(starts_dir);
+    free(command_dir);
+    free(root);
+    return diverged;
+}
+
+/* Fork runs of the command for `starts` until every start has been reached once. A harness that
+   stops at its first failed test (curl's runtests) stops early in a fork run whose children
+   disturbed a fixture: the starts after that test never happen. Another run then reaches them,
+   the starts answered already running unforked, as long as each run answers some site. */
+static void start_fork_runs(struct campaign_context *context, struct program **starts, size_t count,
+                            int64_t *forkable_total, int64_t *concluded_total)
+{
+    bool *untaken = xcalloc(count + 1, sizeof *untaken);
+    struct program **left_over = xcalloc(count + 1, sizeof *left_over); /* starts stays whole */
+    memcpy(left_over, starts, count * sizeof *starts);
+    starts = left_over;
+    static int made; /* start fork runs of this failrun so far */
+    for (int pass = 1;; pass++) {
+        memset(untaken, 0, (count + 1) * sizeof *untaken);
+        int64_t before = *concluded_total;
+        int number = ++made;
+        bool diverged = start_fork_run(context, starts, count, pass, number, untaken,
+                                       forkable_total, concluded_total);
+        size_t left = 0;
+        for (size_t i = 0; i < count; i++)
+            if (untaken[i])
+                starts[left++] = starts[i];
+        if (!diverged || left == 0)
+            break;
+        if (*concluded_total == before) {
+            /* No progress: what is left goes to re-runs. */
+            char *root = start_root(context, number);
+            for (size_t i = 0; i < left; i++)
+                finish_fork_run(context, root, starts[i]->id);
+            free(root);
+            char *note = xasprintf("%zu program start(s) never happened in the fork runs of %s "
+                                   "(it stops before them): their sites are re-run",
+                                   left, context->options->settings.argv[0]);
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %s\n", note);
+            add_fork_note(context, note);
+            free(note);
+            break;
+        }
+        char *note = xasprintf("the fork run of %s stopped before %zu program start(s): fork "
+                               "run %d of it for them",
+                               context->options->settings.argv[0], left, pass + 1);
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", note);
+        add_fork_note(context, note);
+        free(note);
+        count = left;
+    }
+    free(untaken);
+    free(left_over);
+}
+
+/* Whether the programs gathered for a start fork run (re-running them alone would take
+   `cost_ms`) fork at their start. Said on stderr and kept for the report. */
+static bool starts_pay(struct campaign_context *context, size_t count, int64_t forkable,
+                       int64_t cost_ms, int64_t baseline_wall_ms)
+{
+    if (count == 0 || forkable == 0)
+        return false;
+    int64_t bound = bound_from_environment(
+        "FAILRUN_START_ABOVE_MS",
+        AUTO_START_COST_MS > 2 * baseline_wall_ms ? AUTO_START_COST_MS : 2 * baseline_wall_ms);
+    if (cost_ms < bound)
+        return false;
+    char *note = xasprintf("%zu program(s) fork at their start for their %lld sites, inside one "
+                           "more run of the command: re-running them would take about "
+                           "%lld s; --no-fork re-runs",
+                           count, (long long)forkable, (long long)(cost_ms / 1000));
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: %s\n", note);
+    add_fork_note(context, note);
+    free(note);
+    return true;
+}
+
+/* Whether `name` (a program alone, or the command) forks for its `forkable` runs, each of which
+   would otherwise start it once more for `wall_ms`. By default only where that would add up to a
+   minute or more; the choice is said on stderr and kept for the report (campaign.fork_note). */
+static bool fork_pays(struct campaign_context *context, const char *name, int64_t forkable,
+                      int64_t wall_ms)
+{
+    if (forkable == 0)
+        return false;
+    if (context->options->fork == FORK_ALWAYS)
+        return true;
+    if (wall_ms < 1)
+        wall_ms = 1;
+    if (forkable * wall_ms < bound_from_environment("FAILRUN_FORK_ABOVE_MS", AUTO_FORK_COST_MS))
+        return false;
+    const char *base = base_name(name);
+    char *note = xasprintf("%s forks at its sites: re-running it for each of its %lld sites would "
+                           "take about %lld s (%lld ms a run); --no-fork re-runs",
+                           base, (long long)forkable, (long long)(forkable * wall_ms / 1000),
+                           (long long)wall_ms);
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: %s\n", note);
+    add_fork_note(context, note);
+    free(note);
+    return true;
+}
+
+void run_fork_phase(struct campaign_context *context)
+{
+    int64_t forkable = 0, concluded = 0;
+    database_exec(context->db, "CREATE TEMP TABLE IF NOT EXISTS start_programs"
+                               "(id INTEGER PRIMARY KEY)");
+    sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
+    int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
+    database_finalize(wall);
+    if (owner_mode(&context->options->settings)) {
+        owners_check(context); /* which programs run alone: they fork alone too */
+        VECTOR(int64_t) programs = {0};
+        sqlite3_stmt *owners = database_prepare(
+            context->db, "SELECT DISTINCT owner" FORKABLE_RUNS " AND owner IS NOT NULL ORDER BY owner");
+        while (sqlite3_step(owners) == SQLITE_ROW)
+            VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
+        database_finalize(owners);
+        bool told = false;
+        program_list starts = {0};
+        int64_t start_sites = 0, start_cost = 0;
+        for (size_t i = 0; i < programs.count; i++) {
+            struct program *program = program_get(context, programs.items[i]);
+            if (!program || !program->alone)
+                continue;
+            int64_t sites = forkable_count(context->db, program->id);
+            if (!fork_pays(context, program->exe, sites, program->alone_wall_ms)) {
+                if (context->options->fork == FORK_AUTO && sites > 0 && start_forkable(program)) {
+                    VECTOR_PUSH(starts, program);
+                    start_sites += sites;
+                    start_cost += sites * (program->alone_wall_ms > 0 ? program->alone_wall_ms : 1);
+                }
+                continue;
+            }
+            if (!told && !context->options->quiet && context->options->fork == FORK_ALWAYS)
+                fprintf(stderr, "failrun: fork runs of %zu program(s) alone\n", programs.count);
+            told = true;
+            fork_run(context, program, 0, &forkable, &concluded);
+        }
+        /* Then the programs that need the command around them: the runs of the sites each
+           reached in the baseline (the first to reach one has it), lent for the fork run.
+           What the children leave in the files, fixtures and pipes the program shares with its
+           suite (a repository a later child finds made, a token read away from the driver's
+           pipe, a stale lock) is caught by the start's unfailed children: the second (its
+           output varies) and the last, after all the others (they changed what it depends
+           on); either sends the start's sites to re-runs. FAILRUN_START_IN_COMMAND=0: never. */
+        const char *asked = getenv("FAILRUN_START_IN_COMMAND");
+        bool in_command = context->options->fork == FORK_AUTO && !(asked && !strcmp(asked, "0"));
+        if (in_command)
+            lend_in_command(context, &starts, &start_sites, &start_cost, baseline_wall);
+        bool paid = starts_pay(context, starts.count, start_sites, start_cost, baseline_wall);
+        if (paid)
+            start_fork_runs(context, starts.items, starts.count, &forkable, &concluded);
+        release_in_command(context, starts.items, starts.count);
+        /* Their children's error legs reached sites of their own: the chains planned for them
+           (a failure, then one on its error leg) fork at the start as well, in one more run of
+           the command per level, rather than each in a re-run of it. */
+        for (int level = 1; paid && in_command && level < PLAN_MAX_FAULTS; level++) {
+            starts.count = 0;
+            start_sites = start_cost = 0;
+            lend_in_command(context, &starts, &start_sites, &start_cost, baseline_wall);
+            if (starts.count == 0)
+                break;
+            if (!context->options->quiet)
+                fprintf(stderr, "failrun: %lld run(s) of sites on the error legs of %zu program "
+                                "start(s): one more fork run of the command\n",
+                        (long long)start_sites, starts.count);
+            start_fork_runs(context, starts.items, starts.count, &forkable, &concluded);
+            release_in_command(context, starts.items, starts.count);
+        }
+        free(starts.items);
+        free(programs.items);
+    }
+    /* The command forks for what is left: by default only for the runs of no program alone. */
+    int64_t selector = context->options->fork == FORK_ALWAYS ? 0 : UNOWNED;
+    check_output(context); /* the command's fork run compares its output */
+    if (fork_pays(context, context->options->settings.argv[0],
+                  forkable_count(context->db, selector), baseline_wall))
+        fork_run(context, NULL, selector, &forkable, &concluded);
+    if (!context->options->quiet && forkable)
+        fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
+                (long long)concluded, (long long)forkable);
+}
