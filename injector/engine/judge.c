@@ -11,6 +11,7 @@
 #include "format/plan.h"
 #include "format/text.h"
 #include "kernel/kernelcov.h"
+#include "kernel/kernelrun.h"
 #include "kernel/kmem.h"
 #include "verdict/sanitizer.h"
 #include "symbols/symbolise.h"
@@ -357,67 +358,6 @@ static void compare_faulted_process(struct campaign_context *context,
         run->exit_code = image->exit_status;
     }
     database_finalize(statement);
-}
-
-/* failrun kernel: what the armed system call did, reached or not (the sweep's evidence). */
-static void store_kernel_fault(sqlite3 *db, const struct job *job)
-{
-    for (size_t i = 0; i < job->records.faults.count; i++) {
-        const struct ingest_fault *fault = &job->records.faults.items[i];
-        if (!fault->kernel)
-            continue;
-        sqlite3_stmt *statement = database_prepare(
-            db, "INSERT OR REPLACE INTO kernel_faults(run, nth, fired, call_failed, errno)"
-                " VALUES (?, ?, ?, ?, ?)");
-        sqlite3_bind_int64(statement, 1, job->run_id);
-        sqlite3_bind_int64(statement, 2, (sqlite3_int64)fault->nth);
-        sqlite3_bind_int(statement, 3, fault->fired);
-        sqlite3_bind_int(statement, 4, fault->call_failed);
-        sqlite3_bind_int(statement, 5, fault->error);
-        database_step_done(statement);
-        database_finalize(statement);
-        return;
-    }
-}
-
-/* failrun kernel: the allocation the injected failure hit, from the kmem trace libfail-kernel.so
-   left in the run folder (kmem-PID.trace), with whether 6.1's page allocator could fail it. */
-static void store_kernel_alloc(sqlite3 *db, const struct job *job)
-{
-    DIR *folder = opendir(job->dir);
-    if (!folder)
-        return;
-    bool stored = false;
-    char *path;
-    while (!stored && (path = next_file_named(folder, job->dir, "kmem-", ".trace"))) {
-        char *trace = read_whole_file(path, NULL);
-        struct kmem_alloc alloc;
-        if (trace && kmem_parse_trace(trace, &alloc)) {
-            const char *reason = kmem_can_fail(alloc.gfp, alloc.bytes_alloc);
-            sqlite3_stmt *statement = database_prepare(
-                db, "INSERT OR REPLACE INTO kernel_allocs(run, kind, call_site, frames, bytes_req,"
-                    " bytes_alloc, gfp, via_page, too_small, can_fail) VALUES (?,?,?,?,?,?,?,?,?,?)");
-            sqlite3_bind_int64(statement, 1, job->run_id);
-            sqlite3_bind_text(statement, 2, alloc.kind, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(statement, 3, alloc.call_site, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(statement, 4, alloc.frames, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(statement, 5, (sqlite3_int64)alloc.bytes_req);
-            sqlite3_bind_int64(statement, 6, (sqlite3_int64)alloc.bytes_alloc);
-            sqlite3_bind_int64(statement, 7, alloc.gfp);
-            sqlite3_bind_int(statement, 8, alloc.via_page);
-            sqlite3_bind_int(statement, 9, reason == NULL);
-            if (reason)
-                sqlite3_bind_text(statement, 10, reason, -1, SQLITE_STATIC);
-            else
-                sqlite3_bind_null(statement, 10);
-            database_step_done(statement);
-            database_finalize(statement);
-            stored = true;
-        }
-        free(trace);
-        free(path);
-    }
-    closedir(folder);
 }
 
 /* A sanitizer report the program makes without any fault (a leak it always has) is not a
@@ -787,8 +727,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     /* New modules may appear on error paths: store first, so symbolisation finds them. */
     database_store_records(context->db, job->run_id, records, frames_are_instrumentation);
     sites_mark_source(context->db, context->options->settings.source_globs);
-    store_kernel_fault(context->db, job);
-    store_kernel_alloc(context->db, job);
+    kernelrun_store_fault(context->db, job->run_id, &job->records);
+    kernelrun_store_alloc(context->db, job->run_id, job->dir);
     kernelcov_store_run(context->db, job->run_id, job->dir);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
