@@ -262,10 +262,12 @@ $(BUILD)/examples/test_kv: examples/kvstore/test_kv.c examples/kvstore/kv.c exam
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -Ilibfail/include -o $@ examples/kvstore/test_kv.c \
 	    examples/kvstore/kv.c -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -l:libfail.so -lcmocka -ldl
 
-$(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c injector/symbols/symbolise.c injector/symbols/symbolise.h
+# The symboliser alone (no database): the files of injector/symbols/ but source.c.
+SYMBOLISER_SOURCES := $(filter-out injector/symbols/source.c,$(wildcard injector/symbols/*.c))
+$(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c $(SYMBOLISER_SOURCES) injector/symbols/symbolise.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ tests/unit/test_symbolise.c \
-	    injector/symbols/symbolise.c -ldw -lelf -lcmocka
+	    $(SYMBOLISER_SOURCES) -ldw -lelf -lcmocka
 
 # What the symboliser says about a file and offsets, for tests/integration/test_debuginfo.sh.
 TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload \
@@ -275,11 +277,11 @@ $(BUILD)/tests/gcovdata_compare: tests/integration/gcovdata_compare.c coverage/g
                                  coverage/gcovdata.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/integration/gcovdata_compare.c coverage/gcovdata.c -ljansson
-$(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c injector/symbols/symbolise.c \
+$(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c $(SYMBOLISER_SOURCES) \
                                 injector/symbols/symbolise.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -g -O1 -Iinjector -o $@ \
-	    tests/integration/symbolise_probe.c injector/symbols/symbolise.c -ldw -lelf
+	    tests/integration/symbolise_probe.c $(SYMBOLISER_SOURCES) -ldw -lelf
 
 # The examples built with AddressSanitizer and UBSan, and with jemalloc, for the tests.
 TARGET_VARIANTS := $(BUILD)/tests/asan/kvtest $(BUILD)/tests/asan/csvstat $(BUILD)/tests/jemalloc/kvtest \
@@ -444,6 +446,7 @@ $(BUILD)/tests/bench/sites $(BUILD)/tests/bench/sites-exit: %: %.c
 
 $(BUILD)/tests/bench/symbolise_sites: tests/bench/symbolise_sites.c \
                                       $(filter-out $(BUILD)/obj/injector/cli/failrun.o,$(FAILRUN_OBJECTS))
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FAILRUN_LIBS)
 
 $(BUILD)/tests/bench/timed: tests/bench/timed.c

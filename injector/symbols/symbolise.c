@@ -34,9 +34,11 @@
  * the FDE's), so we read the FDEs ourselves with dwarf_next_cfi, once per module, into a sorted
  * table. .dynsym alone is not to be trusted on stripped code: the nearest symbol below an address
  * can be a far-away sizeless one (_init), so a symbol names an address only if its size covers
- * it, or, sizeless, if it starts the FDE that does.
+ * it, or, sizeless, if it starts the FDE that does. The FDE table is cfi.c's; what a call
+ * instruction calls, calltarget.c's; the hint for missing debug info, debughint.c's.
  */
 #include "symbols/symbolise.h"
+#include "symbols/module.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -67,52 +69,6 @@ static const Dwfl_Callbacks offline_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-/* One address range of one CU, in libdw's address space (module address - dwarf bias). */
-struct cu_range {
-    Dwarf_Addr low, high; /* [low, high) */
-    Dwarf_Addr reach;     /* max `high` over this and every earlier entry, for the search */
-    Dwarf_Die cu;
-};
-
-/* One FDE: the code range of one function, in module addresses. */
-struct fde_range {
-    uint64_t low, high; /* [low, high) */
-};
-
-/* A function identity already found, and the addresses it covers (see function_identity). */
-struct function_range {
-    uint64_t low, high; /* [low, high): module addresses known to belong to this function */
-    uint64_t start;     /* the function's start (its symbol's or its FDE's) */
-    const char *name;   /* owned by libdw/libelf (lives as long as the Dwfl); NULL: fn_<start> */
-    bool covered;       /* false: a remembered miss, nothing covers [low, high) */
-};
-
-struct module_entry {
-    struct module_entry *next; /* hash chain */
-    uint64_t hash;
-    Dwfl *dwfl;       /* NULL when the path could not be opened as ELF: a cached failure */
-    Dwfl_Module *mod; /* owned by dwfl */
-    bool ranges_built;
-    struct cu_range *ranges; /* sorted by low; the fallback when there are no aranges */
-    size_t range_count;
-    bool fdes_built;
-    struct fde_range *fdes; /* sorted by low; from .eh_frame and .debug_frame */
-    size_t fde_count;
-    struct function_range *functions; /* sorted by low, disjoint: the identity cache */
-    size_t function_count, function_capacity;
-    Dwarf_Off *indexed_cus; /* sorted: CUs whose functions are all in the cache (index_cu) */
-    size_t indexed_count, indexed_capacity;
-    int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
-    char path[];
-};
-
-struct symboliser {
-    struct module_entry **buckets;
-    size_t bucket_count; /* a power of two */
-    size_t entry_count;
-    struct module_entry *last; /* consecutive lookups are usually in the same module */
-};
-
 /* A source location: where a frame is executing. */
 struct location {
     char file[512];
@@ -131,7 +87,7 @@ static uint64_t hash_path(const char *path)
 }
 
 /* Copies src (may be NULL) into dst[size], truncating; always NUL-terminates. */
-static void copy_text(char *dst, size_t size, const char *src)
+void copy_text(char *dst, size_t size, const char *src)
 {
     size_t n = src ? strnlen(src, size - 1) : 0;
     if (n)
@@ -320,7 +276,7 @@ static void grow(struct symboliser *s)
 
 /* The cache entry for path, created (and the module opened) on first use. NULL only when
  * out of memory. */
-static struct module_entry *get_module(struct symboliser *s, const char *path)
+struct module_entry *get_module(struct symboliser *s, const char *path)
 {
     if (s->last && strcmp(s->last->path, path) == 0)
         return s->last;
@@ -392,24 +348,6 @@ done:
 _Static_assert(offsetof(struct cu_range, low) == 0 && offsetof(struct fde_range, low) == 0 &&
                    offsetof(struct function_range, low) == 0 && sizeof(Dwarf_Addr) == 8,
                "count_starting_at_or_below reads a uint64_t `low` at the start of each entry");
-
-/* How many entries of a table sorted by `low` start at or below addr: the index just past the
- * rightmost one that could hold it. `low` is the first member of every table's entries. */
-static size_t count_starting_at_or_below(const void *table, size_t count, size_t stride,
-                                         uint64_t addr)
-{
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t low;
-        memcpy(&low, (const char *)table + mid * stride, sizeof low);
-        if (low <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* The CU covering module address addr, and the bias to subtract for libdw. */
 static bool find_cu(struct module_entry *e, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
@@ -551,250 +489,6 @@ static int dwarf_frames(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Add
     return n;
 }
 
-/* ---- function identity: DWARF subprogram, ELF symbol, or the FDE's start ---- */
-
-/* Reads an unsigned LEB128 at *p; false when it runs past end. */
-static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; *p < end; shift += 7) {
-        uint8_t byte = *(*p)++;
-        if (shift < 64)
-            v |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            *value = v;
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool read_sleb(const uint8_t **p, const uint8_t *end, uint64_t *value)
-{
-    uint64_t v = 0;
-    unsigned shift = 0;
-    while (*p < end) {
-        uint8_t byte = *(*p)++;
-        if (shift < 64)
-            v |= (uint64_t)(byte & 0x7f) << shift;
-        shift += 7;
-        if (!(byte & 0x80)) {
-            if (shift < 64 && (byte & 0x40))
-                v |= ~UINT64_C(0) << shift;
-            *value = v;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* How to read the pointers of one .eh_frame/.debug_frame section. */
-struct cfi_section {
-    const uint8_t *base; /* the section's bytes */
-    uint64_t vaddr;      /* the section's address, for pc-relative pointers */
-    bool big_endian;
-    unsigned address_size;
-};
-
-/* Reads one DW_EH_PE-encoded pointer at *p: absolute or pc-relative, which is all that FDE
- * ranges use in practice. `encoding` 0 (absptr) is what .debug_frame always uses. */
-static bool read_encoded(const struct cfi_section *sec, const uint8_t **p, const uint8_t *end,
-                         uint8_t encoding, uint64_t *value)
-{
-    const uint8_t *field = *p;
-    uint64_t v = 0;
-    size_t size = 0;
-    bool is_signed = false;
-    switch (encoding & 0x0f) {
-    case DW_EH_PE_absptr: size = sec->address_size; break;
-    case DW_EH_PE_udata2: size = 2; break;
-    case DW_EH_PE_udata4: size = 4; break;
-    case DW_EH_PE_udata8: size = 8; break;
-    case DW_EH_PE_sdata2: size = 2; is_signed = true; break;
-    case DW_EH_PE_sdata4: size = 4; is_signed = true; break;
-    case DW_EH_PE_sdata8: size = 8; is_signed = true; break;
-    case DW_EH_PE_uleb128:
-        if (!read_uleb(p, end, &v))
-            return false;
-        break;
-    case DW_EH_PE_sleb128:
-        if (!read_sleb(p, end, &v))
-            return false;
-        break;
-    default:
-        return false;
-    }
-    if (size) {
-        if ((size_t)(end - *p) < size)
-            return false;
-        for (size_t i = 0; i < size; i++)
-            v |= (uint64_t)(*p)[sec->big_endian ? i : size - 1 - i] << (8 * (size - 1 - i));
-        if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
-            v |= ~UINT64_C(0) << (8 * size);
-        *p += size;
-    }
-    switch (encoding & 0x70) {
-    case DW_EH_PE_absptr: break;
-    case DW_EH_PE_pcrel: v += sec->vaddr + (uint64_t)(field - sec->base); break;
-    default: return false; /* textrel, datarel, funcrel, aligned: never seen on FDE ranges */
-    }
-    *value = v;
-    return true;
-}
-
-/* The pointer encoding of the FDEs that use this CIE (its 'R' augmentation), or DW_EH_PE_omit
- * when the augmentation cannot be read. */
-static uint8_t fde_encoding(const struct cfi_section *sec, const Dwarf_CIE *cie)
-{
-    const char *aug = cie->augmentation;
-    if (aug[0] != 'z')
-        return aug[0] == '\0' ? DW_EH_PE_absptr : DW_EH_PE_omit;
-    const uint8_t *p = cie->augmentation_data, *end = p + cie->augmentation_data_size;
-    for (const char *a = aug + 1; *a; a++) {
-        uint64_t ignored;
-        switch (*a) {
-        case 'R':
-            return p < end ? *p : DW_EH_PE_omit;
-        case 'L':
-            if (p++ >= end)
-                return DW_EH_PE_omit;
-            break;
-        case 'P':
-            if (p >= end)
-                return DW_EH_PE_omit;
-            uint8_t personality = *p++;
-            if (!read_encoded(sec, &p, end, personality & 0x0f, &ignored))
-                return DW_EH_PE_omit;
-            break;
-        case 'S': case 'B':
-            break;
-        default:
-            return DW_EH_PE_omit;
-        }
-    }
-    return DW_EH_PE_absptr;
-}
-
-static bool append_fde(struct module_entry *e, size_t *capacity, uint64_t low, uint64_t high)
-{
-    if (e->fde_count == *capacity) {
-        size_t n = *capacity ? *capacity * 2 : 256;
-        struct fde_range *r = realloc(e->fdes, n * sizeof *r);
-        if (!r)
-            return false;
-        e->fdes = r;
-        *capacity = n;
-    }
-    e->fdes[e->fde_count++] = (struct fde_range){low, high};
-    return true;
-}
-
-/* Adds the FDEs of one .eh_frame or .debug_frame section, shifted by bias into module
- * addresses. Stops quietly at the first entry it cannot read. */
-static void add_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Elf_Scn *scn,
-                     bool eh_frame, Dwarf_Addr bias)
-{
-    GElf_Shdr shdr;
-    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED))
-        return;
-    Elf_Data *data = elf_getdata(scn, NULL);
-    const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-    if (!data || !data->d_buf || !ident)
-        return;
-    struct cfi_section sec = {
-        .base = data->d_buf,
-        .vaddr = shdr.sh_addr,
-        .big_endian = ident[EI_DATA] == ELFDATA2MSB,
-        .address_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8,
-    };
-    const uint8_t *section_end = sec.base + data->d_size;
-    Dwarf_Off offset = 0, next, cie_offset = (Dwarf_Off)-1;
-    uint8_t encoding = DW_EH_PE_omit;
-    Dwarf_CFI_Entry entry;
-    while (dwarf_next_cfi(ident, data, eh_frame, offset, &next, &entry) == 0) {
-        offset = next;
-        if (dwarf_cfi_cie_p(&entry))
-            continue;
-        if (entry.fde.CIE_pointer != cie_offset) {
-            Dwarf_CFI_Entry cie;
-            Dwarf_Off after;
-            cie_offset = entry.fde.CIE_pointer;
-            encoding = dwarf_next_cfi(ident, data, eh_frame, cie_offset, &after, &cie) == 0 &&
-                               dwarf_cfi_cie_p(&cie)
-                           ? fde_encoding(&sec, &cie.cie)
-                           : DW_EH_PE_omit;
-        }
-        const uint8_t *p = entry.fde.start;
-        uint64_t start, length;
-        if (encoding == DW_EH_PE_omit || !read_encoded(&sec, &p, section_end, encoding, &start) ||
-            !read_encoded(&sec, &p, section_end, encoding & 0x0f, &length))
-            continue;
-        if (length == 0 || start == 0 || start + length < start)
-            continue; /* empty, or code the linker discarded (relocated to 0) */
-        if (!append_fde(e, capacity, start + bias, start + length + bias))
-            return;
-    }
-}
-
-/* Adds the FDEs of every .eh_frame / .debug_frame section of elf. */
-static void add_elf_fdes(struct module_entry *e, size_t *capacity, Elf *elf, Dwarf_Addr bias,
-                         bool eh_frame_too)
-{
-    size_t strndx;
-    if (!elf || elf_getshdrstrndx(elf, &strndx) != 0)
-        return;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, strndx, shdr.sh_name) : NULL;
-        if (!name)
-            continue;
-        if (eh_frame_too && strcmp(name, ".eh_frame") == 0)
-            add_fdes(e, capacity, elf, scn, true, bias);
-        else if (strcmp(name, ".debug_frame") == 0)
-            add_fdes(e, capacity, elf, scn, false, bias);
-    }
-}
-
-static int compare_fdes(const void *a, const void *b)
-{
-    const struct fde_range *x = a, *y = b;
-    return x->low < y->low ? -1 : x->low > y->low ? 1 : x->high < y->high ? -1 : x->high > y->high;
-}
-
-/* Reads every FDE of the module once: .eh_frame and .debug_frame of the file itself, and
- * .debug_frame of its separate debug file when libdwfl found one. */
-static void build_fde_table(struct module_entry *e)
-{
-    e->fdes_built = true;
-    size_t capacity = 0;
-    Dwarf_Addr bias;
-    Elf *elf = dwfl_module_getelf(e->mod, &bias);
-    add_elf_fdes(e, &capacity, elf, bias, true);
-    Dwarf_Addr debug_bias;
-    Dwarf *dwarf = dwfl_module_getdwarf(e->mod, &debug_bias);
-    Elf *debug = dwarf ? dwarf_getelf(dwarf) : NULL;
-    if (debug && debug != elf)
-        add_elf_fdes(e, &capacity, debug, debug_bias, false);
-    qsort(e->fdes, e->fde_count, sizeof *e->fdes, compare_fdes);
-}
-
-/* The FDE covering module address addr. When two cover it (the same function described in
- * .eh_frame and .debug_frame), the one starting last: the innermost. */
-static bool find_fde(struct module_entry *e, uint64_t addr, struct fde_range *found)
-{
-    if (!e->fdes_built)
-        build_fde_table(e);
-    size_t lo = count_starting_at_or_below(e->fdes, e->fde_count, sizeof *e->fdes, addr);
-    /* FDEs do not overlap in practice; look back a few entries in case they do. */
-    for (size_t i = lo, steps = 0; i-- > 0 && steps < 4; steps++) {
-        if (addr < e->fdes[i].high) {
-            *found = e->fdes[i];
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The out-of-line function (DW_TAG_subprogram) whose code holds a (libdw address) in cu. */
 static bool enclosing_subprogram(Dwarf_Die *cu, Dwarf_Addr a, Dwarf_Die *result)
 {
@@ -851,7 +545,7 @@ static bool dwarf_function(struct module_entry *e, Dwarf_Addr addr, struct funct
 }
 
 /* Identity from .symtab/.dynsym, only when the symbol really holds addr (see the top). */
-static bool symbol_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
+bool symbol_function(struct module_entry *e, Dwarf_Addr addr, struct function_range *out)
 {
     GElf_Off off;
     GElf_Sym sym;
@@ -1029,127 +723,6 @@ bool symboliser_function(struct symboliser *s, const char *path, uint64_t offset
     return true;
 }
 
-/* ---- the function a call instruction calls ---- */
-
-/* `count` bytes of the module's code or data at vaddr `address`, from the section holding them. */
-static bool read_vaddr(Elf *elf, GElf_Addr bias, uint64_t address, uint8_t *out, size_t count,
-                       char *section_name, size_t name_size)
-{
-    size_t strings;
-    if (elf_getshdrstrndx(elf, &strings) != 0)
-        return false;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr header;
-        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_PROGBITS ||
-            !(header.sh_flags & SHF_ALLOC))
-            continue;
-        uint64_t low = header.sh_addr + bias;
-        if (address < low || address + count > low + header.sh_size)
-            continue;
-        Elf_Data *data = elf_getdata(scn, NULL);
-        if (!data || !data->d_buf || address - low + count > data->d_size)
-            return false;
-        memcpy(out, (const uint8_t *)data->d_buf + (address - low), count);
-        const char *name = elf_strptr(elf, strings, header.sh_name);
-        copy_text(section_name, name_size, name);
-        return true;
-    }
-    return false;
-}
-
-/* The symbol a dynamic relocation of the GOT slot at `slot` binds (R_X86_64_JUMP_SLOT or
-   GLOB_DAT in .rela.plt / .rela.dyn). */
-static bool slot_symbol(Elf *elf, GElf_Addr bias, uint64_t slot, char *name, size_t size)
-{
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr header;
-        if (!gelf_getshdr(scn, &header) || header.sh_type != SHT_RELA || !header.sh_entsize)
-            continue;
-        Elf_Data *data = elf_getdata(scn, NULL);
-        Elf_Scn *symbols = elf_getscn(elf, header.sh_link);
-        GElf_Shdr symbols_header;
-        if (!data || !symbols || !gelf_getshdr(symbols, &symbols_header))
-            continue;
-        Elf_Data *symbol_data = elf_getdata(symbols, NULL);
-        size_t count = header.sh_size / header.sh_entsize;
-        for (size_t i = 0; i < count && symbol_data; i++) {
-            GElf_Rela rela;
-            if (!gelf_getrela(data, (int)i, &rela) || rela.r_offset + bias != slot)
-                continue;
-            GElf_Sym symbol;
-            if (!GELF_R_SYM(rela.r_info) ||
-                !gelf_getsym(symbol_data, (int)GELF_R_SYM(rela.r_info), &symbol))
-                return false;
-            const char *text = elf_strptr(elf, symbols_header.sh_link, symbol.st_name);
-            if (!text || !*text)
-                return false;
-            copy_text(name, size, text);
-            return true;
-        }
-    }
-    return false;
-}
-
-static int32_t little_endian32(const uint8_t *bytes)
-{
-    return (int32_t)((uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
-                     (uint32_t)bytes[3] << 24);
-}
-
-/* The GOT slot a PLT entry at `entry` jumps through: `jmp *slot(%rip)`, after an endbr64 and a
-   bnd prefix when present. */
-static bool plt_slot(Elf *elf, GElf_Addr bias, uint64_t entry, uint64_t *slot)
-{
-    uint8_t code[16];
-    char section[64];
-    if (!read_vaddr(elf, bias, entry, code, sizeof code, section, sizeof section))
-        return false;
-    size_t at = 0;
-    if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
-        at = 4; /* endbr64 */
-    if (code[at] == 0xf2)
-        at++; /* bnd */
-    if (code[at] != 0xff || code[at + 1] != 0x25)
-        return false;
-    *slot = entry + at + 6 + (uint64_t)(int64_t)little_endian32(code + at + 2);
-    return true;
-}
-
-bool symboliser_call_target(struct symboliser *s, const char *path, uint64_t return_offset,
-                            char *name, size_t name_size)
-{
-    if (!s || !path || !*path || return_offset < 6)
-        return false;
-    struct module_entry *e = get_module(s, path);
-    if (!e || !e->mod)
-        return false;
-    GElf_Addr bias = 0;
-    Elf *elf = dwfl_module_getelf(e->mod, &bias);
-    if (!elf)
-        return false;
-    uint8_t code[6];
-    char section[64];
-    if (!read_vaddr(elf, bias, return_offset - 6, code, sizeof code, section, sizeof section))
-        return false;
-    uint64_t slot;
-    if (code[0] == 0xff && code[1] == 0x15) /* call *slot(%rip) (-fno-plt) */
-        return slot_symbol(elf, bias, return_offset + (uint64_t)(int64_t)little_endian32(code + 2),
-                           name, name_size);
-    if (code[1] != 0xe8) /* call rel32 */
-        return false;
-    uint64_t target = return_offset + (uint64_t)(int64_t)little_endian32(code + 2);
-    uint8_t first;
-    if (!read_vaddr(elf, bias, target, &first, 1, section, sizeof section))
-        return false;
-    if (!strncmp(section, ".plt", 4))
-        return plt_slot(elf, bias, target, &slot) && slot_symbol(elf, bias, slot, name, name_size);
-    struct function_range f;
-    if (!symbol_function(e, target, &f) || f.start != target || !f.name)
-        return false;
-    copy_text(name, name_size, f.name);
-    return true;
-}
-
 /* ---- debug info: is there any, and how to get it ---- */
 
 static bool module_has_lines(struct module_entry *e)
@@ -1177,203 +750,6 @@ bool symboliser_has_debug_info(struct symboliser *s, const char *path)
     if (e->debug_info < 0)
         e->debug_info = module_has_lines(e);
     return e->debug_info == 1;
-}
-
-/* The GNU build-id of the ELF file at path, in hex, into hex[size]; false when it has none. */
-static bool read_build_id(const char *path, char *hex, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return false;
-    struct stat st;
-    bool ok = false;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        elf_version(EV_CURRENT);
-        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-        const void *bits;
-        ssize_t len = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
-        if (len > 0 && (size_t)len * 2 < size) {
-            for (ssize_t i = 0; i < len; i++)
-                snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
-            ok = true;
-        }
-        elf_end(elf);
-    }
-    close(fd);
-    return ok;
-}
-
-/* Runs `dpkg-query -S file`; its standard output (truncated) into out[size]. True when it
- * exited 0. fork+exec, not posix_spawn: injector/base/spawn.h shadows <spawn.h> on our include
- * path. */
-static bool run_dpkg_query(const char *file, char *out, size_t size)
-{
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0)
-        return false;
-    pid_t pid = fork();
-    if (pid == 0) {
-        sigset_t none; /* not the signals failrun's campaign blocks in its threads */
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        int null = open("/dev/null", O_RDWR);
-        dup2(pipefd[1], STDOUT_FILENO);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        execlp("dpkg-query", "dpkg-query", "-S", file, (char *)NULL);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    size_t used = 0;
-    char spill[512];
-    while (pid > 0) { /* read to the end, keeping what fits: a full pipe would block the child */
-        bool room = used < size - 1;
-        ssize_t n = read(pipefd[0], room ? out + used : spill, room ? size - 1 - used : sizeof spill);
-        if (n == 0 || (n < 0 && errno != EINTR))
-            break;
-        if (n > 0 && room)
-            used += (size_t)n;
-    }
-    out[used] = '\0';
-    close(pipefd[0]);
-    int status = 1;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* The Debian package that owns `file` according to dpkg-query -S, into package[size]. */
-static bool dpkg_owner(const char *file, char *package, size_t size)
-{
-    static const char *const packaged_trees[] = {"/usr/", "/bin/", "/sbin/", "/lib", "/opt/"};
-    bool packaged_tree = false;
-    for (size_t i = 0; i < sizeof packaged_trees / sizeof packaged_trees[0]; i++)
-        packaged_tree |= strncmp(file, packaged_trees[i], strlen(packaged_trees[i])) == 0;
-    /* Each dpkg-query reads every package's file list (~0.1 s): not for a build tree's files;
-     * not for a name dpkg-query would take as a pattern; not off Debian. */
-    char out[4096];
-    if (!packaged_tree || strpbrk(file, "*?[\\\n") || access("/var/lib/dpkg/info", F_OK) != 0 ||
-        !run_dpkg_query(file, out, sizeof out))
-        return false;
-    /* Lines are "pkg[:arch][, pkg2...]: /path"; skip "diversion by ..." lines. */
-    for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (strncmp(line, "diversion ", 10) == 0)
-            continue;
-        size_t len = strcspn(line, ":, \n");
-        if (len == 0 || len >= size)
-            return false;
-        memcpy(package, line, len);
-        package[len] = '\0';
-        return true;
-    }
-    return false;
-}
-
-/* The Debian package owning path: tried as given, resolved (symlinks, alternatives) and, for
- * each, in its other merged-/usr spelling (dpkg knows /lib/x/libc.so.6, not /usr/lib/...). */
-static bool package_of(const char *path, char *package, size_t size)
-{
-    char resolved[PATH_MAX];
-    const char *names[2] = {path, realpath(path, resolved) ? resolved : NULL};
-    static const char *const merged[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
-                                         "/libx32/"};
-    for (int i = 0; i < 2; i++) {
-        if (!names[i] || (i == 1 && strcmp(names[0], names[1]) == 0))
-            continue;
-        if (dpkg_owner(names[i], package, size))
-            return true;
-        char other[PATH_MAX + 8];
-        const char *n = names[i];
-        for (size_t m = 0; m < sizeof merged / sizeof merged[0]; m++) {
-            const char *dir = merged[m];
-            bool usr = strncmp(n, "/usr", 4) == 0 && strncmp(n + 4, dir, strlen(dir)) == 0;
-            bool root = strncmp(n, dir, strlen(dir)) == 0;
-            if (usr)
-                snprintf(other, sizeof other, "%s", n + 4);
-            else if (root)
-                snprintf(other, sizeof other, "/usr%s", n);
-            if ((usr || root) && dpkg_owner(other, package, size))
-                return true;
-        }
-    }
-    return false;
-}
-
-/* The hint for one path (see symbolise.h); NULL when path is not an ELF file we can read. */
-static char *make_debug_hint(const char *path)
-{
-    char build_id[129];
-    bool have_id = read_build_id(path, build_id, sizeof build_id);
-    if (!have_id) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-            return NULL;
-        char magic[4];
-        bool elf = read(fd, magic, 4) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0;
-        close(fd);
-        if (!elf)
-            return NULL;
-    }
-    char package[256];
-    bool packaged = package_of(path, package, sizeof package);
-    const char *urls = getenv("DEBUGINFOD_URLS");
-    bool debuginfod = urls && *urls;
-    char id_text[160];
-    if (have_id)
-        snprintf(id_text, sizeof id_text, "build-id %s", build_id);
-    else
-        snprintf(id_text, sizeof id_text, "no build-id");
-    char *hint = NULL;
-    int n;
-    if (packaged)
-        n = asprintf(&hint, "no debug info for %s (%s): apt-get install %s-dbgsym (from the "
-                     "debian-debug archive)%s", path, id_text, package,
-                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
-                                : ", or set DEBUGINFOD_URLS=https://debuginfod.debian.net");
-    else if (have_id)
-        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g, or install its debug "
-                     "file as /usr/lib/debug/.build-id/%.2s/%s.debug%s", path, id_text, build_id,
-                     build_id + 2,
-                     debuginfod ? "; the debuginfod servers in DEBUGINFOD_URLS have none"
-                                : ", or set DEBUGINFOD_URLS to a debuginfod server that has it");
-    else
-        n = asprintf(&hint, "no debug info for %s (%s): rebuild it with -g (and -Wl,--build-id, "
-                     "which separate debug files and debuginfod need)", path, id_text);
-    return n < 0 ? NULL : hint;
-}
-
-/* Hints cached per path for the whole process: each may cost a few dpkg-query runs. */
-struct hint_entry {
-    struct hint_entry *next;
-    char *hint; /* NULL: no hint for this path */
-    char path[];
-};
-static struct hint_entry *hints;
-static pthread_mutex_t hints_lock = PTHREAD_MUTEX_INITIALIZER;
-
-char *symboliser_debug_hint(const char *path)
-{
-    if (!path || !*path)
-        return NULL;
-    pthread_mutex_lock(&hints_lock);
-    struct hint_entry *h = hints;
-    while (h && strcmp(h->path, path) != 0)
-        h = h->next;
-    if (!h) {
-        size_t len = strlen(path);
-        h = malloc(sizeof *h + len + 1);
-        if (h) {
-            memcpy(h->path, path, len + 1);
-            h->hint = make_debug_hint(path);
-            h->next = hints;
-            hints = h;
-        }
-    }
-    char *copy = h && h->hint ? strdup(h->hint) : NULL;
-    pthread_mutex_unlock(&hints_lock);
-    return copy;
 }
 
 int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
