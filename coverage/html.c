@@ -9,6 +9,7 @@
 #include "html.h"
 #include "verdict/classify.h"
 #include "base/util.h"
+#include "store/ingest.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -145,7 +146,7 @@ static void request_label(FILE *out, json_t *site)
         fputs("failpoint &quot;", out);
         html_escape(out, string(site, "name"));
         fputs("&quot;", out);
-    } else if (!strcmp(string(site, "kind"), "io")) {
+    } else if (fault_kind_from_name(string(site, "kind")) == KIND_IO) {
         html_escape(out, string(site, "function"));
         fputs(" (I/O)", out);
     } else {

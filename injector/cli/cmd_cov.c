@@ -204,11 +204,12 @@ static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table
             " FROM sites s ORDER BY rowid");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         bool nofail = sqlite3_column_int(statement, 3);
-        const char *kind = (const char *)sqlite3_column_text(statement, 7);
+        enum function_kind kind =
+            fault_kind_from_name((const char *)sqlite3_column_text(statement, 7));
         struct coverage_site site = {.eligible = site_nofail_eligible(
                                          nofail, kind, (uint64_t)sqlite3_column_int64(statement, 2),
                                          threshold),
-                                     .never_fails = nofail, .io = !strcmp(kind, "io")};
+                                     .never_fails = nofail, .io = kind == KIND_IO};
         site.ends_like_eof = site.io && function_io_ends_like_input_by_name(
                                             (const char *)sqlite3_column_text(statement, 1));
         json_t *entry = site_entry(statement, site.eligible);

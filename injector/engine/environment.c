@@ -28,16 +28,19 @@ static char *valgrind_rules(const char *preload)
 
 char *preload_path(const struct campaign_settings *settings)
 {
-    bool io = settings->fault_kinds & PLAN_FAULT_IO;
-    const char *variable = settings->kernel ? "LIBFAIL_KERNEL_PRELOAD"
-                           : io             ? "LIBFAIL_IO_PRELOAD"
-                                            : "LIBFAIL_PRELOAD";
+    /* The preload of the last kind the campaign fails (kinds.def): it interposes those before. */
+    unsigned kinds = settings->fault_kinds ? settings->fault_kinds : PLAN_FAULT_ALLOC;
+    const char *name = NULL, *variable = NULL;
+#define FAULT_KIND(kind, label, chosen, preload, override)                                         \
+    if (settings->kernel ? kind == KIND_SYSCALL : (chosen) && (kinds & PLAN_FAULT(kind))) {        \
+        name = preload;                                                                            \
+        variable = override;                                                                       \
+    }
+#include "format/kinds.def"
+#undef FAULT_KIND
     const char *override = getenv(variable);
     if (override && *override)
         return xstrdup(override);
-    const char *name = settings->kernel ? "libfail-kernel.so"
-                       : io             ? "libfail-preload-io.so"
-                                        : "libfail-preload.so";
     char *directory = self_directory();
     char *candidates[] = {
         xasprintf("%s/%s", directory, name),
@@ -83,7 +86,7 @@ const char *fault_kinds_suffix(const struct campaign_settings *settings)
 {
     if (!settings->fault_kinds || settings->fault_kinds == PLAN_FAULT_ALLOC)
         return "";
-    return settings->fault_kinds & PLAN_FAULT_ALLOC ? ";faults=alloc,io" : ";faults=io";
+    return fault_kinds_plan_text(settings->fault_kinds);
 }
 
 char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan)

@@ -471,24 +471,12 @@ LF_INLINE bool wrapper_passes(void)
         return result;                                                                             \
     }
 
-KERNEL_WRAPPER(ssize_t, read, FUNCTION_SYS_READ, (int fd, void *buffer, size_t count),
-               (fd, buffer, count), result < 0)
-KERNEL_WRAPPER(ssize_t, write, FUNCTION_SYS_WRITE, (int fd, const void *buffer, size_t count),
-               (fd, buffer, count), result < 0)
-KERNEL_WRAPPER(int, pipe, FUNCTION_SYS_PIPE, (int fds[2]), (fds), result < 0)
-KERNEL_WRAPPER(int, pipe2, FUNCTION_SYS_PIPE2, (int fds[2], int flags), (fds, flags), result < 0)
-KERNEL_WRAPPER(int, socket, FUNCTION_SYS_SOCKET, (int domain, int type_, int protocol),
-               (domain, type_, protocol), result < 0)
-KERNEL_WRAPPER(int, socketpair, FUNCTION_SYS_SOCKETPAIR,
-               (int domain, int type_, int protocol, int fds[2]), (domain, type_, protocol, fds),
-               result < 0)
-KERNEL_WRAPPER(int, epoll_create1, FUNCTION_SYS_EPOLL_CREATE1, (int flags), (flags), result < 0)
-KERNEL_WRAPPER(int, eventfd, FUNCTION_SYS_EVENTFD, (unsigned int value, int flags),
-               (value, flags), result < 0)
-KERNEL_WRAPPER(void *, mmap, FUNCTION_SYS_MMAP,
-               (void *address, size_t length, int protection, int flags, int fd, off_t offset),
-               (address, length, protection, flags, fd, offset), result == MAP_FAILED)
-KERNEL_WRAPPER(pid_t, fork, FUNCTION_SYS_FORK, (void), (), result < 0)
+#define KERNEL_INTERPOSE(name, id, type, params, args, failed)                                     \
+    KERNEL_WRAPPER(type, name, id, params, args, failed)
+#define KERNEL_INTERPOSE_VARIADIC(name, id) /* written out below */
+#include "format/interpose_kernel.def"
+#undef KERNEL_INTERPOSE
+#undef KERNEL_INTERPOSE_VARIADIC
 
 /* open and openat take a mode only with O_CREAT or O_TMPFILE. */
 static int (*real_open)(const char *, int, ...);

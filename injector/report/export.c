@@ -6,6 +6,7 @@
 #include "verdict/classify.h"
 #include "libfail.h"
 #include "report/report.h"
+#include "store/ingest.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -202,7 +203,7 @@ void report_print_sarif(json_t *report, FILE *out)
         if (!evidence)
             evidence = json_object_get(finding, "leaked_stack");
         /* "malloc(24)", or for an I/O site "fwrite (ENOSPC)" */
-        char *request = !strcmp(text_of(finding, "kind"), "io")
+        char *request = fault_kind_from_name(text_of(finding, "kind")) == KIND_IO
                             ? xasprintf("%s (%s)", text_of(finding, "function"),
                                         text_of(finding, "errno"))
                             : xasprintf("%s(%lld)", text_of(finding, "function"),

@@ -423,8 +423,9 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                 json_object_set_new(finding, "failpoint",
                                     json_string((const char *)sqlite3_column_text(named, 0)));
             const char *kind = (const char *)sqlite3_column_text(named, 1);
-            json_object_set_new(finding, "kind", json_string(kind ? kind : "alloc"));
-            if (kind && !strcmp(kind, "io"))
+            json_object_set_new(finding, "kind",
+                                json_string(kind ? kind : fault_kind_name(KIND_ALLOC)));
+            if (fault_kind_from_name(kind) == KIND_IO)
                 set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
         }
         database_finalize(named);
@@ -724,7 +725,7 @@ static json_t *run_list(sqlite3 *db, json_t *names)
         json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
         const char *kind = (const char *)sqlite3_column_text(statement, 11);
         json_object_set_new(run, "kind", kind ? json_string(kind) : json_null());
-        if (kind && !strcmp(kind, "io"))
+        if (fault_kind_from_name(kind) == KIND_IO)
             set_io_errno(run, function);
         json_array_append_new(list, run);
     }

@@ -6,6 +6,7 @@
 #include "report/parts.h"
 #include "verdict/classify.h"
 #include "store/database.h"
+#include "store/ingest.h"
 
 #include <string.h>
 
@@ -109,7 +110,7 @@ static void print_finding(FILE *out, json_t *finding)
         print_kernel_injection(out, finding);
     else if (json_object_get(finding, "failpoint"))
         fprintf(out, "  injected: failpoint \"%s\"", string_of(finding, "failpoint"));
-    else if (!strcmp(string_of(finding, "kind"), "io"))
+    else if (fault_kind_from_name(string_of(finding, "kind")) == KIND_IO)
         fprintf(out, "  injected: %s failed (%s)", string_of(finding, "function"),
                 string_of(finding, "errno"));
     else

@@ -8,13 +8,41 @@
 #include "store/database.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ";faults=" and the names of the kinds --faults chose (kinds.def), for each set of kinds:
+   made once, then shared by every thread. */
+#define KIND_SETS (1u << KIND_LIMIT)
+static char kind_texts[KIND_SETS][96];
+static pthread_once_t kind_texts_once = PTHREAD_ONCE_INIT;
+
+static void make_kind_texts(void)
+{
+    for (unsigned set = 0; set < KIND_SETS; set++) {
+        size_t used = snprintf(kind_texts[set], sizeof kind_texts[set], ";faults=");
+        const char *comma = "";
+#define FAULT_KIND(kind, name, chosen, ...)                                                        \
+        if ((chosen) && (set & PLAN_FAULT(kind)) && used < sizeof kind_texts[set]) {              \
+            used += snprintf(kind_texts[set] + used, sizeof kind_texts[set] - used, "%s%s",      \
+                             comma, #name);                                                      \
+            comma = ",";                                                                          \
+        }
+#include "format/kinds.def"
+#undef FAULT_KIND
+    }
+}
+
+const char *fault_kinds_plan_text(unsigned kinds)
+{
+    pthread_once(&kind_texts_once, make_kind_texts);
+    return kind_texts[(kinds ? kinds : PLAN_FAULT_ALLOC) % KIND_SETS];
+}
+
 const char *fault_kinds_text(unsigned kinds)
 {
-    return kinds == PLAN_FAULT_IO ? "io" : kinds == (PLAN_FAULT_ALLOC | PLAN_FAULT_IO) ? "alloc,io"
-                                                                                   : "alloc";
+    return fault_kinds_plan_text(kinds) + strlen(";faults=");
 }
 
 unsigned fault_kinds_parse(const char *text)

@@ -57,8 +57,10 @@ struct campaign_settings {
                                baseline's CPU time (load_baseline) */
 };
 
-/* --faults as text ("alloc", "io", "alloc,io"), and back: 0 when `text` is not such a list. */
+/* --faults as text ("alloc", "io", "alloc,io": the kinds.def names of the set), and back: 0
+   when `text` is not such a list. The plan's form (";faults=alloc,io") too. */
 const char *fault_kinds_text(unsigned kinds);
+const char *fault_kinds_plan_text(unsigned kinds);
 unsigned fault_kinds_parse(const char *text);
 
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage

@@ -15,24 +15,9 @@
 const char *function_name(uint32_t function)
 {
     static const char *const names[FUNCTION_LIMIT] = {
-        [FUNCTION_MALLOC] = "malloc",       [FUNCTION_CALLOC] = "calloc",
-        [FUNCTION_REALLOC] = "realloc",     [FUNCTION_REALLOCARRAY] = "reallocarray",
-        [FUNCTION_POSIX_MEMALIGN] = "posix_memalign",
-        [FUNCTION_ALIGNED_ALLOC] = "aligned_alloc",
-        [FUNCTION_MEMALIGN] = "memalign",   [FUNCTION_VALLOC] = "valloc",
-        [FUNCTION_PVALLOC] = "pvalloc",    [FUNCTION_STRDUP] = "strdup",
-        [FUNCTION_STRNDUP] = "strndup",    [FUNCTION_FAILPOINT] = "failpoint",
-        [FUNCTION_SYS_OPEN] = "open",       [FUNCTION_SYS_OPENAT] = "openat",
-        [FUNCTION_SYS_READ] = "read",       [FUNCTION_SYS_WRITE] = "write",
-        [FUNCTION_SYS_PIPE] = "pipe",       [FUNCTION_SYS_PIPE2] = "pipe2",
-        [FUNCTION_SYS_SOCKET] = "socket",   [FUNCTION_SYS_SOCKETPAIR] = "socketpair",
-        [FUNCTION_SYS_EPOLL_CREATE1] = "epoll_create1", [FUNCTION_SYS_EVENTFD] = "eventfd",
-        [FUNCTION_SYS_MMAP] = "mmap",       [FUNCTION_SYS_FORK] = "fork",
-#define IO_INTERPOSE(name, id, ...) [id] = #name,
-#define IO_INTERPOSE_VARIADIC(name, id, ...) [id] = #name,
-#include "format/interpose_io.def"
-#undef IO_INTERPOSE
-#undef IO_INTERPOSE_VARIADIC
+#define FUNCTION_ROW(name, id, kind) [id] = #name,
+#include "format/functions.def"
+#undef FUNCTION_ROW
     };
     /* A trapped system call (failrun kernel): FUNCTION_SYSCALL_FIRST + its number. */
     static const char *const syscalls[FUNCTION_SYSCALL_LIMIT - FUNCTION_SYSCALL_FIRST] = {
@@ -44,11 +29,28 @@ const char *function_name(uint32_t function)
     return function < FUNCTION_LIMIT && names[function] ? names[function] : "?";
 }
 
+static const char *const kind_names[KIND_LIMIT] = {
+#define FAULT_KIND(kind, name, ...) [kind] = #name,
+#include "format/kinds.def"
+#undef FAULT_KIND
+};
+
 const char *function_kind_name(uint32_t function)
 {
-    static const char *const names[] = {[KIND_ALLOC] = "alloc", [KIND_FAILPOINT] = "failpoint",
-                                        [KIND_SYSCALL] = "syscall", [KIND_IO] = "io"};
-    return names[record_function_kind(function)];
+    return kind_names[record_function_kind(function)];
+}
+
+const char *fault_kind_name(enum function_kind kind)
+{
+    return kind < KIND_LIMIT ? kind_names[kind] : "?";
+}
+
+enum function_kind fault_kind_from_name(const char *name)
+{
+    for (int kind = 0; name && kind < KIND_LIMIT; kind++)
+        if (!strcmp(kind_names[kind], name))
+            return (enum function_kind)kind;
+    return KIND_LIMIT;
 }
 
 int function_io_errno(uint32_t function)
@@ -78,8 +80,8 @@ bool function_io_ends_like_input(uint32_t function)
 /* The I/O call of that name (as the sites table stores it), or FUNCTION_LIMIT when none has it. */
 static uint32_t io_function_named(const char *name)
 {
-    for (uint32_t function = FUNCTION_SYS_FORK + 1; name && function < FUNCTION_LIMIT; function++)
-        if (!strcmp(function_name(function), name))
+    for (uint32_t function = 1; name && function < FUNCTION_LIMIT; function++)
+        if (record_function_kind(function) == KIND_IO && !strcmp(function_name(function), name))
             return function;
     return FUNCTION_LIMIT;
 }

@@ -153,8 +153,13 @@ const char *unpreloaded_reason_name(uint32_t reason);
 const char *unpreloaded_reason_words(const char *name);
 
 const char *function_name(uint32_t function);
-/* "alloc", "io", "failpoint" or "syscall" (record_function_kind), as the sites table stores it. */
+/* The name of the kind of `function`'s sites (kinds.def: "alloc", "io", ...), as the sites
+   table stores it. */
 const char *function_kind_name(uint32_t function);
+/* A kind's name, and the kind of a name (KIND_LIMIT for none): the one place kinds are
+   compared by name. */
+const char *fault_kind_name(enum function_kind kind);
+enum function_kind fault_kind_from_name(const char *name);
 /* The errno a failed I/O call of `function` returns (interpose_io.def), 0 for other functions. */
 int function_io_errno(uint32_t function);
 /* The same by the function's name, as the sites table stores it: 0 when no I/O call has it. */

@@ -8,13 +8,14 @@
 
 #include <string.h>
 
-bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint64_t threshold)
+bool site_nofail_eligible(bool nofail, enum function_kind kind, uint64_t max_size,
+                          uint64_t threshold)
 {
-    if (kind && !strcmp(kind, "io"))
+    if (kind == KIND_IO)
         return false;
     if (nofail)
         return true;
-    return kind && !strcmp(kind, "alloc") && max_size <= threshold;
+    return kind == KIND_ALLOC && max_size <= threshold;
 }
 
 char *failable_sites_condition(const struct campaign_settings *settings)

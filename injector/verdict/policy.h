@@ -7,6 +7,7 @@
 #ifndef FAILRUN_POLICY_H
 #define FAILRUN_POLICY_H
 
+#include "format/record.h"
 #include "store/campaign.h"
 
 #include <sqlite3.h>
@@ -17,13 +18,14 @@
 #define NOFAIL_BELOW_DEFAULT 32768 /* 8 pages: the kernel's PAGE_ALLOC_COSTLY_ORDER */
 
 /* A site is NOFAIL-eligible when it was requested with LF_NOFAIL, or when it is an allocation
-   (`kind` "alloc": not a failpoint, a system call or an I/O call) whose every request was at most
+   (KIND_ALLOC: not a failpoint, a system call or an I/O call) whose every request was at most
    `threshold` bytes. An I/O site never is: "too small to fail" is about memory, and a full disk
    or a failing device does not care how small the write was. `max_size` is the largest
    request recorded: the preload re-reports a site each time its largest request moves into a
    higher power-of-two class, so a recorded maximum below a power-of-two threshold is exact
    about the threshold. */
-bool site_nofail_eligible(bool nofail, const char *kind, uint64_t max_size, uint64_t threshold);
+bool site_nofail_eligible(bool nofail, enum function_kind kind, uint64_t max_size,
+                          uint64_t threshold);
 
 /* An SQL condition over the `sites` table: the sites this campaign may plan failures at. Never
    the NOFAIL ones (they cannot fail); under --policy nofail, not the eligible ones either. */

@@ -115,17 +115,21 @@ static const char *LF_TEXT parse_probability(struct plan *plan, const char *valu
     return NULL;
 }
 
-/* "alloc", "io" or both, comma separated. */
+/* Kinds that --faults chooses (kinds.def), comma separated: "alloc", "io", "alloc,io". */
 static const char *LF_TEXT parse_faults(struct plan *plan, const char *value, size_t length)
 {
     plan->fault_kinds = 0;
     for (;;) {
         const char *comma = memchr(value, ',', length);
         size_t item = comma ? (size_t)(comma - value) : length;
-        unsigned kind = key_is(value, item, "alloc") ? PLAN_FAULT_ALLOC
-                        : key_is(value, item, "io") ? PLAN_FAULT_IO : 0;
+        unsigned kind = 0;
+#define FAULT_KIND(id, name, chosen, ...)                                                          \
+        if (chosen && !kind && key_is(value, item, #name))                                         \
+            kind = PLAN_FAULT(id);
+#include "kinds.def"
+#undef FAULT_KIND
         if (!kind || (plan->fault_kinds & kind))
-            return "faults must list alloc and io, each at most once";
+            return "faults must list kinds of fault (alloc, io), each at most once";
         plan->fault_kinds |= kind;
         if (!comma)
             return NULL;

@@ -17,9 +17,11 @@ enum plan_mode {
     PLAN_OFF = 0, PLAN_RECORD, PLAN_SITE, PLAN_NTH, PLAN_RANDOM, PLAN_KERNEL, PLAN_FORK, PLAN_START
 };
 #define PLAN_MAX_FAULTS 8
-/* What kinds of call a plan fails (faults=alloc,io); failpoints go with alloc. */
-#define PLAN_FAULT_ALLOC 0x1u
-#define PLAN_FAULT_IO 0x2u
+/* What kinds of call a plan fails (faults=alloc,io): one bit per kind of kinds.def that
+   --faults chooses; failpoints go with alloc. */
+#define PLAN_FAULT(kind) (1u << (kind))
+#define PLAN_FAULT_ALLOC PLAN_FAULT(KIND_ALLOC)
+#define PLAN_FAULT_IO PLAN_FAULT(KIND_IO)
 #define PLAN_MAX_JOBS 64 /* PLAN_FORK: children running at once */
 #define PLAN_TESTS_MAX 256 /* PLAN_FORK: bytes of the tests= list, NUL included */
 struct plan_fault {

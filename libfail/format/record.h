@@ -55,62 +55,41 @@ enum record_type {
     RECORD_TYPE_LIMIT
 };
 
-/* Which interposed function made the request (the order of the X-macro table). */
+/* Which interposed function made the request: the rows of functions.def, in order (the
+   allocators, the failpoint, the kernel's wrappers, the I/O calls). */
 enum record_function {
-    FUNCTION_MALLOC = 1,
-    FUNCTION_CALLOC,
-    FUNCTION_REALLOC,
-    FUNCTION_REALLOCARRAY,
-    FUNCTION_POSIX_MEMALIGN,
-    FUNCTION_ALIGNED_ALLOC,
-    FUNCTION_MEMALIGN,
-    FUNCTION_VALLOC,
-    FUNCTION_PVALLOC,
-    FUNCTION_STRDUP,
-    FUNCTION_STRNDUP,
-    FUNCTION_FAILPOINT, /* LF_FAILPOINT("name"): not an allocation; value (size) is 0 */
-    /* System calls (failrun kernel): the libc wrapper a kernel fail-nth was armed around. */
-    FUNCTION_SYS_OPEN,
-    FUNCTION_SYS_OPENAT,
-    FUNCTION_SYS_READ,
-    FUNCTION_SYS_WRITE,
-    FUNCTION_SYS_PIPE,
-    FUNCTION_SYS_PIPE2,
-    FUNCTION_SYS_SOCKET,
-    FUNCTION_SYS_SOCKETPAIR,
-    FUNCTION_SYS_EPOLL_CREATE1,
-    FUNCTION_SYS_EVENTFD,
-    FUNCTION_SYS_MMAP,
-    FUNCTION_SYS_FORK,
-    /* I/O calls (failrun run --faults io): the rows of interpose_io.def, in its order. */
-#define IO_INTERPOSE(name, id, ...) id,
-#define IO_INTERPOSE_VARIADIC(name, id, ...) id,
-#include "interpose_io.def"
-#undef IO_INTERPOSE
-#undef IO_INTERPOSE_VARIADIC
+    FUNCTION_NONE = 0,
+#define FUNCTION_ROW(name, id, kind) id,
+#include "functions.def"
+#undef FUNCTION_ROW
     FUNCTION_LIMIT
 };
-/* A system call trapped by syscall user dispatch (failrun kernel, injector/preload/dispatch.c): the
-   function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
+/* A system call trapped by syscall user dispatch (failrun kernel, injector/preload/dispatch.c):
+   the function is FUNCTION_SYSCALL_FIRST + the call's number (x86_64), so every call is a site. */
 #define FUNCTION_SYSCALL_FIRST 0x1000u
 #define FUNCTION_SYSCALL_LIMIT (FUNCTION_SYSCALL_FIRST + 1024u)
 
 #define RECORD_LIVE_SET_MAX (RECORD_MAX_FRAMES / 3)
 
-/* What kind of fault a function's site is: an allocation, a named failpoint, a system call armed
-   by failrun kernel, or an I/O call (--faults io). */
-enum function_kind { KIND_ALLOC, KIND_FAILPOINT, KIND_SYSCALL, KIND_IO };
+/* What kind of fault a function's site is (kinds.def). */
+enum function_kind {
+#define FAULT_KIND(kind, ...) kind,
+#include "kinds.def"
+#undef FAULT_KIND
+    KIND_LIMIT
+};
 
+/* The kind of a function's sites, from the table the function is a row of. */
 static inline enum function_kind record_function_kind(uint32_t function)
 {
-    if (function == FUNCTION_FAILPOINT)
-        return KIND_FAILPOINT;
-    if ((function >= FUNCTION_SYS_OPEN && function <= FUNCTION_SYS_FORK) ||
-        (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT))
+    static const unsigned char kinds[FUNCTION_LIMIT] = {
+#define FUNCTION_ROW(name, id, kind) [id] = kind,
+#include "functions.def"
+#undef FUNCTION_ROW
+    };
+    if (function >= FUNCTION_SYSCALL_FIRST && function < FUNCTION_SYSCALL_LIMIT)
         return KIND_SYSCALL;
-    if (function > FUNCTION_SYS_FORK && function < FUNCTION_LIMIT)
-        return KIND_IO;
-    return KIND_ALLOC;
+    return function < FUNCTION_LIMIT ? (enum function_kind)kinds[function] : KIND_ALLOC;
 }
 
 /* Flags on START and EXIT records. */

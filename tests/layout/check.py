@@ -15,6 +15,8 @@ Rules:
     do the calls between object files: a symbol defined in a higher part is never used lower;
   - what runs inside the target (side "target") never includes a runner header, and the runner
     includes nothing of the target's but the shared record format and the public header;
+  - a kind of fault is a row of libfail/format/kinds.def: no code compares a string with a
+    kind's name (strcmp(kind, "io")) but through that table;
   - no files of failrun call each other in a circle (inside a part either): its files' calls
     form a tree you can read from the bottom up. (The in-target core is one unit around
     runtime.c, which its other files call back; it is not held to this.)
@@ -166,6 +168,12 @@ def circles(graph):
     return sorted(found)
 
 
+def kind_names(root):
+    """The names of the kinds of fault, from kinds.def."""
+    with open(os.path.join(root, "libfail/format/kinds.def"), encoding="utf-8") as handle:
+        return re.findall(r"^FAULT_KIND\(\s*\w+\s*,\s*(\w+)", handle.read(), re.M)
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
                            else os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -199,6 +207,17 @@ def main():
                 edges.setdefault((part[0], used[0]), set()).add(f"{path} includes {target}")
             if not allowed(part, used):
                 problems.append(f"{path} ({part[0]}) includes {target} ({used[0]})")
+    kinds = kind_names(root)
+    compare = re.compile(r'\b(?:strn?cmp|key_is)\s*\([^;]*?"(%s)"' % "|".join(kinds))
+    for path in files:
+        if path.endswith(".def"):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                found = compare.search(line)
+                if found:
+                    problems.append(f"{path}:{number}: compares a string with the kind name "
+                                    f"\"{found.group(1)}\" (use kinds.def: fault_kind_from_name)")
     for folder, names in sorted(c_files.items()):
         if len(names) > MAX_C_FILES:
             problems.append(f"{folder}/: {len(names)} .c files, more than {MAX_C_FILES}")

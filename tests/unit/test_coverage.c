@@ -642,15 +642,15 @@ static void test_wrapper_passes_the_failure_up(void **state)
 static void test_eligibility(void **state)
 {
     (void)state;
-    assert_true(site_nofail_eligible(false, "alloc", 32768, 32768));
-    assert_false(site_nofail_eligible(false, "alloc", 32769, 32768));
-    assert_true(site_nofail_eligible(true, "alloc", 1 << 20, 32768)); /* LF_NOFAIL */
-    assert_false(site_nofail_eligible(false, "failpoint", 0, 32768)); /* not an allocation */
-    assert_true(site_nofail_eligible(true, "failpoint", 0, 32768));
+    assert_true(site_nofail_eligible(false, KIND_ALLOC, 32768, 32768));
+    assert_false(site_nofail_eligible(false, KIND_ALLOC, 32769, 32768));
+    assert_true(site_nofail_eligible(true, KIND_ALLOC, 1 << 20, 32768)); /* LF_NOFAIL */
+    assert_false(site_nofail_eligible(false, KIND_FAILPOINT, 0, 32768)); /* not an allocation */
+    assert_true(site_nofail_eligible(true, KIND_FAILPOINT, 0, 32768));
     /* An I/O site is never exempted, however small its request, LF_NOFAIL flag or not. */
-    assert_false(site_nofail_eligible(false, "io", 0, 32768));
-    assert_false(site_nofail_eligible(true, "io", 0, 32768));
-    assert_false(site_nofail_eligible(false, "syscall", 0, 32768));
+    assert_false(site_nofail_eligible(false, KIND_IO, 0, 32768));
+    assert_false(site_nofail_eligible(true, KIND_IO, 0, 32768));
+    assert_false(site_nofail_eligible(false, KIND_SYSCALL, 0, 32768));
 }
 
 /* Two data files' counts, as the gcov data reader gives them: both are stored, counts of a
