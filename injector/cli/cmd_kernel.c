@@ -173,7 +173,7 @@ static void check_kernel(bool setup, bool kmem_trace)
 
 /* ---- failrun kernel's own options (options.h); failrun run's apply too ---- */
 
-#define RUN (*(struct run_options *)target)
+#define RUN (((struct run_command *)target)->options)
 static void take_setup_debugfs(void *target, const char *value)
 {
     (void)value;

@@ -12,25 +12,22 @@
 #include <stdlib.h>
 
 struct report_options {
-    const char *database_path, *junit, *sarif;
-    bool json, sites, no_default_suppressions;
+    const char *database_path;
+    struct report_outputs outputs;
+    bool no_default_suppressions;
     VECTOR(const char *) suppression_files;
 };
 
 #define OPTIONS (*(struct report_options *)target)
 static void take_db(void *target, const char *value) { OPTIONS.database_path = value; }
-static void take_json(void *target, const char *value)
-{
-    (void)value;
-    OPTIONS.json = true;
-}
-static void take_sites(void *target, const char *value)
-{
-    (void)value;
-    OPTIONS.sites = true;
-}
-static void take_junit(void *target, const char *value) { OPTIONS.junit = value; }
-static void take_sarif(void *target, const char *value) { OPTIONS.sarif = value; }
+/* One function per output format (formats.def). */
+#define REPORT_FORMAT(name, writer, where, help)                                                   \
+    static void take_##name(void *target, const char *value)                                       \
+    {                                                                                              \
+        report_outputs_take(&OPTIONS.outputs, REPORT_FORMAT_##name, value);                        \
+    }
+#include "report/formats.def"
+#undef REPORT_FORMAT
 static void take_suppressions(void *target, const char *value)
 {
     VECTOR_PUSH(OPTIONS.suppression_files, value);
@@ -45,14 +42,11 @@ static void take_no_default_suppressions(void *target, const char *value)
 static const struct option_row report_rows[] = {
     {"db", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
      "campaign database (default .failrun/campaign.db)", take_db},
-    {"json", 0, OPTION_FLAG, NULL, OPTION_INVOCATION, "JSON instead of text", take_json},
-    {"sites", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
-     "instead of the findings, every fault run: the site it failed, by place (\"f at "
-     "file.c:40\"), its outcome and its finding", take_sites},
-    {"junit", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
-     "also write JUnit XML (a test case per fault run, failures for bugs)", take_junit},
-    {"sarif", 0, OPTION_REQUIRED, "PATH", OPTION_INVOCATION,
-     "also write SARIF 2.1.0 (a result per finding, stacks as code flows)", take_sarif},
+#define REPORT_FORMAT(name, writer, where, help)                                                   \
+    {#name, 0, (where) == REPORT_FILE ? OPTION_REQUIRED : OPTION_FLAG,                             \
+     (where) == REPORT_FILE ? "PATH" : NULL, OPTION_INVOCATION, help, take_##name},
+#include "report/formats.def"
+#undef REPORT_FORMAT
     {"suppressions", 0, OPTION_REQUIRED, "FILE", OPTION_INVOCATION,
      "hide findings matching its rules (repeatable; see failrun(1))", take_suppressions},
     {"no-default-suppressions", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
@@ -81,11 +75,7 @@ int cmd_report(int argc, char **argv)
     }
     if (optind < argc)
         fatal("unexpected argument '%s'; see `failrun help report`", argv[optind]);
-    const char *database_path = options.database_path, *junit = options.junit,
-               *sarif = options.sarif;
-    bool json = options.json, sites = options.sites;
-    if (json && sites)
-        fatal("--json and --sites: give one (the JSON lists the runs with their sites' places)");
+    const char *database_path = options.database_path;
     VECTOR_PUSH(options.suppression_files, NULL);
     struct suppressions *rules = suppressions_load(options.suppression_files.items,
                                                    !options.no_default_suppressions);
@@ -93,15 +83,7 @@ int cmd_report(int argc, char **argv)
     sqlite3 *db = database_open(database_path, false);
     json_t *report = report_build(db, database_path, rules);
     suppressions_free(rules);
-    report_write_files(report, junit, sarif);
-    if (json) {
-        json_dumpf(report, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-    } else if (sites) {
-        report_print_sites(report, stdout);
-    } else {
-        report_print_text(report, stdout);
-    }
+    report_emit(report, &options.outputs, stdout);
     size_t bugs = report_bug_count(report);
     json_decref(report);
     database_close(db);

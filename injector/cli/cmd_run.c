@@ -79,8 +79,8 @@ static int modes_of(const struct campaign_settings *settings)
 
 /* ---- failrun run's options: one row each (options.h) ---- */
 
-#define RUN (*(struct run_options *)target)
-#define SETTINGS (((struct run_options *)target)->settings)
+#define RUN (((struct run_command *)target)->options)
+#define SETTINGS (((struct run_command *)target)->options.settings)
 
 static void take_db(void *target, const char *value) { RUN.database_path = value; }
 static void take_depth(void *target, const char *value)
@@ -196,13 +196,14 @@ static void take_max_runs(void *target, const char *value)
 {
     SETTINGS.max_runs = (int64_t)parse_count(value, "--max-runs");
 }
-static void take_json(void *target, const char *value)
-{
-    (void)value;
-    RUN.json = true;
-}
-static void take_junit(void *target, const char *value) { RUN.junit = value; }
-static void take_sarif(void *target, const char *value) { RUN.sarif = value; }
+/* One function per output format (formats.def). */
+#define REPORT_FORMAT(name, writer, where, help)                                                   \
+    static void take_##name(void *target, const char *value)                                       \
+    {                                                                                              \
+        report_outputs_take(&((struct run_command *)target)->outputs, REPORT_FORMAT_##name, value); \
+    }
+#include "report/formats.def"
+#undef REPORT_FORMAT
 static void take_jobs(void *target, const char *value)
 {
     char *end;
@@ -355,9 +356,11 @@ static const struct option_row run_rows[] = {
      "error path join the queue, with the failures that led there, until none is new or N is "
      "reached.", take_max_runs},
     {NULL, 0, OPTION_FLAG, NULL, CAMPAIGN, "", NULL},
-    {"json", 0, OPTION_FLAG, NULL, INVOCATION, "print the report as JSON", take_json},
-    {"junit", 0, OPTION_REQUIRED, "PATH", INVOCATION, "also write JUnit XML", take_junit},
-    {"sarif", 0, OPTION_REQUIRED, "PATH", INVOCATION, "also write SARIF 2.1.0", take_sarif},
+#define REPORT_FORMAT(name, writer, where, help)                                                   \
+    {#name, 0, (where) == REPORT_FILE ? OPTION_REQUIRED : OPTION_FLAG,                             \
+     (where) == REPORT_FILE ? "PATH" : NULL, INVOCATION, help, take_##name},
+#include "report/formats.def"
+#undef REPORT_FORMAT
     {"jobs", 'j', OPTION_REQUIRED, "N", INVOCATION,
      "runs at once (default: the number of cores)", take_jobs},
     {"fork", 0, OPTION_FLAG, NULL, INVOCATION,
@@ -416,8 +419,9 @@ const struct option_table run_options_table = {
 
 /* Defaults, then the options in order, then the command; the checks across options. */
 static void parse_options(const struct option_table *table, int argc, char **argv,
-                          struct run_options *options)
+                          struct run_command *command)
 {
+    struct run_options *options = &command->options;
     struct campaign_settings *settings = &options->settings;
     options->database_path = DEFAULT_DATABASE;
     settings->depth = 8;
@@ -431,7 +435,7 @@ static void parse_options(const struct option_table *table, int argc, char **arg
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     options->jobs = cores > 0 ? (int)cores : 1;
     options->keep_runs_bytes = (uint64_t)1024 << 20;
-    int optind = options_parse(table, argc, argv, options);
+    int optind = options_parse(table, argc, argv, command);
     if (optind < 0) {
         options->help = true;
         return;
@@ -576,8 +580,9 @@ int run_campaign(int argc, char **argv, const struct option_table *table, bool k
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
-    struct run_options options = {0};
-    parse_options(table, argc, argv, &options);
+    struct run_command command = {0};
+    parse_options(table, argc, argv, &command);
+    struct run_options options = command.options;
     if (options.help) {
         options_usage(table, stdout);
         return 0;
@@ -627,11 +632,7 @@ int run_campaign(int argc, char **argv, const struct option_table *table, bool k
     }
     suppressions_free(rules);
     free(options.suppression_files.items);
-    report_write_files(report, options.junit, options.sarif);
-    if (options.json)
-        json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
-    else
-        report_print_text(report, stdout);
+    report_emit(report, &command.outputs, stdout);
     size_t bugs = report_bug_count(report);
     json_int_t unreached =
         json_integer_value(json_object_get(json_object_get(report, "campaign"), "unreached"));

@@ -9,7 +9,8 @@
 
 #include <stdbool.h>
 
-struct run_options;
+#include "engine/campaign_run.h"
+#include "report/report.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -17,6 +18,13 @@ int cmd_replay(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_cov(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+/* What failrun run's and failrun kernel's options fill (their tables' target): the engine's
+   options, and the report's outputs. */
+struct run_command {
+    struct run_options options;
+    struct report_outputs outputs;
+};
+
 /* `failrun run`, or with kernel set `failrun kernel` (cmd_run.c): its options parsed by
    `table` (which may take failrun run's too), then `before` (may be NULL) sees them before the
    campaign starts (failrun kernel checks the kernel there). */

@@ -21,12 +21,11 @@ struct symboliser;
 struct run_options {
     const char *database_path;
     struct campaign_settings settings;
-    bool json, keep_runs, quiet, help;
+    bool keep_runs, quiet, help;
     bool setup_debugfs; /* failrun kernel --setup-debugfs: set the kernel's fault attributes */
     /* Fault runs by forking inside one run of the command or program (forkrun.c): --fork
        always, --no-fork never, by default where re-running would cost a minute or more. */
     enum { FORK_AUTO, FORK_ALWAYS, FORK_NEVER } fork;
-    const char *junit, *sarif;
     int jobs;
     VECTOR(const char *) suppression_files; /* --suppressions, NULL-terminated after parsing */
     bool no_default_suppressions;

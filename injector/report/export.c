@@ -254,10 +254,41 @@ static void write_with(const char *path, void (*writer)(json_t *, FILE *), json_
         fatal("cannot write %s: %s; is the disk full?", path, strerror(errno));
 }
 
-void report_write_files(json_t *report, const char *junit_path, const char *sarif_path)
+void report_print_json(json_t *report, FILE *out)
 {
-    if (junit_path)
-        write_with(junit_path, report_print_junit, report);
-    if (sarif_path)
-        write_with(sarif_path, report_print_sarif, report);
+    json_dumpf(report, out, JSON_INDENT(2));
+    fputc('\n', out);
+}
+
+/* Each format's name and writer, from formats.def. */
+static const struct {
+    const char *name;
+    void (*writer)(json_t *, FILE *);
+    enum report_where where;
+} formats[REPORT_FORMATS] = {
+    [REPORT_TEXT] = {"text", report_print_text, REPORT_STANDARD_OUTPUT},
+#define REPORT_FORMAT(name, writer, where, help) [REPORT_FORMAT_##name] = {#name, writer, where},
+#include "report/formats.def"
+#undef REPORT_FORMAT
+};
+
+void report_outputs_take(struct report_outputs *outputs, enum report_format format,
+                         const char *path)
+{
+    if (formats[format].where == REPORT_FILE) {
+        outputs->paths[format] = path;
+        return;
+    }
+    if (outputs->standard != REPORT_TEXT && outputs->standard != format)
+        fatal("--%s and --%s: give one (both print on standard output)",
+              formats[outputs->standard].name, formats[format].name);
+    outputs->standard = format;
+}
+
+void report_emit(json_t *report, const struct report_outputs *outputs, FILE *out)
+{
+    for (int format = 0; format < REPORT_FORMATS; format++)
+        if (formats[format].where == REPORT_FILE && outputs->paths[format])
+            write_with(outputs->paths[format], formats[format].writer, report);
+    formats[outputs->standard].writer(report, out);
 }

@@ -20,16 +20,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     argv[argc] = NULL;
     jmp_buf back;
-    struct run_options options;
-    memset(&options, 0, sizeof options);
+    struct run_command command;
+    memset(&command, 0, sizeof command);
+    struct run_options *parsed = &command.options;
     warnings_quiet = true;
     fatal_jump = &back;
     opterr = 0;
     if (setjmp(back) == 0) {
-        parse_options(&kernel_options_table, argc, argv, &options);
-        struct campaign_settings *settings = &options.settings;
-        if (!options.help && (!settings->argv || !settings->argv[0] || settings->depth < 1 ||
-            settings->depth > RECORD_MAX_FRAMES || options.jobs < 1 || settings->max_runs < 1 ||
+        parse_options(&kernel_options_table, argc, argv, &command);
+        struct campaign_settings *settings = &parsed->settings;
+        if (!parsed->help && (!settings->argv || !settings->argv[0] || settings->depth < 1 ||
+            settings->depth > RECORD_MAX_FRAMES || parsed->jobs < 1 || settings->max_runs < 1 ||
             (settings->shards && (settings->shard < 1 || settings->shard > settings->shards))))
             __builtin_trap(); /* accepted settings out of range */
     }

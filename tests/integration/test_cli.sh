@@ -89,3 +89,14 @@ check "the same campaign again starts over, and says so" grep -q "replacing the 
 "$FAILRUN" run -q --db failing.db -- sh -c "'$PROGRAMS/findings' nonsense; exit 8" >/dev/null 2>failing.err
 check "a failing baseline: the warning names the failing program and its status" \
     grep -q "exits with status 8 even without faults, with libfail or without (.*findings (status 2)" failing.err
+
+# The report's formats (report/formats.def) are options of failrun run and failrun report alike:
+# one format on standard output at a time, files besides.
+expect_usage_error "two formats on standard output" "--json and --sites: give one" \
+    "$FAILRUN" report --db whole.db --json --sites
+"$FAILRUN" run -q --sites --junit "$PWD/sites.xml" --db whole.db --replace -- \
+    "$EXAMPLES/kvtest" >sites.txt 2>/dev/null
+check "failrun run --sites prints every fault run by place, as failrun report --sites does" \
+    sh -c "grep -q '^[0-9]* fault run(s), by the place of the site each failed:' sites.txt &&
+           \"$FAILRUN\" report --db whole.db --sites | cmp -s - sites.txt"
+check "... and writes the JUnit file besides" grep -q '<testsuite' sites.xml
