@@ -273,10 +273,11 @@ $(BUILD)/tests/test_symbolise: tests/unit/test_symbolise.c $(SYMBOLISER_SOURCES)
 TEST_TOOLS := $(BUILD)/tests/symbolise_probe $(BUILD)/tests/kernel/workload \
               $(BUILD)/tests/gcovdata_compare
 # The in-process gcov reader checked against gcov itself.
-$(BUILD)/tests/gcovdata_compare: tests/integration/gcovdata_compare.c coverage/gcovdata.c \
-                                 coverage/gcovdata.h
+GCOV_READER_SOURCES := coverage/gcovread.c coverage/gcovnotes.c coverage/gcovplan.c coverage/gcovdata.c
+$(BUILD)/tests/gcovdata_compare: tests/integration/gcovdata_compare.c $(GCOV_READER_SOURCES) \
+                                 coverage/gcovdata.h coverage/gcovint.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/integration/gcovdata_compare.c coverage/gcovdata.c -ljansson
+	$(CC) $(ALL_CFLAGS) -o $@ tests/integration/gcovdata_compare.c $(GCOV_READER_SOURCES) -ljansson
 $(BUILD)/tests/symbolise_probe: tests/integration/symbolise_probe.c $(SYMBOLISER_SOURCES) \
                                 injector/symbols/symbolise.h
 	@mkdir -p $(dir $@)

@@ -50,7 +50,6 @@ MAX_LINES = 900
 # Files still over MAX_LINES, with the most lines they may have: each entry is debt to pay off
 # by splitting the file, and may only shrink.
 OVERSIZE = {
-    "coverage/gcovdata.c": 1625,
     "libfail/forkmode.c": 1143,
     "libfail/runtime.c": 1750,
 }
