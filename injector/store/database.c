@@ -371,7 +371,11 @@ sqlite3 *database_open(const char *path, bool create)
     sqlite3_busy_timeout(db, 10000);
     int version = check_identity(db, path);
     char *error = NULL;
-    if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", NULL, NULL,
+    /* A page cache of up to 64 MiB (allocated as used): a campaign's database outgrows the
+       default 2 MiB early (expat's suite: 5 MiB), and each page read again was a pread system
+       call, a third of failrun's own CPU time while it judged runs. */
+    if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                         " PRAGMA cache_size = -65536;", NULL, NULL,
                      &error) != SQLITE_OK ||
         (version >= 1 && version < DATABASE_SCHEMA_VERSION && !migrate(db, &error)) ||
         sqlite3_exec(db, schema, NULL, NULL, &error) != SQLITE_OK)
