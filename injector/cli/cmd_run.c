@@ -558,6 +558,11 @@ static void open_campaign(struct campaign_context *context)
             options->settings.vmlinux = xstrdup(stored.vmlinux);
         }
     } else {
+        /* The running kernel's vmlinux outlives a campaign started over: kept unless another
+           is given. */
+        if (options->settings.kernel && stored.kernel && !options->settings.vmlinux &&
+            stored.vmlinux)
+            options->settings.vmlinux = xstrdup(stored.vmlinux);
         options->settings.stdin_path = save_stdin(context->state_dir);
         char *runs = xasprintf("%s/runs", context->state_dir);
         remove_tree(runs);

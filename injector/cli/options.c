@@ -53,11 +53,14 @@ int options_parse(const struct option_table *table, int argc, char **argv, void 
                                                               : optional_argument;
         longs[n].val = 256 + (int)i; /* above every character: the row's index */
         n++;
-        if (row->short_name && strlen(shorts) + 3 < sizeof shorts) {
+        if (row->short_name && strlen(shorts) + 4 < sizeof shorts) {
             size_t at = strlen(shorts);
-            shorts[at] = row->short_name;
-            shorts[at + 1] = row->argument == OPTION_REQUIRED ? ':' : '\0';
-            shorts[at + 2] = '\0';
+            shorts[at++] = row->short_name;
+            if (row->argument != OPTION_FLAG)
+                shorts[at++] = ':';
+            if (row->argument == OPTION_OPTIONAL)
+                shorts[at++] = ':';
+            shorts[at] = '\0';
         }
     }
     longs[n].name = "help";
@@ -70,10 +73,21 @@ int options_parse(const struct option_table *table, int argc, char **argv, void 
             result = -1;
             break;
         }
+        /* Name the option getopt stopped at: optopt is the short option's character, the long
+           option's value (256 + its row) when it was given a value it does not take, or 0 for
+           a long option it does not know (or an abbreviation of several). */
+        if (c == ':' && optopt > 0 && optopt < 256)
+            fatal("-%c needs a value; see `failrun help %s`", optopt, argv[0]);
         if (c == ':')
             fatal("%s needs a value; see `failrun help %s`", argv[optind - 1], argv[0]);
+        if (c == '?' && optopt > 0 && optopt < 256)
+            fatal("unknown option -%c; see `failrun help %s`", optopt, argv[0]);
+        if (c == '?' && optopt >= 256 && row_at(table, (size_t)optopt - 256))
+            fatal("--%s takes no value; see `failrun help %s`",
+                  row_at(table, (size_t)optopt - 256)->name, argv[0]);
         if (c == '?')
-            fatal("unknown option %s; see `failrun help %s`", argv[optind - 1], argv[0]);
+            fatal("unknown or ambiguous option %s; see `failrun help %s`", argv[optind - 1],
+                  argv[0]);
         const struct option_row *row = NULL;
         if (c >= 256)
             row = row_at(table, (size_t)c - 256);
@@ -168,8 +182,10 @@ void options_usage(const struct option_table *table, FILE *out)
         }
     if (*stored) {
         fputc('\n', out);
-        char *text = xasprintf("Kept with the campaign in its database (a resumed campaign and "
-                               "its later reports use them): %s.", stored);
+        char *text = xasprintf("Kept with the campaign in its database, where its reports read "
+                               "them: %s. The same command resumes an unfinished campaign only "
+                               "with the same values (--timeout and --vmlinux may change; "
+                               "others need --replace).", stored);
         print_wrapped(out, text, 0, 0);
         free(text);
     }

@@ -288,11 +288,17 @@ static const char migrate_10_to_11[] =
     "ALTER TABLE runs ADD COLUMN test_case TEXT;"
     "PRAGMA user_version = 11;";
 
-/* Version 12: failrun kernel's options are campaign settings. */
+/* Version 12: failrun kernel's options are campaign settings. The vmlinux a version-11 report
+   kept (kernel_meta) becomes the campaign's; whether it ran with --kcov or --kmem-trace is read
+   from what its runs stored (kernel_cov, kernel_allocs), so the same command resumes it. The
+   tables may be missing in databases from before them: created empty first. */
 static const char migrate_11_to_12[] =
     "ALTER TABLE campaign ADD COLUMN kmem_trace INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE campaign ADD COLUMN kcov INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE campaign ADD COLUMN vmlinux TEXT;"
+    "CREATE TABLE IF NOT EXISTS kernel_meta(key TEXT PRIMARY KEY, value TEXT);"
+    "UPDATE campaign SET vmlinux = (SELECT value FROM kernel_meta WHERE key = 'vmlinux');"
+    "DROP TABLE kernel_meta;"
     "PRAGMA user_version = 12;";
 
 /* Returns the schema version found: 0 for a new file. */
@@ -330,6 +336,18 @@ static int check_identity(sqlite3 *db, const char *path)
     return version;
 }
 
+static bool table_exists(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *statement = NULL;
+    bool found = sqlite3_prepare_v2(db,
+                                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                    -1, &statement, NULL) == SQLITE_OK &&
+                 sqlite3_bind_text(statement, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+                 sqlite3_step(statement) == SQLITE_ROW;
+    sqlite3_finalize(statement);
+    return found;
+}
+
 /* Bring an older database to this schema in one transaction, reading its version again inside
    it: a crash half-way leaves it as it was, and a second failrun that opened it at the same time
    finds it migrated. */
@@ -355,6 +373,14 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK);
+    /* Version 12's kernel settings of a version-11 campaign, from what its runs stored. */
+    if (ok && version < 12 && table_exists(db, "kernel_cov"))
+        ok = sqlite3_exec(db, "UPDATE campaign SET kcov = EXISTS (SELECT 1 FROM kernel_cov)", NULL,
+                          NULL, error) == SQLITE_OK;
+    if (ok && version < 12 && table_exists(db, "kernel_allocs"))
+        ok = sqlite3_exec(db,
+                          "UPDATE campaign SET kmem_trace = EXISTS (SELECT 1 FROM kernel_allocs)",
+                          NULL, NULL, error) == SQLITE_OK;
     sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return ok;
 }

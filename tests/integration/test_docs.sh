@@ -38,8 +38,8 @@ check "the help of every command lists options (the check above read them)" \
 # and takes every option the line gives it (failrun kernel takes failrun run's too).
 # Commands joined by && are taken one by one.
 awk 'FNR == 1 { inside = 0 } /^```/ { inside = !inside; next }
-     inside && /^(\$ )?failrun [a-z]/ { sub(/^\$ /, ""); n = split($0, part, / *&& */)
-         for (i = 1; i <= n; i++) if (part[i] ~ /^failrun [a-z]/) print FILENAME ": " part[i] }' \
+     inside && /^(\$ )?failrun [a-z-]+( |$)/ { sub(/^\$ /, ""); n = split($0, part, / *&& */)
+         for (i = 1; i <= n; i++) if (part[i] ~ /^failrun [a-z-]+( |$)/) print FILENAME ": " part[i] }' \
     README.md doc/guide/*.md >"$work/shown"
 : >"$work/wrong"
 while IFS= read -r shown; do

@@ -133,6 +133,27 @@ check_equal "--kcov and --vmlinux are stored with the campaign (vmlinux as an ab
     "0|1|$relay" "$(sql options.db "SELECT kmem_trace, kcov, vmlinux FROM campaign")"
 check "every run of a --kcov campaign is told so (LIBFAIL_KCOV=1), none --kmem-trace" \
     sh -c "grep -q '^LIBFAIL_KCOV=1$' options.env && ! grep -q KMEM options.env"
+# The same campaign in a database of schema 11 (before these settings), unfinished, with the
+# vmlinux a report kept then and a run's KCOV data: migrated, the same command resumes it.
+cp options.db old11.db
+sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign DROP COLUMN kcov;
+              ALTER TABLE campaign DROP COLUMN vmlinux; UPDATE campaign SET wall_ms = NULL;
+              CREATE TABLE kernel_meta(key TEXT PRIMARY KEY, value TEXT);
+              INSERT INTO kernel_meta VALUES ('vmlinux', '$relay');
+              INSERT INTO kernel_cov VALUES ((SELECT min(id) FROM runs), x'00', 0);
+              PRAGMA user_version = 11;"
+"$FAILRUN" kernel --wrappers --kcov -j 1 --max-runs 2 --db old11.db -- \
+    sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>old11.err
+check_equal "schema 11: the same kernel command resumes its campaign" 0 $?
+check "... saying so" grep -q "resuming the unfinished campaign" old11.err
+check_equal "... with --kcov and the vmlinux it kept, as settings" "12|0|1|$relay" \
+    "$(sql old11.db "SELECT (SELECT user_version FROM pragma_user_version), kmem_trace, kcov,
+                            vmlinux FROM campaign")"
+# Started over (a finished campaign, the same command) without --vmlinux: the vmlinux stays.
+"$FAILRUN" kernel --wrappers --kcov -q -j 1 --max-runs 2 --db old11.db -- \
+    sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>&1
+check_equal "a kernel campaign started over without --vmlinux keeps the one it had" "$relay" \
+    "$(sql old11.db "SELECT vmlinux FROM campaign")"
 "$FAILRUN" kernel --wrappers --kmem-trace -q -j 1 --max-runs 2 --db options.db -- \
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>options.err
 check_equal "other kernel options on the same database: refused without --replace" 2 $?
@@ -143,7 +164,7 @@ check "... saying which" grep -q "no-such-vmlinux" options.err
 "$FAILRUN" run --kcov -- "$relay" >/dev/null 2>options.err
 check_equal "failrun run --kcov: exit status 2" 2 $?
 check "... an unknown option of failrun run, named" \
-    grep -q "unknown option --kcov; see \`failrun help run\`" options.err
+    grep -q "unknown or ambiguous option --kcov; see \`failrun help run\`" options.err
 "$FAILRUN" kernel --help >help.txt
 check "failrun kernel --help names the option and the kernel options it needs" \
     grep -q -- "--setup-debugfs.*" help.txt

@@ -24,7 +24,7 @@ cp -r "$ROOT/build/obj" "$ROOT/build/pic" "$dir/build/"
 printf '#include "engine/campaign_run.h"\n' >>"$dir/injector/store/ingest.c"
 awk 'BEGIN { for (i = 0; i < 901; i++) print "/* line */" }' >"$dir/injector/base/long.c"
 # The first file of the list of files over the limit (it may only shrink) grows by a line.
-listed=$(python3 -c "import sys; sys.path.insert(0, '$ROOT/tests/layout'); import check;
+listed=$(python3 -B -c "import sys; sys.path.insert(0, '$ROOT/tests/layout'); import check;
 print(next(iter(check.OVERSIZE), ''))")
 [ -n "$listed" ] && echo '/* one more */' >>"$dir/$listed"
 mkdir -p "$dir/injector/extra"

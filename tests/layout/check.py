@@ -55,14 +55,18 @@ OVERSIZE = {
 }
 
 
+# Parts whose subfolders belong to them too (the public header's libfail/ folder).
+WITH_SUBFOLDERS = {"libfail/include"}
+
+
 def part_of(path):
-    """The part holding `path` (relative), the longest folder that is a prefix; None if none."""
-    best = None
+    """The part holding `path` (relative): the part whose folder holds it, or a part of
+    WITH_SUBFOLDERS above it; None if none (a new folder must be a row of PARTS)."""
+    folder_of = os.path.dirname(path)
     for folder, side, rank, _ in PARTS:
-        if os.path.dirname(path) == folder or path.startswith(folder + "/"):
-            if best is None or len(folder) > len(best[0]):
-                best = (folder, side, rank)
-    return best
+        if folder_of == folder or (folder in WITH_SUBFOLDERS and path.startswith(folder + "/")):
+            return (folder, side, rank)
+    return None
 
 
 def sources(root):
@@ -125,12 +129,18 @@ def object_symbols(root):
 
 def libc_symbols():
     """The C library's dynamic symbols: the interposers define malloc, open, ... under the same
-    names, and a call of the core to open() is a call to the C library, not up into them."""
-    path = subprocess.run(["cc", "-print-file-name=libc.so.6"], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True,
-                         check=True).stdout
-    return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.split()}
+    names, and a call of the core to open() is a call to the C library, not up into them. None
+    when the C library cannot be found or read."""
+    found = subprocess.run(["cc", "-print-file-name=libc.so.6"], capture_output=True, text=True)
+    path = found.stdout.strip()
+    if found.returncode != 0 or not os.path.isabs(path):
+        found = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True)
+        paths = re.findall(r"libc\.so\.6 \(.*?x86-64.*?\) => (\S+)", found.stdout)
+        path = paths[0] if paths else ""
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True)
+    if not path or out.returncode != 0:
+        return None
+    return {line.split()[-1].split("@")[0] for line in out.stdout.splitlines() if line.split()}
 
 
 def circles(graph):
@@ -228,6 +238,10 @@ def main():
     if not objects:
         problems.append("no object files under build/obj or build/pic: run `make all` first")
     libc = libc_symbols()
+    if libc is None:
+        problems.append("cannot read the C library's symbols (cc -print-file-name=libc.so.6, "
+                        "ldconfig -p, nm -D): the calls are not checked")
+        libc = set()
     calls = {}
     for build in ("build/obj", "build/pic"):
         definer = {}
