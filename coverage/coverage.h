@@ -2,7 +2,7 @@
  * coverage.h — error-leg coverage (doc/guide/coverage.md).
  *
  * Reading (coverage.c): every run of a campaign ran with GCOV_PREFIX set to its own folder
- * (campaign.c), so a target built with --coverage left one set of .gcda files per run.
+ * (environment.c), so a target built with --coverage left one set of .gcda files per run.
  * coverage_read() stores their line and branch counts, reading (gcovdata.c) only the files whose
  * bytes differ from the baseline's.
  *

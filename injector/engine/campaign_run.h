@@ -47,7 +47,7 @@ struct campaign_context {
     int64_t last_taken, total, done, findings, started_ms;
     bool terminal;
     sqlite3 *db;
-    bool batch_open; /* a transaction of concluded runs is open (judge.c, batch_begin) */
+    bool batch_open; /* a transaction of concluded runs is open (conclude.c, batch_begin) */
     int64_t batch_started_ms;
     struct run_options *options;
     char *state_dir;

@@ -707,7 +707,7 @@ static bool error_passed_back(struct campaign_context *context, const struct ing
     return crash->signal_addressed && crash->signal_address < 65536;
 }
 
-/* Under the database lock, inside the transaction conclude_job (scheduler.c) opened: classify
+/* Under the database lock, inside the transaction conclude_job (conclude.c) opened: classify
    the run and store it with all it revealed. *worth_keeping: its folder is evidence (a bug, a
    finding; --keep-runs keeps the others too); *fired: its planned fault fired (its error leg
    may reveal sites). */

@@ -107,7 +107,7 @@ static json_t *unpreloaded_programs(sqlite3 *db)
     return list;
 }
 
-/* The suite's fixtures left out of the default scope (campaign.c, fixture_reason). */
+/* The suite's fixtures left out of the default scope (environment.c, fixture_reason). */
 static json_t *fixture_list(sqlite3 *db)
 {
     json_t *list = json_array();
@@ -212,7 +212,7 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
                             json_integer(sqlite3_column_int64(statement, 8)));
     }
     database_finalize(statement);
-    /* Error-path sites that got no run of their own, by reason (scheduler.c). */
+    /* Error-path sites that got no run of their own, by reason (planner.c). */
     json_t *unexplored = json_object();
     statement = database_prepare(
         db, "SELECT unexplored, count(*) FROM sites WHERE unexplored IS NOT NULL GROUP BY 1 ORDER BY 1");

@@ -171,7 +171,7 @@ static const char schema[] =
        default scope. Created on open, like program_sites. */
     "CREATE TABLE IF NOT EXISTS fixtures(exe TEXT PRIMARY KEY, why TEXT NOT NULL) WITHOUT ROWID;"
     /* What the baseline learnt about running the command, kept for a resumed campaign:
-       'jobs': why runs go one at a time (scheduler.c, check_twin). */
+       'jobs': why runs go one at a time (baseline.c, check_twin). */
     "CREATE TABLE IF NOT EXISTS campaign_notes(kind TEXT PRIMARY KEY, text TEXT NOT NULL)"
     "  WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS live("

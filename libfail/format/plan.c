@@ -226,7 +226,7 @@ const char *LF_TEXT plan_parse(const char *text, struct plan *out)
     while (*text) {
         const char *end = strchr(text, ';');
         size_t length = end ? (size_t)(end - text) : strlen(text);
-        if (length == 0) { /* ";;": failrun pads plans to one length (campaign.c) */
+        if (length == 0) { /* ";;": failrun pads plans to one length (environment.c) */
             text++;
             continue;
         }

@@ -50,7 +50,7 @@ enum record_type {
     RECORD_BOUNDARY = 11,
     /* The process did what a test fixture does (a server, a daemon): flags = RECORD_FIXTURE_*,
        once per kind per image, when it first did it. failrun decides from these and from how the
-       process ended whether it is a fixture, out of a campaign's default scope (campaign.c). */
+       process ended whether it is a fixture, out of a campaign's default scope (environment.c). */
     RECORD_FIXTURE = 12,
     RECORD_TYPE_LIMIT
 };

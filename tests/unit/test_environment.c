@@ -1,5 +1,5 @@
 /*
- * test_environment.c — the environment of a program started alone (campaign.c,
+ * test_environment.c — the environment of a program started alone (environment.c,
  * program_environment): what it had in the baseline, without what failrun added there, plus
  * this run's values; and the helpers it rests on.
  */
