@@ -39,7 +39,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage test_findings test_live \
-                test_environment test_source test_kmem test_kernelcov)
+                test_environment test_source test_kmem test_ktitle test_kernelcov)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
@@ -197,6 +197,10 @@ $(BUILD)/tests/test_classify: tests/unit/test_classify.c $(BUILD)/obj/injector/v
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 
 $(BUILD)/tests/test_kmem: tests/unit/test_kmem.c $(BUILD)/obj/injector/kernel/kmem.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_ktitle: tests/unit/test_ktitle.c $(BUILD)/obj/injector/kernel/ktitle.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
 

@@ -13,6 +13,7 @@
 #include "kernel/kernelcov.h"
 #include "kernel/kernelrun.h"
 #include "kernel/kmem.h"
+#include "kernel/ktitle.h"
 #include "verdict/sanitizer.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
@@ -452,23 +453,11 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
     return reported ? own : total; /* total: beyond the 8 read too */
 }
 
-/* The headline without what changes from run to run (CPU, PID, addresses, offsets), hashed:
-   one kernel bug reached from many calls is one finding. */
-static uint64_t kernel_report_symptom(const char *headline)
+/* A kernel report's title hashed: it names no CPU, PID, address or offset, so one kernel bug
+   reached from many calls is one finding. */
+static uint64_t kernel_report_symptom(const char *title)
 {
-    char *kept = xstrdup(headline);
-    size_t used = 0;
-    for (const char *c = headline; *c;) {
-        if (isdigit((unsigned char)*c)) {
-            while (isalnum((unsigned char)*c))
-                c++;
-            continue;
-        }
-        kept[used++] = *c++;
-    }
-    uint64_t symptom = hash_bytes(7, kept, used) | 1;
-    free(kept);
-    return symptom;
+    return hash_bytes(7, title, strlen(title)) | 1;
 }
 
 /* failrun kernel: the reports of the kernel's own bugs that libfail-kernel.so found in the
@@ -489,14 +478,14 @@ static void record_kernel_reports(struct campaign_context *context, const struct
     char *path;
     while ((path = next_file_named(folder, job->dir, "kernel-", ".log"))) {
         char *log = read_whole_file(path, NULL);
-        char *headline = log ? kernel_report_headline(log) : NULL;
-        if (headline) {
+        char *title = log ? kernel_report_title(log) : NULL;
+        if (title) {
             int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
-                                        &armed->stack, log, 0, kernel_report_symptom(headline), -1);
+                                        &armed->stack, log, 0, kernel_report_symptom(title), -1);
             if (!*finding)
                 *finding = id;
         }
-        free(headline);
+        free(title);
         free(log);
         free(path);
     }

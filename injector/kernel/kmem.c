@@ -301,21 +301,3 @@ bool kmem_parse_trace(const char *text, struct kmem_alloc *alloc)
         *alloc = page;
     return have_page;
 }
-
-/* The first line of a kernel log that starts a report of the kernel's own ("WARNING: CPU: 0
-   PID: 57 at drivers/misc/lkdtm/bugs.c:95 lkdtm_WARNING+0x5/0x10"), copied; NULL when none. */
-char *kernel_report_headline(const char *log)
-{
-    static const char *const starts[] = {"WARNING:", "BUG:", "kernel BUG at", "Oops",
-                                         "general protection fault", "Kernel panic",
-                                         "INFO: possible", "UBSAN:"};
-    for (const char *line = log; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
-            if (!strncmp(line, starts[i], strlen(starts[i])))
-                return strndup(line, length);
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
-}

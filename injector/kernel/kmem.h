@@ -1,8 +1,8 @@
 /*
  * kmem.h — which kernel allocation an injected fail-nth failure hit, read from the kmem trace of
  * the armed call (the preload's kernel side, injector/preload/kernel.c, writes it: kmem-PID.trace
- * in the run folder), whether today's page allocator could ever fail it ("too small to fail"), and
- * the headline of a kernel bug report. Pure functions: no database.
+ * in the run folder), and whether today's page allocator could ever fail it ("too small to
+ * fail"). Pure functions: no database.
  */
 #ifndef KMEM_H
 #define KMEM_H
@@ -52,8 +52,5 @@ void kmem_gfp_format(uint32_t gfp, char *out, size_t size);
 const char *kmem_can_fail(uint32_t gfp, uint64_t bytes);
 /* The failed allocation named by a kmem trace; false when it names none. */
 bool kmem_parse_trace(const char *text, struct kmem_alloc *alloc);
-/* The first line of a kernel log that starts a report of the kernel's own bugs (WARNING:, BUG:,
-   Oops, ...), malloc'ed; NULL when there is none. */
-char *kernel_report_headline(const char *log);
 
 #endif

@@ -7,6 +7,7 @@
 #include "verdict/boundary.h"
 #include "kernel/kernelcov.h"
 #include "kernel/kmem.h"
+#include "kernel/ktitle.h"
 #include "store/campaign.h"
 #include "symbols/source.h"
 #include "verdict/suppress.h"
@@ -494,11 +495,11 @@ static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
         json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
         const char *detail = (const char *)sqlite3_column_text(statement, 8);
         if (detail && !strcmp(outcome, "kernel")) {
-            /* The kernel's own report: its first line, then the log of the armed call. */
-            char *headline = kernel_report_headline(detail);
-            json_object_set_new(finding, "kernel_report", json_string(headline ? headline : "?"));
+            /* The kernel's own report: its title (ktitle.h), then the log of the armed call. */
+            char *title = kernel_report_title(detail);
+            json_object_set_new(finding, "kernel_report", json_string(title ? title : "?"));
             json_object_set_new(finding, "kernel_log", json_string(detail));
-            free(headline);
+            free(title);
         } else if (detail) {
             json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
                                 json_string(detail));
