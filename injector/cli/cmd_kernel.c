@@ -14,6 +14,7 @@
 #include "engine/campaign_run.h"
 #include "cli/commands.h"
 #include "base/util.h"
+#include "kernel/buildid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,6 +195,11 @@ static void take_kcov(void *target, const char *value)
     (void)value;
     RUN.settings.kcov = true;
 }
+static void take_once_per_syscall(void *target, const char *value)
+{
+    (void)value;
+    RUN.settings.syscall_once = true;
+}
 static void take_vmlinux(void *target, const char *value)
 {
     char *absolute = realpath(value, NULL);
@@ -219,7 +225,12 @@ static const struct option_row kernel_rows[] = {
      take_kcov},
     {"vmlinux", 0, OPTION_REQUIRED, "PATH", OPTION_CAMPAIGN,
      "the running kernel's vmlinux with DWARF line information, to symbolise the KCOV PCs (kept "
-     "with the campaign for later reports; LIBFAIL_VMLINUX overrides it)", take_vmlinux},
+     "with the campaign for later reports; LIBFAIL_VMLINUX overrides it). Refused when its "
+     "build-id is not the running kernel's", take_vmlinux},
+    {"once-per-syscall", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
+     "sweep only the first site of each system call in each program (a census of the kernel's "
+     "error legs over a large suite, at a fraction of the runs); the other sites are listed as "
+     "unexplored (same-syscall)", take_once_per_syscall},
     {"wrappers", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
      "trap nothing: the sites are the calls of open, openat, read, write, pipe, pipe2, socket, "
      "socketpair, epoll_create1, eventfd, mmap and fork only. A program that installs its own "
@@ -231,6 +242,7 @@ static const struct option_row kernel_rows[] = {
 const struct option_table kernel_options_table = {
     .synopsis =
         "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
+        "                     [--once-per-syscall]\n"
         "                     [run options] -- COMMAND [ARGS...]\n"
         "\n"
         "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
@@ -250,9 +262,14 @@ const struct option_table kernel_options_table = {
     .also_name = "failrun run",
 };
 
-static void check_kernel_options(const struct run_options *options)
+static void check_kernel_options(struct run_options *options)
 {
     check_kernel(options->setup_debugfs, options->settings.kmem_trace);
+    /* The running kernel, kept with the campaign: a later report symbolises its KCOV PCs only
+       with a vmlinux of the same build (kernelcov.c). */
+    options->settings.kernel_build_id = kernel_running_build_id();
+    if (options->settings.vmlinux)
+        kernel_check_vmlinux(options->settings.vmlinux, NULL);
 }
 
 int cmd_kernel(int argc, char **argv)

@@ -581,7 +581,7 @@ int cmd_run(int argc, char **argv)
 }
 
 int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
-                 void (*before)(const struct run_options *options))
+                 void (*before)(struct run_options *options))
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */

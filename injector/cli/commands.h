@@ -27,9 +27,9 @@ struct run_command {
 
 /* `failrun run`, or with kernel set `failrun kernel` (cmd_run.c): its options parsed by
    `table` (which may take failrun run's too), then `before` (may be NULL) sees them before the
-   campaign starts (failrun kernel checks the kernel there). */
+   campaign starts (failrun kernel checks the kernel there, and notes which kernel it is). */
 int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
-                 void (*before)(const struct run_options *options));
+                 void (*before)(struct run_options *options));
 
 /* Each command's option table (options.h): its parser and its usage are made from it. */
 extern const struct option_table run_options_table;

@@ -97,7 +97,18 @@ void plan_first_runs(struct campaign_context *context)
         return;
     }
     char *failable = failable_sites_condition(settings);
-    char *query = xasprintf("SELECT id FROM sites WHERE %s ORDER BY rowid", failable);
+    if (settings->kernel && settings->syscall_once) {
+        /* --once-per-syscall: each program's first site of each system call is swept; the
+           others say why they were not. */
+        char *query = xasprintf(
+            "UPDATE sites SET unexplored = 'same-syscall' WHERE unexplored IS NULL AND %s AND"
+            " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY exe, function)",
+            failable, failable);
+        sqlite3_exec(context->db, query, NULL, NULL, NULL);
+        free(query);
+    }
+    char *query = xasprintf("SELECT id FROM sites WHERE %s AND (unexplored IS NOT 'same-syscall')"
+                            " ORDER BY rowid", failable);
     sqlite3_stmt *sites = database_prepare(context->db, query);
     free(query);
     free(failable);

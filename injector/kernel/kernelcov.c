@@ -352,6 +352,31 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
             dwfl_end(dwfl);
         return -1;
     }
+    /* Another build's line tables would name wrong lines, silently: the vmlinux must be the
+       kernel the campaign ran on (buildid.h). */
+    statement = database_prepare(db, "SELECT kernel_build_id FROM campaign");
+    char *expected = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0)
+                         ? xstrdup((const char *)sqlite3_column_text(statement, 0))
+                         : NULL;
+    database_finalize(statement);
+    const unsigned char *bits = NULL;
+    GElf_Addr id_address = 0;
+    int id_length = dwfl_module_build_id(module, &bits, &id_address);
+    char *found = xmalloc(2 * (size_t)(id_length > 0 ? id_length : 0) + 1);
+    found[0] = '\0';
+    for (int i = 0; i < id_length; i++)
+        snprintf(found + 2 * i, 3, "%02x", bits[i]);
+    bool mismatch = expected && id_length > 0 && strcmp(expected, found) != 0;
+    if (mismatch)
+        warn("%s is not the vmlinux of the kernel the campaign ran on (build-id %s, the kernel's "
+             "%s): the kernel's error legs are not counted; give that kernel's vmlinux with "
+             "LIBFAIL_VMLINUX", vmlinux, found, expected);
+    free(expected);
+    free(found);
+    if (mismatch) {
+        dwfl_end(dwfl);
+        return -1;
+    }
     VECTOR(struct covered_run) runs = {0};
     struct lines lines = {0};
     statement = database_prepare(

@@ -161,7 +161,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     statement = database_prepare(
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
             " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?,"
-            " kmem_trace = ?, kcov = ?, vmlinux = ?");
+            " kmem_trace = ?, kcov = ?, vmlinux = ?, syscall_once = ?,"
+            " kernel_build_id = coalesce(kernel_build_id, ?)");
     sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
@@ -180,6 +181,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 11, settings->kmem_trace);
     sqlite3_bind_int(statement, 12, settings->kcov);
     bind_text_or_null(statement, 13, settings->vmlinux);
+    sqlite3_bind_int(statement, 14, settings->syscall_once);
+    bind_text_or_null(statement, 15, settings->kernel_build_id);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -217,7 +220,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
                              " whole_command, source, wrappers, returns, boundary, test_cases,"
-                             " kmem_trace, kcov, vmlinux FROM campaign");
+                             " kmem_trace, kcov, vmlinux, syscall_once, kernel_build_id"
+                             " FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -233,6 +237,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->kmem_trace = sqlite3_column_int(statement, 10);
         settings->kcov = sqlite3_column_int(statement, 11);
         settings->vmlinux = column_text(statement, 12);
+        settings->syscall_once = sqlite3_column_int(statement, 13);
+        settings->kernel_build_id = column_text(statement, 14);
     }
     database_finalize(statement);
     return found;
@@ -249,6 +255,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
                 a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
                 a->kmem_trace == b->kmem_trace && a->kcov == b->kcov &&
+                a->syscall_once == b->syscall_once &&
                 a->whole_command == b->whole_command &&
                 !strcmp(a->source_globs ? a->source_globs : "",
                         b->source_globs ? b->source_globs : "") &&
@@ -282,6 +289,7 @@ void campaign_settings_free(struct campaign_settings *settings)
     free(settings->probability);
     free(settings->source_globs);
     free(settings->wrappers);
+    free(settings->kernel_build_id);
     free(settings->returns);
     free(settings->test_cases);
     free(settings->vmlinux);

@@ -14,7 +14,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 12;"
+    "PRAGMA user_version = 13;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -50,7 +50,9 @@ static const char schema[] =
     "  fork_note TEXT,"
     "  kmem_trace INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel --kmem-trace */
     "  kcov INTEGER NOT NULL DEFAULT 0,"        /* failrun kernel --kcov */
-    "  vmlinux TEXT);"                          /* failrun kernel --vmlinux */                 /* which processes forked at their sites, and why */
+    "  vmlinux TEXT,"                           /* failrun kernel --vmlinux */
+    "  syscall_once INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel --once-per-syscall */
+    "  kernel_build_id TEXT);"                  /* the kernel a failrun kernel campaign ran on */                 /* which processes forked at their sites, and why */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -301,6 +303,13 @@ static const char migrate_11_to_12[] =
     "DROP TABLE kernel_meta;"
     "PRAGMA user_version = 12;";
 
+/* Version 13: failrun kernel --once-per-syscall, and the build-id of the kernel a kernel
+   campaign ran on (its vmlinux must match it). */
+static const char migrate_12_to_13[] =
+    "ALTER TABLE campaign ADD COLUMN syscall_once INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE campaign ADD COLUMN kernel_build_id TEXT;"
+    "PRAGMA user_version = 13;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -330,7 +339,7 @@ static int check_identity(sqlite3 *db, const char *path)
     if (application_id != DATABASE_APPLICATION_ID)
         fatal("%s is not a failrun database (another program's SQLite file); pass another --db",
               path);
-    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > 11))
+    if (version != DATABASE_SCHEMA_VERSION && (version < 1 || version > DATABASE_SCHEMA_VERSION))
         fatal("%s has schema version %d, this failrun reads %d; remove it and run again", path,
               version, DATABASE_SCHEMA_VERSION);
     return version;
@@ -372,7 +381,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 9 || sqlite3_exec(db, migrate_8_to_9, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK);
+              (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 13 || sqlite3_exec(db, migrate_12_to_13, NULL, NULL, error) == SQLITE_OK);
     /* Version 12's kernel settings of a version-11 campaign, from what its runs stored. */
     if (ok && version < 12 && table_exists(db, "kernel_cov"))
         ok = sqlite3_exec(db, "UPDATE campaign SET kcov = EXISTS (SELECT 1 FROM kernel_cov)", NULL,

@@ -125,12 +125,43 @@ check_equal "every armed run went through: none crashed or hung" \
     "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 check "plain failrun run does not see system calls (only libfail-kernel.so wraps them)" \
     test "$("$FAILRUN" run -q --json --db plain.db -- "$relay" | jq '[.runs[] | select(.function == "pipe")] | length')" = 0
+# --vmlinux must be the running kernel's build (its build-id, from /sys/kernel/notes: here a
+# notes file made from a program's own build-id note, which is the same format). Another build's
+# is refused, naming both ids; the matching one is taken and the kernel's id kept with the
+# campaign, for reports made elsewhere later.
+objcopy -O binary --only-section=.note.gnu.build-id "$relay" relay.notes
+objcopy -O binary --only-section=.note.gnu.build-id "$FAILRUN" other.notes
+relay_id=$(readelf -n "$relay" | sed -n 's/^ *Build ID: //p')
+other_id=$(readelf -n "$FAILRUN" | sed -n 's/^ *Build ID: //p')
+LIBFAIL_KERNEL_NOTES="$work/other.notes" "$FAILRUN" kernel --kcov --vmlinux "$relay" -q -j 1 \
+    --db mismatch.db -- "$relay" >/dev/null 2>mismatch.err
+check_equal "a vmlinux of another kernel build: exit status 2" 2 $?
+check "... naming both build-ids" \
+    grep -q "is not the running kernel's vmlinux: its build-id is $relay_id, the kernel's $other_id" mismatch.err
+export LIBFAIL_KERNEL_NOTES="$work/relay.notes"
+# --once-per-syscall: each program's first site of each system call is swept, the others are
+# unexplored, with that reason (the plain file answers every N: one run per swept site).
+"$FAILRUN" kernel --once-per-syscall -q -j 1 --db once.db -- "$workload" "$work/once" >once.txt 2>&1
+check_equal "--once-per-syscall: one run per program and system call" \
+    "$(sql once.db "SELECT count(*) FROM (SELECT DISTINCT exe, function FROM sites)")" \
+    "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
+check_equal "... each of them a different program and call" \
+    "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
+    "$(sql once.db "SELECT count(DISTINCT s.exe || ' ' || s.function) FROM runs r JOIN sites s ON s.id = r.site WHERE r.kind = 'fault'")"
+check_equal "... the other sites unexplored as same-syscall, and said so" \
+    "$(sql once.db "SELECT count(*) - count(DISTINCT exe || ' ' || function) FROM sites") yes" \
+    "$(sql once.db "SELECT count(*) FROM sites WHERE unexplored = 'same-syscall'") $(grep -q 'same-syscall' once.txt && echo yes)"
+check "... fewer runs than the full sweep" \
+    test "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" -lt \
+         "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
 # failrun kernel's own options are campaign settings: stored, given to every run, compared when
 # the same database is used again.
 "$FAILRUN" kernel --wrappers --kcov --vmlinux "$relay" -q -j 1 --max-runs 2 --db options.db -- \
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>options.err
 check_equal "--kcov and --vmlinux are stored with the campaign (vmlinux as an absolute path)" \
     "0|1|$relay" "$(sql options.db "SELECT kmem_trace, kcov, vmlinux FROM campaign")"
+check_equal "... with the running kernel's build-id" "$relay_id" \
+    "$(sql options.db "SELECT kernel_build_id FROM campaign")"
 check "every run of a --kcov campaign is told so (LIBFAIL_KCOV=1), none --kmem-trace" \
     sh -c "grep -q '^LIBFAIL_KCOV=1$' options.env && ! grep -q KMEM options.env"
 # The same campaign in a database of schema 11 (before these settings), unfinished, with the
@@ -138,6 +169,7 @@ check "every run of a --kcov campaign is told so (LIBFAIL_KCOV=1), none --kmem-t
 cp options.db old11.db
 sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign DROP COLUMN kcov;
               ALTER TABLE campaign DROP COLUMN vmlinux; UPDATE campaign SET wall_ms = NULL;
+              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
               CREATE TABLE kernel_meta(key TEXT PRIMARY KEY, value TEXT);
               INSERT INTO kernel_meta VALUES ('vmlinux', '$relay');
               INSERT INTO kernel_cov VALUES ((SELECT min(id) FROM runs), x'00', 0);
@@ -146,7 +178,7 @@ sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign 
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>old11.err
 check_equal "schema 11: the same kernel command resumes its campaign" 0 $?
 check "... saying so" grep -q "resuming the unfinished campaign" old11.err
-check_equal "... with --kcov and the vmlinux it kept, as settings" "12|0|1|$relay" \
+check_equal "... with --kcov and the vmlinux it kept, as settings" "13|0|1|$relay" \
     "$(sql old11.db "SELECT (SELECT user_version FROM pragma_user_version), kmem_trace, kcov,
                             vmlinux FROM campaign")"
 # Started over (a finished campaign, the same command) without --vmlinux: the vmlinux stays.

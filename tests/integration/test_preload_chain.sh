@@ -71,9 +71,10 @@ sql old.db "DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; AL
              ALTER TABLE runs DROP COLUMN test_case; ALTER TABLE campaign DROP COLUMN test_cases;
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
+             ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
               PRAGMA user_version = 8;"
 "$FAILRUN" report --json --db old.db >old.json
-check_equal "schema 8: migrated to 12, nothing listed" "12 0" \
+check_equal "schema 8: migrated to 13, nothing listed" "13 0" \
     "$(sql old.db "PRAGMA user_version") $(jq '.campaign.unpreloaded | length' old.json)"
 
 # Set-user-ID (as root: a copy owned by nobody): the loader ignores LD_PRELOAD, even put first.

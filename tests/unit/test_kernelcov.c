@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "store/database.h"
+#include "kernel/buildid.h"
 #include "kernel/kernelcov.h"
 
 /* Two functions on lines of their own: the "kernel" code the runs reach. */
@@ -143,6 +144,26 @@ static void test_legs(void **state)
     /* Not an ELF file: -1, nothing analysed. */
     add_run(db, 5, "site-c", 1, fault, 2, 1);
     assert_int_equal(kernelcov_analyse(db, "/dev/null"), -1);
+    /* A campaign that ran on another kernel build than this "vmlinux": -1, nothing analysed;
+       on this one's build (its own build-id), analysed. */
+    assert_int_equal(sqlite3_exec(db, "INSERT INTO campaign(id, command, cwd, top_exe, depth,"
+                                      " timeout_ms, exe_globs, module_globs, occurrence,"
+                                      " persistent, nth, nth_sweep, seed, max_runs, shard, shards,"
+                                      " started_ms, kernel_build_id)"
+                                      " VALUES (1, '[]', '/', '/', 0, 0, '', '', 0, 0, 0, 0, 0, 0,"
+                                      " 0, 0, 0, '00112233')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(kernelcov_analyse(db, self), -1);
+    assert_int_equal(count_legs(db, 5, error_line), 0);
+    char *own = elf_file_build_id(self);
+    assert_non_null(own);
+    char *sql = sqlite3_mprintf("UPDATE campaign SET kernel_build_id = %Q", own);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_free(sql);
+    free(own);
+    assert_int_equal(kernelcov_analyse(db, self), 1);
+    assert_int_equal(count_legs(db, 5, error_line), 1);
     database_close(db);
     unlink(path);
 }
