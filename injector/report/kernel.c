@@ -111,6 +111,81 @@ json_t *kernel_table(sqlite3 *db)
     return rows;
 }
 
+/* The kernel subsystem of a source path: its first component that is a top-level folder of the
+   kernel tree ("/build/src/fs/pipe.c" is fs/; arch/ keeps its architecture: arch/x86/). */
+static void subsystem_of(const char *path, char *out, size_t size)
+{
+    static const char *const top[] = {"arch", "block", "certs", "crypto", "drivers", "fs",
+                                      "include", "init", "io_uring", "ipc", "kernel", "lib",
+                                      "mm", "net", "security", "sound", "virt", "usr"};
+    for (const char *c = path; c && *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+        size_t length = strcspn(c, "/");
+        if (!c[length])
+            break; /* the file's own name */
+        for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+            if (strlen(top[i]) == length && !strncmp(c, top[i], length)) {
+                size_t keep = length + 1;
+                if (!strcmp(top[i], "arch") && strchr(c + length + 1, '/'))
+                    keep = (size_t)(strchr(c + length + 1, '/') - c) + 1;
+                snprintf(out, size, "%.*s", (int)keep, c);
+                return;
+            }
+    }
+    snprintf(out, size, "other");
+}
+
+/* failrun kernel --kcov: the census per kernel subsystem: its error-leg lines, of them those
+   only failures too small to fail reached (see kernel_leg_counts), and those a failure that can
+   happen in practice reached (an allocation named, and not too small to fail: what a realistic
+   allocator would still exercise). Null without analysed KCOV data. */
+json_t *kernel_census(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
+    bool present = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    if (!present)
+        return json_null();
+    json_t *by_name = json_object();
+    statement = database_prepare(
+        db, "SELECT l.file, SUM(COALESCE(a.too_small, 0) = 0) = 0, SUM(a.too_small = 0) > 0"
+            " FROM kernel_legs l LEFT JOIN kernel_allocs a ON a.run = l.run"
+            " GROUP BY l.file, l.line");
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        char name[64];
+        subsystem_of((const char *)sqlite3_column_text(statement, 0), name, sizeof name);
+        json_t *row = json_object_get(by_name, name);
+        if (!row) {
+            row = json_pack("{s:s, s:i, s:i, s:i}", "subsystem", name, "error_leg_lines", 0,
+                            "only_too_small", 0, "can_fail", 0);
+            json_object_set_new(by_name, name, row);
+        }
+        const char *keys[] = {"error_leg_lines", "only_too_small", "can_fail"};
+        int adds[] = {1, sqlite3_column_int(statement, 1), sqlite3_column_int(statement, 2)};
+        for (int i = 0; i < 3; i++)
+            json_object_set_new(row, keys[i],
+                                json_integer(json_integer_value(json_object_get(row, keys[i])) + adds[i]));
+    }
+    database_finalize(statement);
+    /* Most lines first; by name among equals. */
+    json_t *rows = json_array();
+    const char *name;
+    json_t *row;
+    json_object_foreach(by_name, name, row) {
+        size_t at = 0;
+        json_int_t lines = json_integer_value(json_object_get(row, "error_leg_lines"));
+        for (; at < json_array_size(rows); at++) {
+            json_t *other = json_array_get(rows, at);
+            json_int_t other_lines = json_integer_value(json_object_get(other, "error_leg_lines"));
+            if (other_lines < lines ||
+                (other_lines == lines && strcmp(json_string_value(json_object_get(other, "subsystem")), name) > 0))
+                break;
+        }
+        json_array_insert(rows, at, row);
+    }
+    json_decref(by_name);
+    return rows;
+}
+
 /* failrun kernel: what the armed system call of `run` did, into `into`. */
 void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
 {

@@ -37,6 +37,9 @@ void site_frames(sqlite3 *db, const char *site, struct frame_list *frames);
 /* ---- kernel.c: failrun kernel's part ---- */
 /* The kernel error legs per system call (--kcov), with the too-small-to-fail split. */
 json_t *kernel_table(sqlite3 *db);
+/* The census per kernel subsystem (fs/, net/, mm/, ...): error-leg lines, of them only via
+   too-small-to-fail failures, and via failures that can happen; null without KCOV data. */
+json_t *kernel_census(sqlite3 *db);
 /* What the armed call of run `run` did, and the allocation it failed, into `into`. */
 void kernel_detail(sqlite3 *db, int64_t run, json_t *into);
 /* The library function a trapped system call was made in for the program ("fopen" for the

@@ -759,6 +759,7 @@ json_t *report_build(sqlite3 *db, const char *database_path,
         kernelcov_prepare_report(db);
         json_object_set_new(report, "kernel", kernel_sweeps(db));
         json_object_set_new(report, "kernel_table", kernel_table(db));
+        json_object_set_new(report, "kernel_census", kernel_census(db));
     }
     campaign_settings_free(&settings);
     return report;

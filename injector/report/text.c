@@ -230,6 +230,24 @@ static void print_kernel_table(FILE *out, json_t *rows)
     }
 }
 
+/* The census per kernel subsystem (--kcov). */
+static void print_kernel_census(FILE *out, json_t *rows)
+{
+    if (!json_array_size(rows))
+        return;
+    fprintf(out, "\nkernel error legs per subsystem (too small to fail: Linux 6.1's page allocator "
+                 "never returns that failure; can happen: a failure it can return):\n"
+                 "  subsystem | error-leg lines | of them only via too-small-to-fail | reached by a "
+                 "failure that can happen\n");
+    size_t index;
+    json_t *row;
+    json_array_foreach(rows, index, row)
+        fprintf(out, "  %s | %lld | %lld | %lld\n", string_of(row, "subsystem"),
+                (long long)json_integer_value(json_object_get(row, "error_leg_lines")),
+                (long long)json_integer_value(json_object_get(row, "only_too_small")),
+                (long long)json_integer_value(json_object_get(row, "can_fail")));
+}
+
 /* "3 programs run alone for their sites; 1 program re-run within the whole command: t: why" */
 static void print_programs(FILE *out, json_t *programs)
 {
@@ -449,6 +467,7 @@ void report_print_text(json_t *report, FILE *out)
     }
     print_kernel_sweeps(out, json_object_get(report, "kernel"));
     print_kernel_table(out, json_object_get(report, "kernel_table"));
+    print_kernel_census(out, json_object_get(report, "kernel_census"));
     json_t *hint;
     json_array_foreach(json_object_get(report, "debug_info"), index, hint)
         fprintf(out, "%sdebug info: %s\n", index ? "" : "\n", string_of(hint, "hint"));

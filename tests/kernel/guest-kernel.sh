@@ -160,6 +160,15 @@ echo "# kernel error-leg lines: $legs over $leg_calls system calls, $small of th
 ok "$([ "$leg_calls" -ge 15 ]; echo $?)" "at least 15 system calls reached kernel error-leg lines ($leg_calls)"
 ok "$([ "$small" -gt 0 ] && [ "$small" -lt "$legs" ] && [ "$bad" = 0 ]; echo $?)" \
     "some of those lines only too-small-to-fail failures reached, not all ($small of $legs)"
+# The census per kernel subsystem: the same legs by source folder (fs/, mm/, kernel/, ...), with
+# those only too-small-to-fail failures reached and those a failure that can happen reached.
+sed -n '/^kernel error legs per subsystem /,/^$/p' /tmp/workload.txt | grep '^  ' | grep -v '^  subsystem ' >/tmp/census.txt
+sed 's/^/# census: /' /tmp/census.txt
+census_legs=$(awk -F' [|] ' '{ legs += $2 } END { print legs + 0 }' /tmp/census.txt)
+# (A line two system calls reach is one line of the census and one of each call's row.)
+ok "$([ "$(grep -c -E '^  (fs|mm|kernel|net|ipc)/ [|]' /tmp/census.txt)" -ge 3 ] &&
+      [ "$census_legs" -gt 0 ] && [ "$census_legs" -le "$legs" ]; echo $?)" \
+    "the census splits the workload's legs by subsystem, three or more of fs/ mm/ kernel/ net/ ipc/ ($census_legs lines; $legs over the calls)"
 relay_pipe=$(sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/report.txt | grep '^  pipe2 ' | awk -F' [|] ' '{ print $6 }')
 ok "$([ "${relay_pipe:-0}" -gt 0 ]; echo $?)" "relay's pipe2 failures reached kernel error-leg lines ($relay_pipe)"
 "$failrun" cov --db /tmp/relay.db --json >/tmp/relay-cov.json 2>/tmp/relay-cov.err

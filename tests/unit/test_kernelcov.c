@@ -20,6 +20,7 @@
 #include "store/database.h"
 #include "kernel/buildid.h"
 #include "kernel/kernelcov.h"
+#include "report/parts.h"
 
 /* Two functions on lines of their own: the "kernel" code the runs reach. */
 __attribute__((noinline)) int shared_path(int x)
@@ -168,10 +169,54 @@ static void test_legs(void **state)
     unlink(path);
 }
 
+/* The census per subsystem: each leg line counted once under its kernel folder, split by
+   whether only too-small-to-fail failures reached it and whether a failure that can happen did. */
+static void test_census(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_kernelcov-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sqlite3 *db = database_open(path, true);
+    json_t *none = kernel_census(db);
+    assert_true(json_is_null(none)); /* no KCOV analysed */
+    uint64_t pc = 0x1000;
+    add_run(db, 1, "a", 1, &pc, 1, 1);  /* too small to fail */
+    add_run(db, 2, "a", 1, &pc, 1, 0);  /* can fail */
+    add_run(db, 3, "b", 1, &pc, 1, -1); /* allocation not named */
+    assert_int_equal(sqlite3_exec(db,
+        "INSERT INTO kernel_cov_done VALUES (1, 1), (2, 1), (3, 1);"
+        "INSERT INTO kernel_legs(file, line, run) VALUES"
+        " ('/k/src/fs/pipe.c', 10, 1), ('/k/src/fs/pipe.c', 10, 2),"  /* both: can happen */
+        " ('/k/src/fs/pipe.c', 11, 1),"                               /* only too small */
+        " ('/k/src/fs/proc/base.c', 7, 3),"                           /* unnamed: neither */
+        " ('/k/src/net/ipv4/tcp.c', 5, 1), ('/k/src/net/ipv4/tcp.c', 6, 1),"
+        " ('/k/src/net/core/sock.c', 9, 1),"
+        " ('/k/src/arch/x86/kernel/process.c', 3, 2);",
+        NULL, NULL, NULL), SQLITE_OK);
+    json_t *rows = kernel_census(db);
+    char text[512] = "";
+    size_t index;
+    json_t *row;
+    json_array_foreach(rows, index, row)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s %lld %lld %lld; ",
+                 json_string_value(json_object_get(row, "subsystem")),
+                 (long long)json_integer_value(json_object_get(row, "error_leg_lines")),
+                 (long long)json_integer_value(json_object_get(row, "only_too_small")),
+                 (long long)json_integer_value(json_object_get(row, "can_fail")));
+    assert_string_equal(text, "fs/ 3 1 1; net/ 3 3 0; arch/x86/ 1 0 1; ");
+    json_decref(rows);
+    database_close(db);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legs),
+        cmocka_unit_test(test_census),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
