@@ -92,6 +92,11 @@ struct elf_function {
 bool elf_module_functions(const struct module_info *module, struct elf_function *wanted,
                           int count) LF_HIDDEN;
 
+/* ---- invocation.c: how a program was started, for starting it alone ---- */
+/* Writes RECORD_PATH's invocation file (PID-IMAGE.inv beside it): EXE, the working folder,
+   /proc/self/cmdline and environ, and what standard input is. Nothing on an error. */
+void invocation_write_file(const char *record_path, const char *exe) LF_HIDDEN;
+
 /* ---- live.c: the table of live blocks (leak accounting, lf_live_since) ---- */
 /* Blocks are stored XOR this mask: a leak checker scanning memory (LeakSanitizer, valgrind) must
    not find every block reachable through our table. The low nibble keeps keys of 16-byte aligned

@@ -51,7 +51,7 @@ MAX_LINES = 900
 # by splitting the file, and may only shrink.
 OVERSIZE = {
     "libfail/forkmode.c": 1143,
-    "libfail/runtime.c": 1750,
+    "libfail/runtime.c": 1609,
 }
 
 
