@@ -813,7 +813,9 @@ static void LF_TEXT initialise(void)
     state.active = true;
     exec_environment_init();
     announce_process(false);
-    if (state.in_scope && state.plan.mode == PLAN_RECORD && state.record_path[0])
+    /* A recording run (failrun kernel's is mode=kernel without N) says how each program began. */
+    if (state.in_scope && state.record_path[0] &&
+        (state.plan.mode == PLAN_RECORD || (state.plan.mode == PLAN_KERNEL && !state.plan.nth)))
         invocation_write_file(state.record_path, state.exe);
     if (state.in_scope) {
         module_table_set_listener(announce_module);

@@ -279,9 +279,11 @@ char **program_environment(const struct campaign_settings *settings, char *const
     static const char *const sanitizer_names[2] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
     for (size_t i = 0; recorded && recorded[i]; i++) {
         const char *entry = recorded[i];
-        if (!strncmp(entry, "LIBFAIL_", 8) || entry_is(entry, "GCOV_PREFIX") ||
-            entry_is(entry, "GCOV_PREFIX_STRIP"))
-            continue; /* failrun's: this run's own follow */
+        /* failrun's: this run's own follow. LIBFAIL_TEST_* (a stand-in for the kernel's
+           fail-nth file, say) is the test's setting, for every process. */
+        if ((!strncmp(entry, "LIBFAIL_", 8) && strncmp(entry, "LIBFAIL_TEST_", 13)) ||
+            entry_is(entry, "GCOV_PREFIX") || entry_is(entry, "GCOV_PREFIX_STRIP"))
+            continue;
         if (entry_is(entry, "LD_PRELOAD")) {
             free(other_preloads);
             other_preloads = preloads_of_others(entry + strlen("LD_PRELOAD="));

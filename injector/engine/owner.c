@@ -39,7 +39,7 @@
 
 bool owner_mode(const struct campaign_settings *settings)
 {
-    return !settings->whole_command && !settings->kernel && !settings->nth &&
+    return !settings->whole_command && !settings->nth &&
            !settings->nth_sweep && !settings->probability;
 }
 

@@ -125,6 +125,18 @@ check_equal "every armed run went through: none crashed or hung" \
     "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND outcome = 'not-reached'")"
 check "plain failrun run does not see system calls (only libfail-kernel.so wraps them)" \
     test "$("$FAILRUN" run -q --json --db plain.db -- "$relay" | jq '[.runs[] | select(.function == "pipe")] | length')" = 0
+# A suite of programs (a shell starting each, as the kernel's selftests are run): each program's
+# sites are swept in runs of that program alone, not of the whole suite, and every such run armed
+# its call (kernel_faults has its read-back).
+"$FAILRUN" kernel -q -j 1 --json --db suite.db -- \
+    sh -c "'$relay'; '$workload' child one; '$workload' child two" >suite.json 2>suite.err
+check_equal "a suite of two programs (one started twice): each runs alone for its sites" 2 \
+    "$(jq '.campaign.programs.alone' suite.json)"
+check_equal "... and every fault run armed its system call" \
+    "$(sql suite.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
+    "$(sql suite.db "SELECT count(*) FROM kernel_faults k JOIN runs r ON r.id = k.run WHERE r.kind = 'fault'")"
+check "... no run of the whole suite" \
+    test "$(sql suite.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND owner IS NULL")" = 0
 # --vmlinux must be the running kernel's build (its build-id, from /sys/kernel/notes: here a
 # notes file made from a program's own build-id note, which is the same format). Another build's
 # is refused, naming both ids; the matching one is taken and the kernel's id kept with the
