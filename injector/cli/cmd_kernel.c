@@ -15,6 +15,8 @@
 #include "cli/commands.h"
 #include "base/util.h"
 #include "kernel/buildid.h"
+#include "kernel/kmemleak.h"
+#include "store/database.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -172,6 +174,68 @@ static void check_kernel(bool setup, bool kmem_trace)
     free(order);
 }
 
+/* ---- kmemleak: the kernel's leaks, each a finding of the run whose armed call made it ---- */
+
+/* Whether kmemleak is on (CONFIG_DEBUG_KMEMLEAK, booted with kmemleak=on): its debugfs file
+   takes commands then, and refuses them when kmemleak is off. */
+static bool kmemleak_on;
+
+static bool kmemleak_command(const char *command)
+{
+    char *path = xasprintf("%s/kmemleak", debugfs_path());
+    bool done = write_tracefs(path, command, false);
+    free(path);
+    return done;
+}
+
+/* Before the campaign: what leaked before it is scanned for and set aside ("clear"), so that
+   only objects allocated since can be reported. */
+static void kmemleak_start(void)
+{
+    kmemleak_on = kmemleak_command("scan") && kmemleak_command("clear");
+}
+
+struct leak_scan {
+    struct campaign_context *context;
+    size_t credited;
+};
+
+static void credit_leak(const struct kmemleak_leak *leak, void *data)
+{
+    struct leak_scan *scan = data;
+    char site[17];
+    int64_t run = leak->pid ? kmemleak_run_of(scan->context->db, leak->pid, site) : 0;
+    if (!run)
+        return; /* not allocated by an armed call (or its thread id served two runs) */
+    char *log = strndup(leak->text, leak->length);
+    judge_kernel_leak(scan->context, run, site, log);
+    free(log);
+    scan->credited++;
+}
+
+/* After the runs: kmemleak reports only objects older than 5 seconds, unreferenced in a scan;
+   two scans, 5 s apart, as its documentation advises against transient false reports. */
+static void kmemleak_finish(struct campaign_context *context)
+{
+    if (!kmemleak_on)
+        return;
+    sleep(5);
+    kmemleak_command("scan");
+    sleep(5);
+    kmemleak_command("scan");
+    char *path = xasprintf("%s/kmemleak", debugfs_path());
+    char *report = read_whole_file(path, NULL);
+    free(path);
+    struct leak_scan scan = {.context = context};
+    database_exec(context->db, "BEGIN IMMEDIATE");
+    size_t objects = kmemleak_parse(report, credit_leak, &scan);
+    database_exec(context->db, "COMMIT");
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: kmemleak: %zu unreferenced object(s), %zu of them allocated "
+                        "by an armed call\n", objects, scan.credited);
+    free(report);
+}
+
 /* ---- failrun kernel's own options (options.h); failrun run's apply too ---- */
 
 #define RUN (((struct run_command *)target)->options)
@@ -270,9 +334,11 @@ static void check_kernel_options(struct run_options *options)
     options->settings.kernel_build_id = kernel_running_build_id();
     if (options->settings.vmlinux)
         kernel_check_vmlinux(options->settings.vmlinux, NULL);
+    kmemleak_start();
 }
 
 int cmd_kernel(int argc, char **argv)
 {
-    return run_campaign(argc, argv, &kernel_options_table, true, check_kernel_options);
+    return run_campaign(argc, argv, &kernel_options_table, true, check_kernel_options,
+                        kmemleak_finish);
 }

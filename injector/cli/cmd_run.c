@@ -577,11 +577,12 @@ static void open_campaign(struct campaign_context *context)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_campaign(argc, argv, &run_options_table, false, NULL);
+    return run_campaign(argc, argv, &run_options_table, false, NULL, NULL);
 }
 
 int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
-                 void (*before)(struct run_options *options))
+                 void (*before)(struct run_options *options),
+                 void (*after)(struct campaign_context *context))
 {
     stop_signals_start(); /* before any thread: the others inherit the signals blocked */
     leftovers_adopt();    /* a run's daemonised fixtures become ours to end (leftover.c) */
@@ -619,6 +620,8 @@ int run_campaign(int argc, char **argv, const struct option_table *table, bool k
         run_fork_phase(&context);
     owners_check(&context);
     run_planned(&context);
+    if (after)
+        after(&context);
 
     sqlite3_stmt *statement = database_prepare(
         context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");

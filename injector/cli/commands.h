@@ -27,9 +27,12 @@ struct run_command {
 
 /* `failrun run`, or with kernel set `failrun kernel` (cmd_run.c): its options parsed by
    `table` (which may take failrun run's too), then `before` (may be NULL) sees them before the
-   campaign starts (failrun kernel checks the kernel there, and notes which kernel it is). */
+   campaign starts (failrun kernel checks the kernel there, and notes which kernel it is), and
+   `after` (may be NULL) sees the campaign when its runs are done, before the report (failrun
+   kernel reads kmemleak there). */
 int run_campaign(int argc, char **argv, const struct option_table *table, bool kernel,
-                 void (*before)(struct run_options *options));
+                 void (*before)(struct run_options *options),
+                 void (*after)(struct campaign_context *context));
 
 /* Each command's option table (options.h): its parser and its usage are made from it. */
 extern const struct option_table run_options_table;

@@ -492,6 +492,18 @@ static void record_kernel_reports(struct campaign_context *context, const struct
     closedir(folder);
 }
 
+void judge_kernel_leak(struct campaign_context *context, int64_t run, const char *site,
+                       const char *log)
+{
+    char *title = kernel_report_title(log);
+    struct frame_list stack = {0};
+    site_frames(context->db, site, &stack);
+    if (title && stack.count) /* located at the armed call that allocated it */
+        record_finding(context, run, site, OUTCOME_KERNEL, 0, &stack, log, 0,
+                       kernel_report_symptom(title), -1);
+    free(title);
+}
+
 /* One value into a column of the run's row (`column`: a name of ours, never the user's). */
 /* The call into the code under test that the run's fault fired in, as it returned to its caller
    in the faulted process: NULL when there was none or it never returned. */

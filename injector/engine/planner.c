@@ -148,12 +148,8 @@ static void leave_unexplored(struct campaign_context *context, int64_t run_id, c
 
 static uint64_t site_key(struct campaign_context *context, const char *site)
 {
-    sqlite3_stmt *statement = database_prepare(context->db, "SELECT frames FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
     struct frame_list frames = {0};
-    if (sqlite3_step(statement) == SQLITE_ROW)
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-    database_finalize(statement);
+    site_frames(context->db, site, &frames);
     return exploration_key(context, &frames);
 }
 

@@ -18,13 +18,14 @@ void kernelrun_store_fault(sqlite3 *db, int64_t run_id, const struct run_records
         if (!fault->kernel)
             continue;
         sqlite3_stmt *statement = database_prepare(
-            db, "INSERT OR REPLACE INTO kernel_faults(run, nth, fired, call_failed, errno)"
-                " VALUES (?, ?, ?, ?, ?)");
+            db, "INSERT OR REPLACE INTO kernel_faults(run, nth, fired, call_failed, errno, pid)"
+                " VALUES (?, ?, ?, ?, ?, ?)");
         sqlite3_bind_int64(statement, 1, run_id);
         sqlite3_bind_int64(statement, 2, (sqlite3_int64)fault->nth);
         sqlite3_bind_int(statement, 3, fault->fired);
         sqlite3_bind_int(statement, 4, fault->call_failed);
         sqlite3_bind_int(statement, 5, fault->error);
+        sqlite3_bind_int64(statement, 6, fault->pid);
         database_step_done(statement);
         database_finalize(statement);
         return;

@@ -31,8 +31,6 @@ bool fault_in_caller(json_t *stack);
 /* The symbolised stack of a stored site; its function and largest request. */
 json_t *site_stack(sqlite3 *db, struct symboliser *symboliser, const struct module_map *map,
                    const char *site, json_t **function, json_t **max_size);
-/* The stored frames of a site (none when unknown). */
-void site_frames(sqlite3 *db, const char *site, struct frame_list *frames);
 
 /* ---- kernel.c: failrun kernel's part ---- */
 /* The kernel error legs per system call (--kcov), with the too-small-to-fail split. */

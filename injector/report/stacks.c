@@ -132,14 +132,3 @@ json_t *site_stack(sqlite3 *db, struct symboliser *symboliser, const struct modu
     database_finalize(statement);
     return symbolise_stack(symboliser, map, &frames);
 }
-
-/* The stored frames of a site (none when unknown). */
-void site_frames(sqlite3 *db, const char *site, struct frame_list *frames)
-{
-    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
-    frames->count = 0;
-    if (sqlite3_step(statement) == SQLITE_ROW)
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), frames);
-    database_finalize(statement);
-}

@@ -70,7 +70,8 @@ static const char schema[] =
     "  nth INTEGER NOT NULL,"           /* N written to the kernel's fail-nth */
     "  fired INTEGER NOT NULL,"         /* read back 0: the N-th fault point was reached */
     "  call_failed INTEGER NOT NULL,"   /* the system call returned an error ... */
-    "  errno INTEGER NOT NULL);"
+    "  errno INTEGER NOT NULL,"
+    "  pid INTEGER);"                   /* the thread that made it (kmemleak names it) */
     "CREATE TABLE IF NOT EXISTS kernel_allocs("  /* failrun kernel: the allocation that failed */
     "  run INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL,"             /* kmalloc, kmem_cache_alloc or page */
@@ -303,11 +304,15 @@ static const char migrate_11_to_12[] =
     "DROP TABLE kernel_meta;"
     "PRAGMA user_version = 12;";
 
-/* Version 13: failrun kernel --once-per-syscall, and the build-id of the kernel a kernel
-   campaign ran on (its vmlinux must match it). */
+/* Version 13: failrun kernel --once-per-syscall, the build-id of the kernel a kernel campaign
+   ran on (its vmlinux must match it), and the thread of each armed call (kmemleak's reports name
+   the allocating thread). */
 static const char migrate_12_to_13[] =
     "ALTER TABLE campaign ADD COLUMN syscall_once INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE campaign ADD COLUMN kernel_build_id TEXT;"
+    "CREATE TABLE IF NOT EXISTS kernel_faults(run INTEGER PRIMARY KEY, nth INTEGER NOT NULL,"
+    "  fired INTEGER NOT NULL, call_failed INTEGER NOT NULL, errno INTEGER NOT NULL);"
+    "ALTER TABLE kernel_faults ADD COLUMN pid INTEGER;"
     "PRAGMA user_version = 13;";
 
 /* Returns the schema version found: 0 for a new file. */
@@ -569,6 +574,17 @@ bool frames_from_json(const char *text, struct frame_list *out)
     }
     json_decref(array);
     return ok;
+}
+
+/* The stored frames of a site (none when unknown). */
+void site_frames(sqlite3 *db, const char *site, struct frame_list *frames)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT frames FROM sites WHERE id = ?");
+    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
+    frames->count = 0;
+    if (sqlite3_step(statement) == SQLITE_ROW)
+        frames_from_json((const char *)sqlite3_column_text(statement, 0), frames);
+    database_finalize(statement);
 }
 
 /* An unfailed run (no fault fired) teaches each function of the code under test the classes of

@@ -53,6 +53,8 @@ void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_re
 /* Frames as JSON text: [["<module id hex>", offset], ...] and back. */
 char *frames_to_json(const struct frame_list *frames);
 bool frames_from_json(const char *text, struct frame_list *out);
+/* The stored frames of a site (none when unknown). */
+void site_frames(sqlite3 *db, const char *site, struct frame_list *frames);
 
 /* Bind text, or leave the parameter NULL when `text` is NULL. */
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text);

@@ -120,6 +120,7 @@ sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_d
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
+             ALTER TABLE kernel_faults DROP COLUMN pid;
              PRAGMA user_version = 5;"
 tar -xPf gcov.tar
 "$FAILRUN" cov --db old5.db --json >old5.json

@@ -135,6 +135,8 @@ check_equal "a suite of two programs (one started twice): each runs alone for it
 check_equal "... and every fault run armed its system call" \
     "$(sql suite.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
     "$(sql suite.db "SELECT count(*) FROM kernel_faults k JOIN runs r ON r.id = k.run WHERE r.kind = 'fault'")"
+check_equal "each armed call's thread is stored (kmemleak names leaks by it)" 0 \
+    "$(sql suite.db "SELECT count(*) FROM kernel_faults WHERE pid IS NULL OR pid <= 1")"
 check "... no run of the whole suite" \
     test "$(sql suite.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND owner IS NULL")" = 0
 # --vmlinux must be the running kernel's build (its build-id, from /sys/kernel/notes: here a
@@ -182,6 +184,7 @@ cp options.db old11.db
 sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign DROP COLUMN kcov;
               ALTER TABLE campaign DROP COLUMN vmlinux; UPDATE campaign SET wall_ms = NULL;
               ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
+             ALTER TABLE kernel_faults DROP COLUMN pid;
               CREATE TABLE kernel_meta(key TEXT PRIMARY KEY, value TEXT);
               INSERT INTO kernel_meta VALUES ('vmlinux', '$relay');
               INSERT INTO kernel_cov VALUES ((SELECT min(id) FROM runs), x'00', 0);

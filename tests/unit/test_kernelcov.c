@@ -20,6 +20,7 @@
 #include "store/database.h"
 #include "kernel/buildid.h"
 #include "kernel/kernelcov.h"
+#include "kernel/kmemleak.h"
 #include "report/parts.h"
 
 /* Two functions on lines of their own: the "kernel" code the runs reach. */
@@ -212,11 +213,64 @@ static void test_census(void **state)
     unlink(path);
 }
 
+/* kmemleak's report: one object per block, each with the allocating thread; a thread id is a
+   run's only when exactly one fault run's armed call was made by it. */
+static void count_leak(const struct kmemleak_leak *leak, void *data)
+{
+    char *seen = data;
+    char line[64];
+    snprintf(line, sizeof line, "%u:%.*s;", leak->pid, (int)strcspn(leak->text, "\n"), leak->text);
+    strncat(seen, line, 511 - strlen(seen));
+}
+
+static void test_kmemleak(void **state)
+{
+    (void)state;
+    const char *report =
+        "unreferenced object 0xffff888003a1b000 (size 64):\n"
+        "  comm \"mq_open_tests\", pid 123, jiffies 4294893456 (age 12.345s)\n"
+        "  hex dump (first 32 bytes):\n"
+        "    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n"
+        "  backtrace:\n"
+        "    [<ffffffff81234567>] kmalloc_trace+0x26/0x60\n"
+        "    [<ffffffff81234568>] mqueue_alloc_inode+0x12/0x40\n"
+        "unreferenced object 0xffff888003a1c000 (size 32):\n"
+        "  comm \"sh\", pid 7, jiffies 4294893457 (age 12.300s)\n"
+        "  backtrace:\n"
+        "    [<ffffffff81234569>] kstrdup+0x2/0x40\n";
+    char seen[512] = "";
+    assert_int_equal(kmemleak_parse(report, count_leak, seen), 2);
+    assert_string_equal(seen, "123:unreferenced object 0xffff888003a1b000 (size 64):;"
+                              "7:unreferenced object 0xffff888003a1c000 (size 32):;");
+    assert_int_equal(kmemleak_parse("", count_leak, seen), 0);
+    char path[] = "/tmp/test_kernelcov-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sqlite3 *db = database_open(path, true);
+    assert_int_equal(sqlite3_exec(db,
+        "INSERT INTO runs(id, kind, site, state) VALUES (1, 'baseline', NULL, 'done'),"
+        " (2, 'fault', 'aaaaaaaaaaaaaaaa', 'done'), (3, 'fault', 'bbbbbbbbbbbbbbbb', 'done'),"
+        " (4, 'fault', 'cccccccccccccccc', 'done');"
+        "INSERT INTO kernel_faults(run, nth, fired, call_failed, errno, pid) VALUES"
+        " (2, 1, 1, 1, 12, 123), (3, 1, 1, 1, 12, 200), (4, 2, 1, 1, 12, 200);",
+        NULL, NULL, NULL), SQLITE_OK);
+    char site[17] = "";
+    assert_int_equal(kmemleak_run_of(db, 123, site), 2);
+    assert_string_equal(site, "aaaaaaaaaaaaaaaa");
+    assert_int_equal(kmemleak_run_of(db, 200, site), 0); /* two runs' thread: no one's */
+    assert_int_equal(kmemleak_run_of(db, 7, site), 0);   /* no armed call's */
+    database_close(db);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legs),
         cmocka_unit_test(test_census),
+        cmocka_unit_test(test_kmemleak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
