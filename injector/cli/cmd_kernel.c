@@ -292,8 +292,8 @@ static const struct option_row kernel_rows[] = {
      "with the campaign for later reports; LIBFAIL_VMLINUX overrides it). Refused when its "
      "build-id is not the running kernel's", take_vmlinux},
     {"once-per-syscall", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
-     "sweep only the first site of each system call in each program (a census of the kernel's "
-     "error legs over a large suite, at a fraction of the runs); the other sites are listed as "
+     "sweep only the campaign's first site of each system call (a census of the kernel's error "
+     "legs over a large suite, at a fraction of the runs); the other sites are listed as "
      "unexplored (same-syscall)", take_once_per_syscall},
     {"wrappers", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
      "trap nothing: the sites are the calls of open, openat, read, write, pipe, pipe2, socket, "

@@ -98,11 +98,11 @@ void plan_first_runs(struct campaign_context *context)
     }
     char *failable = failable_sites_condition(settings);
     if (settings->kernel && settings->syscall_once) {
-        /* --once-per-syscall: each program's first site of each system call is swept; the
-           others say why they were not. */
+        /* --once-per-syscall: the campaign's first site of each system call is swept (a
+           census of the kernel, whichever program makes the call); the others say why not. */
         char *query = xasprintf(
             "UPDATE sites SET unexplored = 'same-syscall' WHERE unexplored IS NULL AND %s AND"
-            " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY exe, function)",
+            " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY function)",
             failable, failable);
         sqlite3_exec(context->db, query, NULL, NULL, NULL);
         free(query);

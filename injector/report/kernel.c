@@ -186,6 +186,21 @@ json_t *kernel_census(sqlite3 *db)
     return rows;
 }
 
+json_t *kernel_calls(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(DISTINCT function) FROM sites),"
+            " (SELECT count(DISTINCT s.function) FROM runs r JOIN sites s ON s.id = r.site"
+            "  WHERE r.kind = 'fault')");
+    json_t *calls = json_object();
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+        json_object_set_new(calls, "with_sites", json_integer(sqlite3_column_int64(statement, 0)));
+        json_object_set_new(calls, "swept", json_integer(sqlite3_column_int64(statement, 1)));
+    }
+    database_finalize(statement);
+    return calls;
+}
+
 /* failrun kernel: what the armed system call of `run` did, into `into`. */
 void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
 {

@@ -38,6 +38,8 @@ json_t *kernel_table(sqlite3 *db);
 /* The census per kernel subsystem (fs/, net/, mm/, ...): error-leg lines, of them only via
    too-small-to-fail failures, and via failures that can happen; null without KCOV data. */
 json_t *kernel_census(sqlite3 *db);
+/* How many system calls have sites, and how many of them were swept (had a fault run). */
+json_t *kernel_calls(sqlite3 *db);
 /* What the armed call of run `run` did, and the allocation it failed, into `into`. */
 void kernel_detail(sqlite3 *db, int64_t run, json_t *into);
 /* The library function a trapped system call was made in for the program ("fopen" for the

@@ -430,6 +430,11 @@ void report_print_text(json_t *report, FILE *out)
     print_forks(out, json_object_get(campaign, "forks"));
     print_unpreloaded(out, json_object_get(campaign, "unpreloaded"));
     print_scope(out, json_object_get(campaign, "under_test"), json_object_get(campaign, "fixtures"));
+    json_t *calls = json_object_get(campaign, "system_calls");
+    if (calls)
+        fprintf(out, "  system calls: %lld with sites, %lld of them swept\n",
+                (long long)json_integer_value(json_object_get(calls, "with_sites")),
+                (long long)json_integer_value(json_object_get(calls, "swept")));
     json_t *finding;
     json_array_foreach(list, index, finding) print_finding(out, finding);
     json_t *crash;

@@ -37,7 +37,7 @@ struct campaign_settings {
     bool kernel;            /* failrun kernel: system-call sites and the kernel's fail-nth */
     bool kernel_wrappers;   /* failrun kernel --wrappers: sites only at libc's wrappers */
     bool kmem_trace;        /* failrun kernel --kmem-trace: name each failed kernel allocation */
-    bool syscall_once;      /* failrun kernel --once-per-syscall: one site per call and program */
+    bool syscall_once;      /* failrun kernel --once-per-syscall: one site per system call */
     char *kernel_build_id;  /* failrun kernel: the running kernel's build-id (hex), NULL: unknown */
     bool kcov;              /* failrun kernel --kcov: the kernel lines each armed call ran */
     char *vmlinux;          /* failrun kernel --vmlinux: symbolises the KCOV PCs; NULL: none */

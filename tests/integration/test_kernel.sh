@@ -153,18 +153,21 @@ check_equal "a vmlinux of another kernel build: exit status 2" 2 $?
 check "... naming both build-ids" \
     grep -q "is not the running kernel's vmlinux: its build-id is $relay_id, the kernel's $other_id" mismatch.err
 export LIBFAIL_KERNEL_NOTES="$work/relay.notes"
-# --once-per-syscall: each program's first site of each system call is swept, the others are
+# --once-per-syscall: the campaign's first site of each system call is swept, the others are
 # unexplored, with that reason (the plain file answers every N: one run per swept site).
 "$FAILRUN" kernel --once-per-syscall -q -j 1 --db once.db -- "$workload" "$work/once" >once.txt 2>&1
-check_equal "--once-per-syscall: one run per program and system call" \
-    "$(sql once.db "SELECT count(*) FROM (SELECT DISTINCT exe, function FROM sites)")" \
+check_equal "--once-per-syscall: one run per system call" \
+    "$(sql once.db "SELECT count(DISTINCT function) FROM sites")" \
     "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
-check_equal "... each of them a different program and call" \
+check_equal "... each of them a different call" \
     "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" \
-    "$(sql once.db "SELECT count(DISTINCT s.exe || ' ' || s.function) FROM runs r JOIN sites s ON s.id = r.site WHERE r.kind = 'fault'")"
+    "$(sql once.db "SELECT count(DISTINCT s.function) FROM runs r JOIN sites s ON s.id = r.site WHERE r.kind = 'fault'")"
 check_equal "... the other sites unexplored as same-syscall, and said so" \
-    "$(sql once.db "SELECT count(*) - count(DISTINCT exe || ' ' || function) FROM sites") yes" \
+    "$(sql once.db "SELECT count(*) - count(DISTINCT function) FROM sites") yes" \
     "$(sql once.db "SELECT count(*) FROM sites WHERE unexplored = 'same-syscall'") $(grep -q 'same-syscall' once.txt && echo yes)"
+calls=$(sql once.db "SELECT count(DISTINCT function) FROM sites")
+check "... the report counts the system calls with sites and those swept ($calls)" \
+    grep -q "^  system calls: $calls with sites, $calls of them swept$" once.txt
 check "... fewer runs than the full sweep" \
     test "$(sql once.db "SELECT count(*) FROM runs WHERE kind = 'fault'")" -lt \
          "$(sql workload.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
