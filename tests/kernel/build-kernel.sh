@@ -2,6 +2,13 @@
 # build-kernel.sh — build (once) the small x86_64 kernel the fail-nth tests boot in qemu, and
 # print the path of its bzImage as the last line of standard output.
 #
+#   build-kernel.sh [--debug]
+#
+# --debug: the debug kernel, the options of kernel-debug.config on top of kernel.config: KASAN,
+# lockdep, list debugging and kmemleak (off unless booted with kmemleak=on), and what the
+# kernel's selftests need. Its checkers make it about five times slower under qemu's emulation,
+# so only the boot that sweeps the selftests (and provokes the checkers) uses it.
+#
 # This machine's own kernel has no CONFIG_FAULT_INJECTION, so the tests bring their own: Debian's
 # linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz), `make tinyconfig`, then the options in
 # kernel.config (next to this script), `make olddefconfig`, a check that every option asked for
@@ -10,7 +17,7 @@
 #
 # Cache: ${LIBFAIL_KERNEL_CACHE:-/var/cache/libfail-kernel}/KEY/{bzImage,config,build.log}, and
 # vmlinux when the config has debug information (failrun kernel --kcov symbolises with it),
-# KEY = hash of the linux-source-6.1 package version and kernel.config. A cached bzImage is
+# KEY = hash of the linux-source-6.1 package version and the fragments. A cached bzImage is
 # reused without touching the source. The extracted source and objects are removed after a
 # successful build (set LIBFAIL_KERNEL_KEEP=1 to keep them under KEY/). Concurrent callers wait
 # on a lock rather than building twice. Installs nothing: tools/deps-kernel.sh does that.
@@ -18,7 +25,20 @@
 # Environment: LIBFAIL_KERNEL_CACHE, LIBFAIL_KERNEL_JOBS (make -j, default 2), LIBFAIL_KERNEL_KEEP.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-fragment="$here/kernel.config"
+debug=0
+case ${1:-} in
+--debug) debug=1 ;;
+"") ;;
+*)
+    echo "build-kernel: unknown argument '$1' (usage: build-kernel.sh [--debug])" >&2
+    exit 2
+    ;;
+esac
+# The configuration fragments, one after the other.
+fragments() {
+    cat "$here/kernel.config"
+    [ "$debug" = 0 ] || cat "$here/kernel-debug.config"
+}
 tarball=/usr/src/linux-source-6.1.tar.xz
 cache=${LIBFAIL_KERNEL_CACHE:-/var/cache/libfail-kernel}
 jobs=${LIBFAIL_KERNEL_JOBS:-2}
@@ -31,7 +51,7 @@ fail() {
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
     fail "linux-source-6.1 is not installed; run: sh tools/deps-kernel.sh (as root)"
 [ -r "$tarball" ] || fail "$tarball is missing; reinstall linux-source-6.1"
-key=$( (echo "linux-source-6.1 $version"; cat "$fragment") | sha256sum | cut -c1-16)
+key=$( (echo "linux-source-6.1 $version"; fragments) | sha256sum | cut -c1-16)
 dir="$cache/$key"
 
 # cached_kernel: print the cached bzImage and stop, if there is one (reading needs no lock: the
@@ -72,8 +92,8 @@ kmake() {
 
 kmake tinyconfig
 # Apply the fragment: "CONFIG_X=y" enables, "# CONFIG_X is not set" disables.
-wanted=$(sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y$/\1/p' "$fragment")
-unwanted=$(sed -n 's/^# CONFIG_\([A-Za-z0-9_]*\) is not set$/\1/p' "$fragment")
+wanted=$(fragments | sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y$/\1/p')
+unwanted=$(fragments | sed -n 's/^# CONFIG_\([A-Za-z0-9_]*\) is not set$/\1/p')
 for option in $wanted; do
     "$src/scripts/config" --file "$obj/.config" --enable "$option"
 done

@@ -67,6 +67,8 @@ start=$(date +%s)
 status=$?
 echo "# failrun kernel on the workload took $(($(date +%s) - start)) s, status $status:"
 [ $status -le 1 ] || tail -n 15 /tmp/workload.err | sed 's/^/# stderr: /'
+# A crash of failrun itself: the kernel's line names the instruction (failrun[BASE+SIZE] ip).
+[ $status -le 128 ] || dmesg | grep -E 'segfault|traps:' | tail -n 3 | sed 's/^/# dmesg: /'
 sed -n '1,2p' /tmp/workload.txt | sed 's/^/# /'
 grep '^BUG [0-9]*:' /tmp/workload.txt | sed 's/^/# /'
 sed -n '/^kernel fail-nth/,/^outcomes/p' /tmp/workload.txt | grep -E '^  [a-z0-9_]+\(\)' >/tmp/sweeps.txt
@@ -206,3 +208,4 @@ replay=$(grep '  replay: ' /tmp/provoke.txt | head -1 | sed 's/^  replay: failru
 eval "\"$failrun\" $replay" >/dev/null 2>&1
 ok "$([ "$(dmesg | grep -c 'WARNING: CPU')" -gt "$warnings" ]; echo $?)" \
     "the finding's replay command makes the kernel warn again"
+

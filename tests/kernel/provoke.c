@@ -1,29 +1,40 @@
 /*
  * provoke.c — makes the kernel report a bug of its own on demand, for the test of `failrun
- * kernel`'s kernel findings (tests/kernel/guest-kernel.sh): one write(2) of "WARNING" to LKDTM's
- * /sys/kernel/debug/provoke-crash/DIRECT (CONFIG_LKDTM) runs a WARN_ON in the kernel, every time.
+ * kernel`'s kernel findings (tests/kernel/guest-kernel.sh): one write(2) of a crash type's name
+ * to LKDTM's /sys/kernel/debug/provoke-crash/DIRECT (CONFIG_LKDTM) runs it in the kernel, every
+ * time: WARNING (a WARN_ON), WRITE_AFTER_FREE (a use-after-free KASAN reports),
+ * CORRUPT_LIST_ADD (list debugging's).
  * The write's only fault point is LKDTM's page for the text: failing it fails the write (ENOMEM,
- * no warning); past it the warning comes while the write is still armed.
+ * no report); past it the report comes while the write is still armed.
  *
- *   provoke [FILE]   write "WARNING" to FILE (default the LKDTM file), print one line, exit 0
+ *   provoke [TYPE [FILE]]   write TYPE (default WARNING) to FILE (default the LKDTM file), print
+ *                           one line, exit 0
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
-    const char *path = argc > 1 ? argv[1] : "/sys/kernel/debug/provoke-crash/DIRECT";
+    const char *type = argc > 1 ? argv[1] : "WARNING";
+    const char *path = argc > 2 ? argv[2] : "/sys/kernel/debug/provoke-crash/DIRECT";
+    char text[64];
+    int length = snprintf(text, sizeof text, "%s\n", type);
+    if (length <= 0 || length >= (int)sizeof text) {
+        fprintf(stderr, "provoke: crash type too long\n");
+        return 2;
+    }
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
         perror("provoke: open");
         return 1;
     }
-    if (write(fd, "WARNING\n", 8) != 8) {
+    if (write(fd, text, (size_t)length) != length) {
         perror("provoke: write");
         return 1;
     }
     close(fd);
-    puts("provoked");
+    printf("provoked %s\n", type);
     return 0;
 }

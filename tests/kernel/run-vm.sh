@@ -2,7 +2,7 @@
 # run-vm.sh — run a test script as root inside a qemu VM whose kernel has fault injection.
 #
 #   tests/kernel/run-vm.sh [--add HOSTPATH[=GUESTPATH]]... --script GUEST_SCRIPT
-#                          [--log FILE] [--timeout SECONDS] [--append KERNEL_ARGS]
+#                          [--log FILE] [--timeout SECONDS] [--append KERNEL_ARGS] [--kernel plain|debug]
 #
 #   --add HOSTPATH[=GUESTPATH]  put a file or folder into the guest, at GUESTPATH or by default at
 #                    HOSTPATH's own absolute path (so build/failrun next to build/libfail-preload.so
@@ -16,6 +16,8 @@
 #   --log FILE       also write the console output (carriage returns removed) to FILE.
 #   --timeout S      give up after S seconds (default 300): exit 124.
 #   --append ARGS    more kernel command line (e.g. fail_page_alloc=... or init variables).
+#   --kernel KIND    plain (default): the fault-injection kernel; debug: the same with KASAN,
+#                    lockdep, list debugging and kmemleak (build-kernel.sh --debug).
 #
 # Output: the guest console (kernel started with `quiet`), then run-vm's own lines:
 # "run-vm: boot time X s" (qemu start to the line /init prints just before /test.sh) and
@@ -39,18 +41,25 @@ script=""
 log=""
 timeout_seconds=300
 append=""
+kernel_kind=plain
 # One pass over the arguments, rotating them: the --add pairs are appended back to "$@" (kept
 # intact, spaces and all, for mkinitramfs.sh), everything else is consumed.
 remaining=$#
 while [ "$remaining" -gt 0 ]; do
-    [ "$remaining" -ge 2 ] || fail "'$1' needs a value (usage: run-vm.sh [--add HOST[=GUEST]]... --script FILE [--log FILE] [--timeout S] [--append ARGS])"
+    [ "$remaining" -ge 2 ] || fail "'$1' needs a value (usage: run-vm.sh [--add HOST[=GUEST]]... --script FILE [--log FILE] [--timeout S] [--append ARGS] [--kernel plain|debug])"
     case $1 in
     --add) set -- "$@" --add "$2" ;;
     --script) script=$2 ;;
     --log) log=$2 ;;
     --timeout) timeout_seconds=$2 ;;
     --append) append=$2 ;;
-    *) fail "unknown argument '$1' (usage: run-vm.sh [--add HOST[=GUEST]]... --script FILE [--log FILE] [--timeout S] [--append ARGS])" ;;
+    --kernel)
+        case $2 in
+        plain | debug) kernel_kind=$2 ;;
+        *) fail "--kernel $2: give plain or debug" ;;
+        esac
+        ;;
+    *) fail "unknown argument '$1' (usage: run-vm.sh [--add HOST[=GUEST]]... --script FILE [--log FILE] [--timeout S] [--append ARGS] [--kernel plain|debug])" ;;
     esac
     shift 2
     remaining=$((remaining - 2))
@@ -59,7 +68,11 @@ done
 command -v qemu-system-x86_64 >/dev/null ||
     fail "qemu-system-x86_64 is missing; run: sh tools/deps-kernel.sh (as root)"
 
-kernel=$(sh "$here/build-kernel.sh" | tail -n 1) || exit 2
+if [ "$kernel_kind" = debug ]; then
+    kernel=$(sh "$here/build-kernel.sh" --debug | tail -n 1) || exit 2
+else
+    kernel=$(sh "$here/build-kernel.sh" | tail -n 1) || exit 2
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/libfail-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 sh "$here/mkinitramfs.sh" -o "$work/initramfs.cpio" --script "$script" "$@" || exit 2
@@ -72,7 +85,7 @@ start=$(date +%s%N)
 echo "run-vm: booting (timeout ${timeout_seconds} s)"
 {
     status=0
-    timeout -k 10 "$timeout_seconds" qemu-system-x86_64 -accel tcg -m 512M -nographic -no-reboot \
+    timeout -k 10 "$timeout_seconds" qemu-system-x86_64 -accel tcg -m 1G -nographic -no-reboot \
         -nic none -fw_cfg name=etc/sercon-port,string=0 -kernel "$kernel" -initrd "$work/initramfs.cpio" \
         -append "console=ttyS0 quiet panic=-1 oops=panic $append" \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null 2>&1 || status=$?
