@@ -105,29 +105,57 @@ static bool starts(const char *line, const char *prefix)
     return !strncmp(line, prefix, strlen(prefix));
 }
 
+/* "KIND in PLACE", PLACE the first function past the machinery of `rest` (or "?"). */
+static char *titled(const char *kind, const char *place, const char *rest)
+{
+    char culprit[128] = "?";
+    if (place)
+        snprintf(culprit, sizeof culprit, "%s", place);
+    else
+        kernel_report_culprit(rest, culprit, sizeof culprit);
+    char *title = NULL;
+    return asprintf(&title, "%s in %s", kind, culprit) < 0 ? NULL : title;
+}
+
+/* The function a WARNING line names last ("... at fs/x.c:9 f+0x1/0x2 [module]"), or "". */
+static void warning_function(const char *kind, char *out, size_t size)
+{
+    out[0] = '\0';
+    const char *end = kind + strlen(kind);
+    if (end > kind && end[-1] == ']') /* a module's name after the function */
+        while (end > kind && *end != '[')
+            end--;
+    while (end > kind && end[-1] == ' ')
+        end--;
+    const char *start = end;
+    while (start > kind && start[-1] != ' ')
+        start--;
+    size_t length = frame_name(start);
+    if (length && start + length <= end && !is_machinery(start, length))
+        copy_name(start, length, out, size);
+}
+
 /* The title of the report whose first line is `line`, the rest of the log after it `rest`;
-   NULL when `line` starts no report. */
+   NULL when `line` starts no report. The culprit is looked for only once a kind matched. */
 static char *title_at(const char *line, size_t length, const char *rest)
 {
-    char place[128] = "";
-    char kind[128];
+    char place[128];
+    char kind[512];
     snprintf(kind, sizeof kind, "%.*s", (int)length, line);
-    bool have = kernel_report_culprit(rest, place, sizeof place);
-    char *title = NULL;
     if (starts(kind, "BUG: KASAN: ")) {
-        /* "BUG: KASAN: use-after-free in f+0x1f/0x40", then "Read of size 8 at addr ...". */
+        /* "BUG: KASAN: use-after-free in f+0x1f/0x40", then "Read of size 8 at addr ..." on
+           the next line (none for a double free: no access word then). */
         char *in = strstr(kind, " in ");
         if (in)
             *in = '\0';
-        const char *access = strstr(rest, "Write of size") && (!strstr(rest, "Read of size") ||
-                                                                 strstr(rest, "Write of size") < strstr(rest, "Read of size"))
-                                 ? "Write"
-                                 : "Read";
-        if (in && frame_name(in + 4) && !is_machinery(in + 4, frame_name(in + 4)))
-            have = copy_name(in + 4, frame_name(in + 4), place, sizeof place);
-        if (asprintf(&title, "KASAN: %s %s in %s", kind + 12, access, have ? place : "?") < 0)
-            title = NULL;
-        return title;
+        const char *access = starts(rest, "Write of size") ? " Write"
+                             : starts(rest, "Read of size") ? " Read"
+                                                             : "";
+        bool named = in && frame_name(in + 4) && !is_machinery(in + 4, frame_name(in + 4)) &&
+                     copy_name(in + 4, frame_name(in + 4), place, sizeof place);
+        char with_access[600];
+        snprintf(with_access, sizeof with_access, "KASAN: %s%s", kind + 12, access);
+        return titled(with_access, named ? place : NULL, rest);
     }
     const char *lockdep[][2] = {
         {"WARNING: possible circular locking dependency detected", "possible deadlock"},
@@ -142,58 +170,68 @@ static char *title_at(const char *line, size_t length, const char *rest)
         {"WARNING: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected", "possible deadlock"},
     };
     for (size_t i = 0; i < sizeof lockdep / sizeof lockdep[0]; i++)
-        if (starts(kind, lockdep[i][0])) {
-            if (lock_site(rest, place, sizeof place))
-                have = true;
-            return asprintf(&title, "%s in %s", lockdep[i][1], have ? place : "?") < 0 ? NULL : title;
-        }
+        if (starts(kind, lockdep[i][0]))
+            return titled(lockdep[i][1], lock_site(rest, place, sizeof place) ? place : NULL, rest);
     if (starts(kind, "unreferenced object "))
-        return asprintf(&title, "memory leak in %s", have ? place : "?") < 0 ? NULL : title;
-    if (starts(kind, "BUG: sleeping function called from invalid context") ||
-        starts(kind, "BUG: scheduling while atomic") || starts(kind, "BUG: workqueue leaked lock") ||
-        starts(kind, "BUG: corrupted list")) {
-        char *at = strstr(kind, " at ");
-        if (at)
-            *at = '\0';
-        return asprintf(&title, "%s in %s", kind, have ? place : "?") < 0 ? NULL : title;
-    }
-    bool fault = starts(kind, "general protection fault");
-    const char *fault_kind = fault ? "general protection fault"
-                             : starts(kind, "BUG: kernel NULL pointer dereference")
-                                 ? "BUG: unable to handle kernel NULL pointer dereference"
+        return titled("memory leak", NULL, rest);
+    /* Kinds whose first line goes on with run-specific text (a task, a PID, a CPU, seconds):
+       titled by their fixed words only. */
+    static const char *const fixed[] = {
+        "BUG: sleeping function called from invalid context", "BUG: scheduling while atomic",
+        "BUG: workqueue leaked lock or atomic", "BUG: soft lockup", "BUG: spinlock bad magic",
+        "BUG: spinlock already unlocked", "BUG: spinlock recursion", "BUG: corrupted list",
+        "BUG: Bad page state", "BUG: Bad rss-counter state", "BUG: unable to handle page fault",
+        "BUG: stack guard page was hit", "BUG: kernel NULL pointer dereference"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (starts(kind, fixed[i])) {
+            const char *name = !strcmp(fixed[i], "BUG: kernel NULL pointer dereference")
+                                   ? "BUG: unable to handle kernel NULL pointer dereference"
+                               : !strcmp(fixed[i], "BUG: unable to handle page fault")
+                                   ? "BUG: unable to handle kernel paging request"
+                                   : fixed[i];
+            bool at_rip = strstr(name, "unable to handle") != NULL;
+            return titled(name, at_rip && rip_function(rest, place, sizeof place) ? place : NULL,
+                          rest);
+        }
+    const char *fault_kind = starts(kind, "general protection fault") ? "general protection fault"
                              : starts(kind, "BUG: unable to handle") ? "BUG: unable to handle kernel paging request"
                              : starts(kind, "kernel BUG at") ? "kernel BUG"
                              : starts(kind, "Oops") ? "Oops"
                                                     : NULL;
-    if (fault_kind) {
-        if (rip_function(rest, place, sizeof place))
-            have = true;
-        return asprintf(&title, "%s in %s", fault_kind, have ? place : "?") < 0 ? NULL : title;
-    }
+    if (fault_kind)
+        return titled(fault_kind, rip_function(rest, place, sizeof place) ? place : NULL, rest);
     if (starts(kind, "WARNING: CPU: ")) {
         /* "WARNING: CPU: 0 PID: 57 at lib/refcount.c:28 refcount_warn_saturate+0x.../0x...":
            a checker's warning is titled by what it checks, at its caller. */
-        const char *last = strrchr(kind, ' ');
-        size_t named = last ? frame_name(last + 1) : 0;
-        if (named && starts(last + 1, "refcount_"))
-            return asprintf(&title, "WARNING: refcount bug in %s", have ? place : "?") < 0 ? NULL : title;
-        if (named && (starts(last + 1, "__list_add_valid") || starts(last + 1, "__list_del_entry_valid")))
-            return asprintf(&title, "BUG: corrupted list in %s", have ? place : "?") < 0 ? NULL : title;
-        if (named && !is_machinery(last + 1, named))
-            have = copy_name(last + 1, named, place, sizeof place);
-        return asprintf(&title, "WARNING in %s", have ? place : "?") < 0 ? NULL : title;
+        const char *at = strstr(kind, " at ");
+        const char *function = at ? strrchr(at, ' ') : NULL;
+        if (function && starts(function + 1, "refcount_"))
+            return titled("WARNING: refcount bug", NULL, rest);
+        if (function && (starts(function + 1, "__list_add_valid") ||
+                         starts(function + 1, "__list_del_entry_valid")))
+            return titled("BUG: corrupted list", NULL, rest);
+        warning_function(kind, place, sizeof place);
+        return titled("WARNING", place[0] ? place : NULL, rest);
     }
-    if (starts(kind, "UBSAN: ")) {
-        char *in = strstr(kind, " in ");
-        if (in)
-            *in = '\0';
-        return asprintf(&title, "%s in %s", kind, have ? place : "?") < 0 ? NULL : title;
-    }
-    if (starts(kind, "BUG: ") || starts(kind, "Kernel panic") || starts(kind, "INFO: possible")) {
-        char *cut = strpbrk(kind + 5, ",:!"); /* past "BUG: " itself */
+    if (starts(kind, "UBSAN: ") || starts(kind, "WARNING: ") || starts(kind, "BUG: ") ||
+        starts(kind, "Kernel panic") || starts(kind, "INFO: possible")) {
+        /* Its words up to a place, a detail or a number: "UBSAN: shift-out-of-bounds in
+           x.c:9" is "UBSAN: shift-out-of-bounds", "WARNING: stack recursion on stack type 4"
+           is "WARNING: stack recursion on stack type". */
+        char *body = strstr(kind, ": ");
+        body = body ? body + 2 : kind; /* past "BUG: ", "WARNING: ", ... */
+        char *cut = strstr(body, " in ");
+        char *colon = strpbrk(body, ",:!");
+        if (colon && (!cut || colon < cut))
+            cut = colon;
         if (cut)
             *cut = '\0';
-        return asprintf(&title, "%s in %s", kind, have ? place : "?") < 0 ? NULL : title;
+        for (char *c = body; *c; c++)
+            if ((*c >= '0' && *c <= '9') || *c == '#') {
+                c[c > body && c[-1] == ' ' ? -1 : 0] = '\0';
+                break;
+            }
+        return titled(kind, NULL, rest);
     }
     return NULL;
 }

@@ -149,6 +149,33 @@ static void test_faults(void **state)
                  "BUG: unable to handle kernel NULL pointer dereference in futex_wait_setup");
 }
 
+/* Titles that stay the same from run to run, and kinds the first version missed. */
+static void test_stable_titles(void **state)
+{
+    (void)state;
+    assert_title("BUG: scheduling while atomic: memfd_test/153/0x00000002\n"
+                 "Call Trace:\n"
+                 " <TASK>\n"
+                 " schedule+0x1/0x2\n"
+                 " shmem_fallocate+0x1/0x2\n",
+                 "BUG: scheduling while atomic in schedule");
+    assert_title("WARNING: stack recursion on stack type 4\n"
+                 "Call Trace:\n"
+                 " pipe_write+0x1/0x2\n",
+                 "WARNING: stack recursion on stack type in pipe_write");
+    /* A double free has no access line: no access word, and the next report's is not taken. */
+    assert_title("BUG: KASAN: double-free in pipe_release+0x1/0x2\n"
+                 "Free of addr ffff888004a1c0d8 by task t/1\n"
+                 "BUG: KASAN: use-after-free in other+0x1/0x2\n"
+                 "Write of size 8 at addr ffff888004a1c0d8 by task t/1\n",
+                 "KASAN: double-free in pipe_release");
+    /* A module's warning: the function before the module's name. */
+    assert_title("WARNING: CPU: 0 PID: 7 at drivers/misc/lkdtm/bugs.c:85 lkdtm_WARNING+0x8/0xb [lkdtm]\n"
+                 "Call Trace:\n"
+                 " direct_entry+0xa5/0xbb [lkdtm]\n",
+                 "WARNING in lkdtm_WARNING");
+}
+
 static void test_no_report(void **state)
 {
     (void)state;
@@ -168,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_kasan),     cmocka_unit_test(test_warnings),
         cmocka_unit_test(test_lockdep),   cmocka_unit_test(test_kmemleak),
         cmocka_unit_test(test_faults),    cmocka_unit_test(test_no_report),
+        cmocka_unit_test(test_stable_titles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
