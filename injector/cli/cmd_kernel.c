@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "kernel/buildid.h"
 #include "kernel/kmemleak.h"
+#include "kernel/ktitle.h"
 #include "store/database.h"
 
 #include <errno.h>
@@ -198,6 +199,7 @@ static void kmemleak_start(void)
 struct leak_scan {
     struct campaign_context *context;
     size_t credited;
+    VECTOR(char *) seen; /* "RUN TITLE" of the objects credited: one finding per run and title */
 };
 
 static void credit_leak(const struct kmemleak_leak *leak, void *data)
@@ -207,10 +209,21 @@ static void credit_leak(const struct kmemleak_leak *leak, void *data)
     int64_t run = leak->pid ? kmemleak_run_of(scan->context->db, leak->pid, site) : 0;
     if (!run)
         return; /* not allocated by an armed call (or its thread id served two runs) */
-    char *log = strndup(leak->text, leak->length);
-    judge_kernel_leak(scan->context, run, site, log);
-    free(log);
     scan->credited++;
+    char *log = strndup(leak->text, leak->length);
+    char *title = kernel_report_title(log);
+    char *key = xasprintf("%lld %s", (long long)run, title ? title : "");
+    bool again = false;
+    for (size_t i = 0; i < scan->seen.count && !again; i++)
+        again = !strcmp(scan->seen.items[i], key);
+    if (again) {
+        free(key);
+    } else {
+        VECTOR_PUSH(scan->seen, key);
+        judge_kernel_leak(scan->context, run, site, log);
+    }
+    free(title);
+    free(log);
 }
 
 /* After the runs: kmemleak reports only objects older than 5 seconds, unreferenced in a scan;
@@ -233,6 +246,9 @@ static void kmemleak_finish(struct campaign_context *context)
     if (!context->options->quiet)
         fprintf(stderr, "failrun: kmemleak: %zu unreferenced object(s), %zu of them allocated "
                         "by an armed call\n", objects, scan.credited);
+    for (size_t i = 0; i < scan.seen.count; i++)
+        free(scan.seen.items[i]);
+    free(scan.seen.items);
     free(report);
 }
 

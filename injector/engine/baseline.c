@@ -381,7 +381,7 @@ void run_baseline(struct campaign_context *context)
     database_exec(db, "BEGIN IMMEDIATE");
     database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
                       " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;"
-                      " DELETE FROM unpreloaded;");
+                      " DELETE FROM unpreloaded;" DATABASE_CLEAR_KERNEL_RUNS);
     int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
     database_exec(db, "COMMIT");
     /* The baseline stays, and the messages below point into it: it runs where it is kept. */

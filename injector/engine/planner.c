@@ -104,7 +104,7 @@ void plan_first_runs(struct campaign_context *context)
             "UPDATE sites SET unexplored = 'same-syscall' WHERE unexplored IS NULL AND %s AND"
             " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY function)",
             failable, failable);
-        sqlite3_exec(context->db, query, NULL, NULL, NULL);
+        database_exec(context->db, query);
         free(query);
     }
     char *query = xasprintf("SELECT id FROM sites WHERE %s AND (unexplored IS NOT 'same-syscall')"

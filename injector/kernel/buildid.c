@@ -37,9 +37,9 @@ char *kernel_running_build_id(void)
         Elf64_Nhdr header;
         memcpy(&header, notes + at, sizeof header);
         size_t name = at + sizeof header;
-        size_t descriptor = name + ((header.n_namesz + 3u) & ~3u);
-        size_t next = descriptor + ((header.n_descsz + 3u) & ~3u);
-        if (next > size || next <= at)
+        size_t descriptor = name + (((size_t)header.n_namesz + 3) & ~(size_t)3);
+        size_t next = descriptor + (((size_t)header.n_descsz + 3) & ~(size_t)3);
+        if (next > size || next <= at || descriptor + header.n_descsz > size)
             break;
         if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
             !memcmp(notes + name, "GNU", 4) && header.n_descsz > 0)

@@ -25,7 +25,7 @@ void kernelrun_store_fault(sqlite3 *db, int64_t run_id, const struct run_records
         sqlite3_bind_int(statement, 3, fault->fired);
         sqlite3_bind_int(statement, 4, fault->call_failed);
         sqlite3_bind_int(statement, 5, fault->error);
-        sqlite3_bind_int64(statement, 6, fault->pid);
+        sqlite3_bind_int64(statement, 6, fault->tid ? fault->tid : fault->pid);
         database_step_done(statement);
         database_finalize(statement);
         return;

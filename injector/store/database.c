@@ -519,7 +519,7 @@ void database_reset(sqlite3 *db)
                       "DELETE FROM cov_line_hits; DELETE FROM cov_branches;"
                       "DELETE FROM cov_branch_hits; DELETE FROM cov_runs; DELETE FROM cov_data;"
                       "DELETE FROM cov_functions; DELETE FROM cov_run_data; DELETE FROM programs;"
-                      "DELETE FROM unpreloaded;");
+                      "DELETE FROM unpreloaded;" DATABASE_CLEAR_KERNEL_RUNS);
 }
 
 void bind_text_or_null(sqlite3_stmt *statement, int index, const char *text)

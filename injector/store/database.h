@@ -50,6 +50,11 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
 /* The programs a run started without the preload, counted per program and reason. */
 void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records);
 
+/* The rows failrun kernel keeps per run: cleared with the runs (run ids start again at 1). */
+#define DATABASE_CLEAR_KERNEL_RUNS                                                                \
+    " DELETE FROM kernel_faults; DELETE FROM kernel_allocs; DELETE FROM kernel_cov;"               \
+    " DELETE FROM kernel_legs; DELETE FROM kernel_cov_done;"
+
 /* Frames as JSON text: [["<module id hex>", offset], ...] and back. */
 char *frames_to_json(const struct frame_list *frames);
 bool frames_from_json(const char *text, struct frame_list *out);

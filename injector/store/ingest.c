@@ -267,7 +267,7 @@ static void take_record(struct run_records *out, const struct record *r, size_t 
     case RECORD_FAULT:
         take_site(out, r, *current);
         {
-            struct ingest_fault fault = {.signature = r->signature, .pid = r->pid,
+            struct ingest_fault fault = {.signature = r->signature, .pid = r->pid, .tid = r->tid,
                                          .function = r->function, .size = r->value,
                                          .fired = true};
             if (record_function_kind(r->function) == KIND_IO) {

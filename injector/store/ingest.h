@@ -89,6 +89,7 @@ struct ingest_live {
 struct ingest_fault {
     uint64_t signature;
     uint32_t pid;
+    uint32_t tid;          /* the thread that made the call */
     uint32_t function;
     uint64_t size;
     struct frame_list stack;

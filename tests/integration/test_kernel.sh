@@ -204,6 +204,8 @@ check_equal "... with --kcov and the vmlinux it kept, as settings" "13|0|1|$rela
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>&1
 check_equal "a kernel campaign started over without --vmlinux keeps the one it had" "$relay" \
     "$(sql old11.db "SELECT vmlinux FROM campaign")"
+check_equal "... and none of the old runs' KCOV data (run ids start again at 1)" 0 \
+    "$(sql old11.db "SELECT count(*) FROM kernel_cov")"
 "$FAILRUN" kernel --wrappers --kmem-trace -q -j 1 --max-runs 2 --db options.db -- \
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>options.err
 check_equal "other kernel options on the same database: refused without --replace" 2 $?
