@@ -45,6 +45,43 @@ grep '^ok - ' "$kernel_log" | sed 's/.*/pass/' >>"$RESULTS"
 grep '^not ok - ' "$kernel_log" | sed 's/.*/fail/' >>"$RESULTS"
 check "the guest ran failrun kernel's checks" grep -q '^ok - failrun kernel' "$kernel_log"
 
+# Third boot, on the debug kernel (KASAN, lockdep, list debugging: build-kernel.sh --debug;
+# kasan_multi_shot prints every KASAN report, not only the boot's first): its checkers provoked
+# through LKDTM, then the kernel's own selftests as the suite (guest-selftests.sh), each finding
+# judged by hand in expected-findings.tsv: "KEY<TAB>VERDICT<TAB>WHY", KEY a text its headline
+# contains.
+debug_kernel=$(sh "$ROOT/tests/kernel/build-kernel.sh" --debug 2>/dev/null | tail -n 1)
+debug_vmlinux="$(dirname "$debug_kernel")/vmlinux"
+check "the cached debug kernel has its vmlinux ($debug_vmlinux)" test -s "$debug_vmlinux"
+selftests=$(sh "$ROOT/tests/kernel/build-selftests.sh" | tail -n 1)
+check "the selftests are built ($selftests)" test -x "$selftests/memfd_test"
+guest_script="$ROOT/build/tests/kernel/guest-selftests.sh"
+sed -e "s|@ROOT@|$guest_root|" -e "s|@SELFTESTS@|/selftests|" -e "s|@VMLINUX@|$debug_vmlinux|" \
+    -e "s|@MAX_RUNS@|${SELFTESTS_MAX_RUNS:-500}|" "$ROOT/tests/kernel/guest-selftests.sh" >"$guest_script"
+selftests_log="$ROOT/build/tests/kernel/console-selftests.log"
+sh "$ROOT/tests/kernel/run-vm.sh" --kernel debug --add "$ROOT/build/failrun=$guest_root/build/failrun" \
+    --add "$ROOT/build/libfail-kernel.so=$guest_root/build/libfail-kernel.so" \
+    --add "$ROOT/build/tests/kernel/provoke=$guest_root/build/tests/kernel/provoke" \
+    --add "$selftests=/selftests" --add "$debug_vmlinux" \
+    --script "$guest_script" --log "$selftests_log" --timeout 3000 --append kasan_multi_shot
+status=$?
+check_equal "the VM ran the selftests under failrun kernel and reported its exit status" 0 "$status"
+grep '^ok - ' "$selftests_log" | sed 's/.*/pass/' >>"$RESULTS"
+grep '^not ok - ' "$selftests_log" | sed 's/.*/fail/' >>"$RESULTS"
+check "the guest ran the selftests' checks" grep -q '^ok - failrun kernel swept the selftests' "$selftests_log"
+expected="$ROOT/tests/kernel/expected-findings.tsv"
+unjudged=""
+sed -n 's/^# finding: //p' "$selftests_log" >"$ROOT/build/tests/kernel/selftests-findings.txt"
+while IFS= read -r finding; do
+    verdict=$(grep -v '^#' "$expected" | while IFS='	' read -r key verdict why; do
+        case $finding in *"$key"*) echo "$verdict"; break ;; esac
+    done)
+    echo "selftests finding: $finding -> ${verdict:-NOT JUDGED}"
+    [ -n "$verdict" ] || unjudged="$unjudged [$finding]"
+done <"$ROOT/build/tests/kernel/selftests-findings.txt"
+check "every finding of the selftests' sweep is judged in expected-findings.tsv (not judged:${unjudged:- none})" \
+    test -z "$unjudged"
+
 passed=$(grep -c '^pass$' "$RESULTS")
 failed=$(grep -c '^fail$' "$RESULTS")
 rm -f "$RESULTS"
