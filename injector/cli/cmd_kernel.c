@@ -216,11 +216,11 @@ static void credit_leak(const struct kmemleak_leak *leak, void *data)
     bool again = false;
     for (size_t i = 0; i < scan->seen.count && !again; i++)
         again = !strcmp(scan->seen.items[i], key);
-    if (again) {
+    if (again || !title) {
         free(key);
     } else {
         VECTOR_PUSH(scan->seen, key);
-        judge_kernel_leak(scan->context, run, site, log);
+        judge_kernel_leak(scan->context, run, site, log, title);
     }
     free(title);
     free(log);

@@ -219,10 +219,10 @@ void load_baseline_sanitizer(struct campaign_context *context);
    run is a bug or a finding's, its folder is kept; *fired: the planned fault fired. */
 enum outcome judge_run(struct campaign_context *context, struct job *job, bool *worth_keeping,
                        bool *fired);
-/* failrun kernel: kmemleak's report `log` of an object run `run`'s armed call (at `site`)
-   allocated, as a kernel finding of that run ("memory leak in F"). */
+/* failrun kernel: kmemleak's report `log` (titled `title`, ktitle.h) of an object run `run`'s
+   armed call (at `site`) allocated, as a kernel finding of that run ("memory leak in F"). */
 void judge_kernel_leak(struct campaign_context *context, int64_t run, const char *site,
-                       const char *log);
+                       const char *log, const char *title);
 /* What makes an error-path site new: its allocation call (the first frame of the program's own
    code, exactly) and the functions, not return addresses, of the own frames above it. */
 uint64_t exploration_key(struct campaign_context *context, const struct frame_list *frames);

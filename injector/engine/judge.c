@@ -453,11 +453,15 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
     return reported ? own : total; /* total: beyond the 8 read too */
 }
 
-/* A kernel report's title hashed: it names no CPU, PID, address or offset, so one kernel bug
-   reached from many calls is one finding. */
-static uint64_t kernel_report_symptom(const char *title)
+/* A kernel report (`log`, titled `title`) as a finding of run `run`, located at `stack`: keyed by
+   its title hashed, which names no CPU, PID, address or offset, so one kernel bug reached from
+   many calls is one finding. */
+static int64_t record_kernel_report(struct campaign_context *context, int64_t run,
+                                    const char *site, const struct frame_list *stack,
+                                    const char *log, const char *title)
 {
-    return hash_bytes(7, title, strlen(title)) | 1;
+    return record_finding(context, run, site, OUTCOME_KERNEL, 0, stack, log, 0,
+                          hash_bytes(7, title, strlen(title)) | 1, -1);
 }
 
 /* failrun kernel: the reports of the kernel's own bugs that libfail-kernel.so found in the
@@ -479,12 +483,11 @@ static void record_kernel_reports(struct campaign_context *context, const struct
     while ((path = next_file_named(folder, job->dir, "kernel-", ".log"))) {
         char *log = read_whole_file(path, NULL);
         char *title = log ? kernel_report_title(log) : NULL;
-        if (title) {
-            int64_t id = record_finding(context, job->run_id, site, OUTCOME_KERNEL, 0,
-                                        &armed->stack, log, 0, kernel_report_symptom(title), -1);
-            if (!*finding)
-                *finding = id;
-        }
+        int64_t id = title ? record_kernel_report(context, job->run_id, site, &armed->stack, log,
+                                                  title)
+                           : 0;
+        if (!*finding)
+            *finding = id;
         free(title);
         free(log);
         free(path);
@@ -493,15 +496,12 @@ static void record_kernel_reports(struct campaign_context *context, const struct
 }
 
 void judge_kernel_leak(struct campaign_context *context, int64_t run, const char *site,
-                       const char *log)
+                       const char *log, const char *title)
 {
-    char *title = kernel_report_title(log);
     struct frame_list stack = {0};
     site_frames(context->db, site, &stack);
-    if (title && stack.count) /* located at the armed call that allocated it */
-        record_finding(context, run, site, OUTCOME_KERNEL, 0, &stack, log, 0,
-                       kernel_report_symptom(title), -1);
-    free(title);
+    if (stack.count) /* located at the armed call that allocated it */
+        record_kernel_report(context, run, site, &stack, log, title);
 }
 
 /* One value into a column of the run's row (`column`: a name of ours, never the user's). */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *hex_of(const unsigned char *bytes, size_t length)
+char *build_id_hex(const unsigned char *bytes, size_t length)
 {
     char *text = xmalloc(2 * length + 1);
     for (size_t i = 0; i < length; i++)
@@ -43,7 +43,7 @@ char *kernel_running_build_id(void)
             break;
         if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
             !memcmp(notes + name, "GNU", 4) && header.n_descsz > 0)
-            id = hex_of(notes + descriptor, header.n_descsz);
+            id = build_id_hex(notes + descriptor, header.n_descsz);
         at = next;
     }
     free(notes);
@@ -59,7 +59,7 @@ char *elf_file_build_id(const char *path)
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     const void *bits = NULL;
     ssize_t length = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
-    char *id = length > 0 ? hex_of(bits, (size_t)length) : NULL;
+    char *id = length > 0 ? build_id_hex(bits, (size_t)length) : NULL;
     if (elf)
         elf_end(elf);
     close(fd);

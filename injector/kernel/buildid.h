@@ -6,6 +6,11 @@
 #ifndef BUILDID_H
 #define BUILDID_H
 
+#include <stddef.h>
+
+/* A build-id's bytes as hex text, malloc'ed. */
+char *build_id_hex(const unsigned char *bytes, size_t length);
+
 /* The running kernel's build-id, malloc'ed hex; NULL when its notes cannot be read (not root,
    no sysfs) or hold none. LIBFAIL_KERNEL_NOTES names another notes file (tests). */
 char *kernel_running_build_id(void);

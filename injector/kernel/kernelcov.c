@@ -8,6 +8,7 @@
  * out of the legs. Everything is sorted arrays and binary search.
  */
 #include "kernel/kernelcov.h"
+#include "kernel/buildid.h"
 #include "store/database.h"
 #include "base/util.h"
 
@@ -362,10 +363,7 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
     const unsigned char *bits = NULL;
     GElf_Addr id_address = 0;
     int id_length = dwfl_module_build_id(module, &bits, &id_address);
-    char *found = xmalloc(2 * (size_t)(id_length > 0 ? id_length : 0) + 1);
-    found[0] = '\0';
-    for (int i = 0; i < id_length; i++)
-        snprintf(found + 2 * i, 3, "%02x", bits[i]);
+    char *found = build_id_hex(bits, id_length > 0 ? (size_t)id_length : 0);
     bool mismatch = expected && id_length > 0 && strcmp(expected, found) != 0;
     if (mismatch)
         warn("%s is not the vmlinux of the kernel the campaign ran on (build-id %s, the kernel's "

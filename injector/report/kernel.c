@@ -42,18 +42,24 @@ static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
     database_finalize(statement);
 }
 
+/* Has kernelcov.c compared any run (analysed KCOV data)? */
+static bool kernel_legs_analysed(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
+    bool present = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    return present;
+}
+
 /* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
    of them only failures too small to fail reached: no run anywhere in the campaign whose
    failure can really happen (or whose allocation was not named) reached that line. Into
    `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
 static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
-    bool present = sqlite3_step(statement) == SQLITE_ROW;
-    database_finalize(statement);
-    if (!present)
+    if (!kernel_legs_analysed(db))
         return false;
-    statement = database_prepare(
+    sqlite3_stmt *statement = database_prepare(
         db, "SELECT s.function, COUNT(DISTINCT l.file || ':' || l.line),"
             " COUNT(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM kernel_legs o"
             "   LEFT JOIN kernel_allocs oa ON oa.run = o.run"
@@ -140,13 +146,10 @@ static void subsystem_of(const char *path, char *out, size_t size)
    allocator would still exercise). Null without analysed KCOV data. */
 json_t *kernel_census(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
-    bool present = sqlite3_step(statement) == SQLITE_ROW;
-    database_finalize(statement);
-    if (!present)
+    if (!kernel_legs_analysed(db))
         return json_null();
     json_t *by_name = json_object();
-    statement = database_prepare(
+    sqlite3_stmt *statement = database_prepare(
         db, "SELECT l.file, SUM(COALESCE(a.too_small, 0) = 0) = 0, SUM(a.too_small = 0) > 0"
             " FROM kernel_legs l LEFT JOIN kernel_allocs a ON a.run = l.run"
             " GROUP BY l.file, l.line");

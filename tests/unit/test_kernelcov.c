@@ -91,15 +91,21 @@ static int count_legs(sqlite3 *db, int run, int line)
     return count;
 }
 
-static void test_legs(void **state)
+/* A new campaign database at a fresh name made from `path` (a mkstemp template). */
+static sqlite3 *scratch_database(char *path)
 {
-    (void)state;
-    char path[] = "/tmp/test_kernelcov-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
     unlink(path);
-    sqlite3 *db = database_open(path, true);
+    return database_open(path, true);
+}
+
+static void test_legs(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_kernelcov-XXXXXX";
+    sqlite3 *db = scratch_database(path);
     /* A KCOV PC is a return address: the instruction after the call, looked up minus one. The
        first instruction of each function stands for its opening brace's line. */
     uint64_t shared = (uint64_t)(uintptr_t)&shared_path + 1, error = (uint64_t)(uintptr_t)&error_path + 1;
@@ -176,11 +182,7 @@ static void test_census(void **state)
 {
     (void)state;
     char path[] = "/tmp/test_kernelcov-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
-    sqlite3 *db = database_open(path, true);
+    sqlite3 *db = scratch_database(path);
     json_t *none = kernel_census(db);
     assert_true(json_is_null(none)); /* no KCOV analysed */
     uint64_t pc = 0x1000;
@@ -244,11 +246,7 @@ static void test_kmemleak(void **state)
                               "7:unreferenced object 0xffff888003a1c000 (size 32):;");
     assert_int_equal(kmemleak_parse("", count_leak, seen), 0);
     char path[] = "/tmp/test_kernelcov-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
-    sqlite3 *db = database_open(path, true);
+    sqlite3 *db = scratch_database(path);
     assert_int_equal(sqlite3_exec(db,
         "INSERT INTO runs(id, kind, site, state) VALUES (1, 'baseline', NULL, 'done'),"
         " (2, 'fault', 'aaaaaaaaaaaaaaaa', 'done'), (3, 'fault', 'bbbbbbbbbbbbbbbb', 'done'),"
