@@ -130,8 +130,22 @@ static void setup_kmem_trace(void)
     }
 }
 
-static void check_kernel(bool setup, bool kmem_trace)
+/* The fault attributes each policy needs. Every allocation (default): nothing skipped. Realistic
+   (--policy realistic): the kernel itself counts as fault points only the allocations its
+   allocator can fail, so fail-nth fails nothing else. failslab/ignore-gfp-wait=Y keeps the slab
+   allocations without direct reclaim (GFP_ATOMIC, GFP_NOWAIT); fail_page_alloc/min-order=4 with
+   ignore-gfp-wait=N keeps the page allocations above PAGE_ALLOC_COSTLY_ORDER, which may fail
+   even with reclaim. The kernel's filters cannot say "or": page allocations of order 3 or less
+   without reclaim, and NORETRY or RETRY_MAYFAIL requests that may reclaim, are not failed. */
+struct fault_policy {
+    const char *slab_wait, *page_wait, *min_order;
+};
+static const struct fault_policy every_allocation = {"N", "N", "0"};
+static const struct fault_policy realistic_policy = {"Y", "N", "4"};
+
+static void check_kernel(bool setup, bool kmem_trace, bool realistic)
 {
+    const struct fault_policy *policy = realistic ? &realistic_policy : &every_allocation;
     if (access(failnth_path(), F_OK) != 0)
         fatal("this kernel was built without CONFIG_FAULT_INJECTION (%s does not exist); boot one "
               "with FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS, as "
@@ -143,9 +157,9 @@ static void check_kernel(bool setup, bool kmem_trace)
         fatal("cannot mount debugfs on %s: %s; mount it as root", debugfs_path(), strerror(errno));
     free(probe);
     if (setup) {
-        bool done = write_attribute("failslab/ignore-gfp-wait", "N") &&
-                    write_attribute("fail_page_alloc/ignore-gfp-wait", "N") &&
-                    write_attribute("fail_page_alloc/min-order", "0") &&
+        bool done = write_attribute("failslab/ignore-gfp-wait", policy->slab_wait) &&
+                    write_attribute("fail_page_alloc/ignore-gfp-wait", policy->page_wait) &&
+                    write_attribute("fail_page_alloc/min-order", policy->min_order) &&
                     write_attribute("failslab/verbose", "0") &&
                     write_attribute("fail_page_alloc/verbose", "0");
         if (!done)
@@ -161,14 +175,23 @@ static void check_kernel(bool setup, bool kmem_trace)
               "--setup-debugfs (as root); the kernel also needs CONFIG_FAILSLAB, "
               "CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS",
               debugfs_path(), debugfs_path());
-    if (!strcmp(slab_wait, "Y") || !strcmp(page_wait, "Y"))
+    if (!realistic && (!strcmp(slab_wait, "Y") || !strcmp(page_wait, "Y")))
         fatal("%s/ignore-gfp-wait is Y: the kernel then never fails an allocation that may "
               "sleep (GFP_KERNEL), which is nearly every allocation of a system call; pass "
-              "--setup-debugfs (as root) to set it to N",
+              "--setup-debugfs (as root) to set it to N, or --policy realistic to fail only "
+              "what the allocator can fail",
               !strcmp(slab_wait, "Y") ? "failslab" : "fail_page_alloc");
-    if (strcmp(order, "0") != 0)
+    if (!realistic && strcmp(order, "0") != 0)
         fatal("fail_page_alloc/min-order is %s: the kernel then never fails order-0 (single page) "
               "allocations, the common ones; pass --setup-debugfs (as root) to set it to 0",
+              order);
+    if (realistic && (strcmp(slab_wait, policy->slab_wait) || strcmp(page_wait, policy->page_wait) ||
+                      strcmp(order, policy->min_order)))
+        fatal("--policy realistic needs failslab/ignore-gfp-wait=%s, fail_page_alloc/ignore-gfp-wait=%s and "
+              "fail_page_alloc/min-order=%s (they are %s, %s, %s): the kernel then counts only "
+              "allocations without direct reclaim and page allocations above order 3; pass "
+              "--setup-debugfs (as root) to set them",
+              policy->slab_wait, policy->page_wait, policy->min_order, slab_wait, page_wait,
               order);
     free(slab_wait);
     free(page_wait);
@@ -293,7 +316,8 @@ static void take_vmlinux(void *target, const char *value)
 static const struct option_row kernel_rows[] = {
     {"setup-debugfs", 0, OPTION_FLAG, NULL, OPTION_INVOCATION,
      "(root) mount debugfs if needed and set failslab/ignore-gfp-wait=N, "
-     "fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0, verbose=0 for both; with "
+     "fail_page_alloc/ignore-gfp-wait=N, fail_page_alloc/min-order=0 (--policy realistic: Y, N, "
+     "4), verbose=0 for both; with "
      "--kmem-trace also mount tracefs and define the kprobe events libfail/page_entry, page_ret, "
      "slab_entry and slab_ret", take_setup_debugfs},
     {"kmem-trace", 0, OPTION_FLAG, NULL, OPTION_CAMPAIGN,
@@ -322,7 +346,7 @@ static const struct option_row kernel_rows[] = {
 const struct option_table kernel_options_table = {
     .synopsis =
         "usage: failrun kernel [--setup-debugfs] [--wrappers] [--kmem-trace] [--kcov [--vmlinux PATH]]\n"
-        "                     [--once-per-syscall]\n"
+        "                     [--once-per-syscall] [--policy realistic]\n"
         "                     [run options] -- COMMAND [ARGS...]\n"
         "\n"
         "Fail the kernel's allocations inside COMMAND's system calls, site by site. Every system\n"
@@ -336,7 +360,10 @@ const struct option_table kernel_options_table = {
         "\n",
     .rows = kernel_rows,
     .epilogue = "Of failrun run's options, --occurrence K arms each site's K-th call; --faults and\n"
-                "--fork do not apply.\n"
+                "--fork do not apply. --policy realistic (with --setup-debugfs, or debugfs set so)\n"
+                "has the kernel count only the allocations its allocator can fail: those without\n"
+                "direct reclaim, and page allocations above order 3 (PAGE_ALLOC_COSTLY_ORDER); the\n"
+                "report's census then lists the error legs a too-small-to-fail rule keeps.\n"
                 "Exit status: 0 no bugs, 1 bugs found, 2 usage error or a kernel that cannot inject.\n",
     .also = &run_options_table,
     .also_name = "failrun run",
@@ -344,7 +371,8 @@ const struct option_table kernel_options_table = {
 
 static void check_kernel_options(struct run_options *options)
 {
-    check_kernel(options->setup_debugfs, options->settings.kmem_trace);
+    check_kernel(options->setup_debugfs, options->settings.kmem_trace,
+                 options->settings.policy_realistic);
     /* The running kernel, kept with the campaign: a later report symbolises its KCOV PCs only
        with a vmlinux of the same build (kernelcov.c). */
     options->settings.kernel_build_id = kernel_running_build_id();

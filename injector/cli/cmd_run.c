@@ -184,9 +184,11 @@ static void take_seed(void *target, const char *value)
 }
 static void take_policy(void *target, const char *value)
 {
-    if (strcmp(value, "nofail") && strcmp(value, "all"))
-        fatal("--policy %s: give nofail (eligible sites never fail) or all", value);
+    if (strcmp(value, "nofail") && strcmp(value, "all") && strcmp(value, "realistic"))
+        fatal("--policy %s: give nofail (eligible sites never fail), all, or for failrun kernel "
+              "realistic", value);
     SETTINGS.policy_nofail = !strcmp(value, "nofail");
+    SETTINGS.policy_realistic = !strcmp(value, "realistic");
 }
 static void take_nofail_below(void *target, const char *value)
 {
@@ -348,7 +350,8 @@ static const struct option_row run_rows[] = {
     {"policy", 0, OPTION_REQUIRED, "nofail", CAMPAIGN,
      "never fail NOFAIL-eligible sites: LF_NOFAIL requests and sites whose every request is at "
      "most --nofail-below bytes (default 32768); `failrun cov --nofail-db` checks such a "
-     "campaign (see failrun cov)", take_policy},
+     "campaign (see failrun cov). failrun kernel takes `--policy realistic` instead",
+     take_policy},
     {"nofail-below", 0, OPTION_REQUIRED, "BYTES", CAMPAIGN,
      "the size threshold of --policy nofail (default 32768)", take_nofail_below},
     {"max-runs", 0, OPTION_REQUIRED, "N", CAMPAIGN,
@@ -593,6 +596,12 @@ int run_campaign(int argc, char **argv, const struct option_table *table, bool k
         options_usage(table, stdout);
         return 0;
     }
+    if (kernel && options.settings.policy_nofail)
+        fatal("--policy nofail is failrun run's (sites of the program's own allocations); "
+              "failrun kernel takes --policy realistic");
+    if (!kernel && options.settings.policy_realistic)
+        fatal("--policy realistic is failrun kernel's (the kernel's allocator); failrun run "
+              "takes --policy nofail");
     if (before)
         before(&options);
     /* Read before the campaign, so a bad rule stops it at once rather than at the end. */

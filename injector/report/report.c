@@ -760,7 +760,10 @@ json_t *report_build(sqlite3 *db, const char *database_path,
         json_object_set_new(report, "kernel", kernel_sweeps(db));
         json_object_set_new(report, "kernel_table", kernel_table(db));
         json_object_set_new(report, "kernel_census", kernel_census(db));
-        json_object_set_new(json_object_get(report, "campaign"), "system_calls", kernel_calls(db));
+        json_t *campaign = json_object_get(report, "campaign");
+        json_object_set_new(campaign, "system_calls", kernel_calls(db));
+        json_object_set_new(campaign, "policy",
+                            json_string(settings.policy_realistic ? "realistic" : "all"));
     }
     campaign_settings_free(&settings);
     return report;

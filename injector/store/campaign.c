@@ -163,7 +163,11 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
             " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?,"
             " kmem_trace = ?, kcov = ?, vmlinux = ?, syscall_once = ?,"
             " kernel_build_id = coalesce(kernel_build_id, ?)");
-    sqlite3_bind_text(statement, 1, settings->policy_nofail ? "nofail" : "all", -1, SQLITE_STATIC);
+    sqlite3_bind_text(statement, 1,
+                      settings->policy_realistic ? "realistic"
+                      : settings->policy_nofail  ? "nofail"
+                                                 : "all",
+                      -1, SQLITE_STATIC);
     sqlite3_bind_int64(statement, 2, (sqlite3_int64)settings->nofail_below);
     /* kernel: 1 every system call trapped, 2 --wrappers */
     sqlite3_bind_int(statement, 3, settings->kernel ? 1 + settings->kernel_wrappers : 0);
@@ -220,8 +224,8 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
     statement =
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
                              " whole_command, source, wrappers, returns, boundary, test_cases,"
-                             " kmem_trace, kcov, vmlinux, syscall_once, kernel_build_id"
-                             " FROM campaign");
+                             " kmem_trace, kcov, vmlinux, syscall_once, kernel_build_id,"
+                             " policy = 'realistic' FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -239,6 +243,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->vmlinux = column_text(statement, 12);
         settings->syscall_once = sqlite3_column_int(statement, 13);
         settings->kernel_build_id = column_text(statement, 14);
+        settings->policy_realistic = sqlite3_column_int(statement, 15);
     }
     database_finalize(statement);
     return found;
@@ -253,6 +258,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->nth == b->nth && a->nth_sweep == b->nth_sweep && a->seed == b->seed &&
                 a->max_runs == b->max_runs && a->shard == b->shard && a->shards == b->shards &&
                 a->policy_nofail == b->policy_nofail && a->nofail_below == b->nofail_below &&
+                a->policy_realistic == b->policy_realistic &&
                 a->kernel == b->kernel && a->kernel_wrappers == b->kernel_wrappers &&
                 a->kmem_trace == b->kmem_trace && a->kcov == b->kcov &&
                 a->syscall_once == b->syscall_once &&

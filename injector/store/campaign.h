@@ -42,6 +42,8 @@ struct campaign_settings {
     bool kcov;              /* failrun kernel --kcov: the kernel lines each armed call ran */
     char *vmlinux;          /* failrun kernel --vmlinux: symbolises the KCOV PCs; NULL: none */
     bool policy_nofail;     /* --policy nofail: NOFAIL-eligible sites never fail (policy.h) */
+    bool policy_realistic;  /* failrun kernel --policy realistic: the kernel counts as fault points
+                               only allocations its allocator can fail (cmd_kernel.c) */
     uint64_t nofail_below;  /* --nofail-below: the size threshold of eligibility */
     unsigned fault_kinds;   /* --faults: PLAN_FAULT_ALLOC, PLAN_FAULT_IO (0 reads as alloc) */
     bool whole_command;     /* --whole-command: every run re-runs the command, never the program

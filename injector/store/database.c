@@ -37,7 +37,8 @@ static const char schema[] =
     "  baseline_stdout INTEGER,"        /* content hashes */
     "  baseline_stderr INTEGER,"
     "  baseline_wall_ms INTEGER,"
-    "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed */
+    "  policy TEXT NOT NULL DEFAULT 'all'," /* 'nofail': eligible sites are never failed;
+                                          'realistic': failrun kernel's (cmd_kernel.c) */
     "  nofail_below INTEGER NOT NULL DEFAULT 32768,"
     "  kernel INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel: system-call sites, fail-nth */
     "  faults TEXT NOT NULL DEFAULT 'alloc',"  /* --faults: alloc, io or alloc,io */

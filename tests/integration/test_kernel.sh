@@ -45,6 +45,37 @@ check_equal "--setup-debugfs: sets ignore-gfp-wait=N, min-order=0, verbose=0" "N
                 failslab/verbose fail_page_alloc/verbose; do printf '%s\n' "$(cat "debug/$f")"; done |
        tr '\n' ' ' | sed 's/ $//')"
 
+# --policy realistic: the kernel counts only what its allocator can fail, which takes other
+# attributes; without --setup-debugfs the defaults just set are refused, naming the three.
+"$FAILRUN" kernel --policy realistic -q -j 1 --db realistic.db -- "$relay" >out 2>err
+check_equal "--policy realistic on the default attributes: exit status 2" 2 $?
+check "--policy realistic: names the attributes it needs" \
+    grep -q "failslab/ignore-gfp-wait=Y, fail_page_alloc/ignore-gfp-wait=N and fail_page_alloc/min-order=4" err
+"$FAILRUN" kernel --setup-debugfs --policy realistic -q -j 1 --db realistic.db -- "$relay" \
+    >realistic.txt 2>err
+check_equal "--setup-debugfs --policy realistic: the campaign runs" 0 $?
+check_equal "--setup-debugfs --policy realistic: sets ignore-gfp-wait=Y for slab, N for pages, min-order=4" \
+    "Y N 4" "$(for f in failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait \
+                        fail_page_alloc/min-order; do printf '%s ' "$(cat "debug/$f")"; done | sed 's/ $//')"
+check_equal "the campaign keeps its policy" realistic "$(sql realistic.db "SELECT policy FROM campaign")"
+check "the report says the policy" grep -q "^  policy realistic: the kernel counted" realistic.txt
+"$FAILRUN" report --json --db realistic.db >realistic.json 2>err
+check_equal "the JSON report says the policy" realistic \
+    "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign"]["policy"])' <realistic.json)"
+"$FAILRUN" kernel --setup-debugfs -q -j 1 --db realistic.db -- "$relay" >out 2>err
+check_equal "another policy on the same database is another campaign: refused" 2 $?
+check "... naming the other options" grep -q "with other options" err
+"$FAILRUN" run --policy realistic -q --db run.db -- "$relay" >out 2>err
+check_equal "failrun run --policy realistic: exit status 2" 2 $?
+check "... saying it is failrun kernel's" grep -q "policy realistic is failrun kernel's" err
+"$FAILRUN" kernel --policy nofail -q --db run.db -- "$relay" >out 2>err
+check_equal "failrun kernel --policy nofail: exit status 2" 2 $?
+check "... saying it is failrun run's" grep -q "policy nofail is failrun run's" err
+"$FAILRUN" kernel --setup-debugfs -q -j 1 --db kernel.db -- "$relay" >/dev/null 2>err
+check_equal "the default policy sets the attributes back: N N 0" "N N 0" \
+    "$(for f in failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait \
+                fail_page_alloc/min-order; do printf '%s ' "$(cat "debug/$f")"; done | sed 's/ $//')"
+
 # Every system call is trapped (the default): relay.c's calls and those libc makes for it, each
 # named by the function relay called.
 pipe_line=$(grep -n 'if (pipe(ends)' "$source_file" | cut -d: -f1)

@@ -209,3 +209,30 @@ eval "\"$failrun\" $replay" >/dev/null 2>&1
 ok "$([ "$(dmesg | grep -c 'WARNING: CPU')" -gt "$warnings" ]; echo $?)" \
     "the finding's replay command makes the kernel warn again"
 
+
+# --policy realistic: the kernel itself counts as fault points only what its allocator can fail
+# (no direct reclaim; page allocations above order 3), so no failure it makes is too small to
+# fail. Each failure's allocation, named from the trace and classed by failrun (kmem.c), must be
+# one that can fail: the kernel's filters and failrun's classes agree, allocation by allocation.
+start=$(date +%s)
+"$failrun" kernel --setup-debugfs --policy realistic --kmem-trace --kcov --vmlinux "$vmlinux" -q -j 1 \
+    --db /tmp/realistic.db -- "$workload" /tmp/workload >/tmp/realistic.txt 2>/tmp/realistic.err
+status=$?
+echo "# failrun kernel --policy realistic on the workload took $(($(date +%s) - start)) s, status $status"
+[ $status -le 1 ] || tail -n 15 /tmp/realistic.err | sed 's/^/# stderr: /'
+ok "$([ $status -le 1 ] && grep -q '^  policy realistic: ' /tmp/realistic.txt; echo $?)" \
+    "failrun kernel --policy realistic swept the workload, and the report says the policy"
+grep '^outcomes:\|runs' /tmp/realistic.txt | head -2 | sed 's/^/# /'
+grep -E "$alloc_line" /tmp/realistic.txt >/tmp/realistic-allocs.txt
+sed -E 's/^    N=[0-9]+: ([a-z_]+) at ([A-Za-z0-9_.]+)\+.*: (too small to fail|can fail \([A-Za-z_ ]+\)) -> (.*)/\2 \1: \3 -> \4/' \
+    /tmp/realistic-allocs.txt | sort | uniq -c | sort -rn | head -15 | sed 's/^/# realistic failure: /'
+possible=$(grep -c ': can fail (' /tmp/realistic-allocs.txt)
+impossible=$(grep -c ': too small to fail -> ' /tmp/realistic-allocs.txt)
+ok "$([ "$possible" -gt 0 ] && [ "$impossible" = 0 ]; echo $?)" \
+    "every failure the realistic policy made is one the allocator can return ($possible), none too small to fail ($impossible)"
+sed -n '/^kernel error legs per subsystem that a realistic allocator still reaches/,/^$/p' /tmp/realistic.txt |
+    grep '^  ' | grep -v '^  subsystem ' >/tmp/realistic-census.txt
+sed 's/^/# realistic census: /' /tmp/realistic-census.txt
+ok "$([ -s /tmp/realistic-census.txt ] &&
+      awk -F' [|] ' '$3 != 0 { bad = 1 } END { exit bad }' /tmp/realistic-census.txt; echo $?)" \
+    "the census lists the error legs a too-small-to-fail rule keeps, none of them only via too-small-to-fail"
