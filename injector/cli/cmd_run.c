@@ -528,7 +528,15 @@ static void open_campaign(struct campaign_context *context)
                           sqlite3_column_int(statement, 0);
         database_finalize(statement);
         bool same = campaign_same_command(&stored, &options->settings);
-        resume = unfinished && same;
+        /* A kernel campaign belongs to the build it ran on: another build's system calls have
+           other fault points, allocations and lines, and resuming would mix the two. */
+        const char *was = stored.kernel_build_id, *is = options->settings.kernel_build_id;
+        bool other_kernel = stored.kernel && was && is && strcmp(was, is) != 0;
+        if (other_kernel && unfinished && !options->replace)
+            fatal("%s holds an unfinished campaign made on another kernel build (build-id %s; "
+                  "this kernel's is %s): resuming it would mix two kernels' runs; pass another "
+                  "--db, or --replace to start it over", options->database_path, was, is);
+        resume = unfinished && same && !other_kernel;
         /* Never lose a campaign without being asked: one of another command or other options
            stays unless --replace says so; the same campaign again starts over. */
         if (!same && !options->replace) {

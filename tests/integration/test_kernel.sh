@@ -184,6 +184,23 @@ check_equal "a vmlinux of another kernel build: exit status 2" 2 $?
 check "... naming both build-ids" \
     grep -q "is not the running kernel's vmlinux: its build-id is $relay_id, the kernel's $other_id" mismatch.err
 export LIBFAIL_KERNEL_NOTES="$work/relay.notes"
+# A campaign is its kernel build's: one left unfinished (killed: no wall time yet) is not resumed
+# on another build; --replace starts it over there, with that build's id.
+"$FAILRUN" kernel --wrappers -q -j 1 --max-runs 1 --db build.db -- "$relay" >/dev/null 2>&1
+sqlite3 build.db "UPDATE campaign SET wall_ms = NULL"
+LIBFAIL_KERNEL_NOTES="$work/other.notes" "$FAILRUN" kernel --wrappers -q -j 1 --max-runs 1 \
+    --db build.db -- "$relay" >/dev/null 2>build.err
+check_equal "an unfinished kernel campaign resumed on another build: exit status 2" 2 $?
+check "... naming both builds" \
+    grep -q "unfinished campaign made on another kernel build (build-id $relay_id; this kernel's is $other_id)" build.err
+LIBFAIL_KERNEL_NOTES="$work/other.notes" "$FAILRUN" kernel --wrappers -q -j 1 --max-runs 1 \
+    --replace --db build.db -- "$relay" >/dev/null 2>build.err
+check_equal "... --replace starts it over on this build" "$other_id" \
+    "$(sql build.db "SELECT kernel_build_id FROM campaign")"
+sqlite3 build.db "UPDATE campaign SET wall_ms = NULL"
+LIBFAIL_KERNEL_NOTES="$work/other.notes" "$FAILRUN" kernel --wrappers -j 1 --max-runs 1 \
+    --db build.db -- "$relay" >/dev/null 2>build.err
+check "... and on the same build it resumes" grep -q "resuming the unfinished campaign" build.err
 # --once-per-syscall: the campaign's first site of each system call is swept, the others are
 # unexplored, with that reason (the plain file answers every N: one run per swept site).
 "$FAILRUN" kernel --once-per-syscall -q -j 1 --db once.db -- "$workload" "$work/once" >once.txt 2>&1
