@@ -286,9 +286,63 @@ static void nofail_section(FILE *out, json_t *check)
     fputs("</p>", out);
 }
 
+/* One kernel file's error-leg lines in its source (failrun cov --kernel-source, or the paths
+   vmlinux records): each leg line with two lines of context either side, a gap row between
+   stretches, as a reader of a patch sees it. */
+static void kernel_source(FILE *out, json_t *file)
+{
+    char *text = read_whole_file(string(file, "source"), NULL);
+    if (!text)
+        return;
+    VECTOR(char *) rows = {0};
+    for (char *cursor = text; cursor && *cursor;) {
+        char *end = strchr(cursor, '\n');
+        if (end)
+            *end = '\0';
+        VECTOR_PUSH(rows, cursor);
+        cursor = end ? end + 1 : NULL;
+    }
+    json_t *lines = json_object_get(file, "lines");
+    fputs("<details><summary>", out);
+    html_escape(out, string(file, "path"));
+    fprintf(out, " — %lld error-leg line(s), %lld of them only too small to fail</summary>"
+                 "<table class=\"source\">", integer(file, "legs"), integer(file, "only_too_small"));
+    long long shown = 0; /* the last line printed */
+    size_t count = json_array_size(lines);
+    for (size_t at = 0; at < count; at++) {
+        long long leg = integer(json_array_get(lines, at), "line");
+        long long from = leg - 2 > shown ? leg - 2 : shown + 1;
+        if (from > shown + 1 && shown)
+            fputs("<tr><td class=\"no\">⋯</td><td></td><td></td><td></td></tr>", out);
+        for (long long number = from; number <= leg + 2 && number <= (long long)rows.count;
+             number++) {
+            json_t *entry = NULL; /* the leg on this line, if any */
+            for (size_t k = at; k < count && integer(json_array_get(lines, k), "line") <= number;
+                 k++)
+                if (integer(json_array_get(lines, k), "line") == number)
+                    entry = json_array_get(lines, k);
+            bool small = entry && json_is_true(json_object_get(entry, "only_too_small"));
+            fprintf(out, "<tr class=\"%s\"><td class=\"no\">%lld</td><td class=\"count\">",
+                    entry ? (small ? "deletable" : "kept") : "", number);
+            if (entry)
+                fprintf(out, "%lld", integer(entry, "runs"));
+            fputs("</td><td>", out);
+            html_escape(out, rows.items[number - 1]);
+            fputs("</td><td class=\"sites\">", out);
+            if (entry && json_is_string(json_object_get(entry, "function")))
+                html_escape(out, string(entry, "function"));
+            fputs("</td></tr>", out);
+            shown = number;
+        }
+    }
+    fputs("</table></details>", out);
+    free(rows.items);
+    free(text);
+}
+
 /* failrun kernel --kcov: the kernel's error-leg lines by file, each line with its function and
    the number of fault runs that reached it; marked deletable when every one of them failed an
-   allocation too small to fail. */
+   allocation too small to fail. Then, for the files whose source was found, the lines in it. */
 static void kernel_section(FILE *out, json_t *files)
 {
     if (!json_array_size(files))
@@ -299,9 +353,10 @@ static void kernel_section(FILE *out, json_t *files)
           " small to fail (direct reclaim, no NORETRY or RETRY_MAYFAIL, at most 32 KiB).</p>"
           "<table class=\"kernel\"><tr><th>file</th><th>error-leg lines</th><th>only too small"
           " to fail</th><th>lines (function, runs)</th></tr>", out);
-    size_t index;
+    size_t index, with_source = 0;
     json_t *file;
     json_array_foreach(files, index, file) {
+        with_source += json_is_string(json_object_get(file, "source"));
         fputs("<tr><td>", out);
         html_escape(out, string(file, "path"));
         fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", integer(file, "legs"),
@@ -322,6 +377,18 @@ static void kernel_section(FILE *out, json_t *files)
         fputs("</td></tr>", out);
     }
     fputs("</table>", out);
+    if (!with_source) {
+        fputs("<p>The kernel's source was not found at the paths vmlinux records: give it with"
+              " <code>failrun cov --kernel-source DIR</code> to see these lines in it.</p>", out);
+        return;
+    }
+    fputs("<h3 id=\"kernel-source\">In the source</h3><p>Each error-leg line with two lines"
+          " either side; the count is the fault runs that reached it, the last column its"
+          " function.</p>", out);
+    json_array_foreach(files, index, file) {
+        if (json_is_string(json_object_get(file, "source")))
+            kernel_source(out, file);
+    }
 }
 
 void html_write_report(json_t *report, const char *path)

@@ -23,11 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct cov_options {
     const char *database_path, *nofail_database, *lcov_path, *html_path;
     char *source_globs; /* --source: ':'-separated (source.h); NULL: the campaign's */
+    char *kernel_source; /* --kernel-source, absolute: a kernel tree for failrun kernel --kcov */
     uint64_t nofail_below;
     bool json, help, quiet;
 };
@@ -37,6 +39,15 @@ static void take_db(void *target, const char *value) { OPTIONS.database_path = v
 static void take_nofail_db(void *target, const char *value) { OPTIONS.nofail_database = value; }
 static void take_lcov(void *target, const char *value) { OPTIONS.lcov_path = value; }
 static void take_html(void *target, const char *value) { OPTIONS.html_path = value; }
+static void take_kernel_source(void *target, const char *value)
+{
+    struct stat info;
+    if (stat(value, &info) != 0 || !S_ISDIR(info.st_mode))
+        fatal("--kernel-source %s: not a folder; give the kernel's source tree (e.g. "
+              "linux-source-6.1 extracted)", value);
+    free(OPTIONS.kernel_source);
+    OPTIONS.kernel_source = realpath(value, NULL);
+}
 static void take_json(void *target, const char *value)
 {
     (void)value;
@@ -80,6 +91,10 @@ static const struct option_row cov_rows[] = {
     {"source", 0, OPTION_REQUIRED, "GLOB", OPTION_INVOCATION,
      "show only source files matching GLOB (path or base name; repeatable, comma-separated; "
      "'!GLOB' leaves out what it matches); default: the campaign's own --source", take_source},
+    {"kernel-source", 0, OPTION_REQUIRED, "DIR", OPTION_INVOCATION,
+     "failrun kernel --kcov: the kernel's source tree (the running kernel's version), to show "
+     "each kernel error-leg line with its text (--json, --html); default: the paths vmlinux "
+     "records, when they still exist", take_kernel_source},
     {"json", 0, OPTION_FLAG, NULL, OPTION_INVOCATION, "print the analysis as JSON", take_json},
     {"quiet", 'q', OPTION_FLAG, NULL, OPTION_INVOCATION,
      "no progress lines (one every few seconds on standard error)", take_quiet},
@@ -754,28 +769,6 @@ static void print_text(json_t *report, FILE *out)
     }
 }
 
-/* failrun kernel --kcov: the kernel's error legs by file. */
-static void print_kernel(json_t *report, FILE *out)
-{
-    json_t *files = json_object_get(report, "kernel_files");
-    if (!json_array_size(files))
-        return;
-    long long legs = 0, small = 0;
-    size_t index;
-    json_t *file;
-    json_array_foreach(files, index, file) {
-        legs += number(file, "legs");
-        small += number(file, "only_too_small");
-    }
-    fprintf(out, "kernel error-leg lines (KCOV, lines reached only with the fault): %lld in %zu "
-                 "file(s), %lld of them only through failures too small to fail\n",
-            legs, json_array_size(files), small);
-    json_array_foreach(files, index, file)
-        fprintf(out, "  %s: %lld (%lld only too small to fail)\n",
-                json_string_value(json_object_get(file, "path")), number(file, "legs"),
-                number(file, "only_too_small"));
-}
-
 /* lcov's tracefile format (geninfo(1)): every run's counts summed, per file. The error-leg
    classes have no place in it: they are in --json and --html. */
 static void write_lcov(json_t *report, const char *path)
@@ -807,18 +800,7 @@ static void write_lcov(json_t *report, const char *path)
         }
         fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, hit);
     }
-    /* failrun kernel --kcov: the kernel's error-leg lines, each with the number of fault runs
-       that reached it (the lines every run reached are not in the database: not listed). */
-    json_array_foreach(json_object_get(report, "kernel_files"), index, file) {
-        fprintf(out, "SF:%s\n", json_string_value(json_object_get(file, "path")));
-        size_t at, found = 0;
-        json_t *item;
-        json_array_foreach(json_object_get(file, "lines"), at, item) {
-            fprintf(out, "DA:%lld,%lld\n", number(item, "line"), number(item, "runs"));
-            found++;
-        }
-        fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, found);
-    }
+    kernelcov_write_lcov(json_object_get(report, "kernel_files"), out);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s; is the disk full?", path, strerror(errno));
 }
@@ -837,6 +819,7 @@ int cmd_cov(int argc, char **argv)
     struct coverage_read_stats stats = {0};
     kernelcov_prepare_report(db);
     json_t *kernel_files = kernelcov_files(db);
+    kernelcov_attach_sources(kernel_files, options.kernel_source);
     bool kernel_only = false;
     if (!coverage_read(db, &progress, &stats)) {
         if (!json_array_size(kernel_files))
@@ -877,15 +860,16 @@ int cmd_cov(int argc, char **argv)
     if (options.json)
         json_dumpf(report, stdout, JSON_INDENT(2)), fputc('\n', stdout);
     else if (kernel_only)
-        print_kernel(report, stdout);
+        kernelcov_print(json_object_get(report, "kernel_files"), stdout);
     else {
         print_text(report, stdout);
-        print_kernel(report, stdout);
+        kernelcov_print(json_object_get(report, "kernel_files"), stdout);
     }
     json_t *check = json_object_get(report, "nofail_check");
     int status = check && !json_is_true(json_object_get(check, "ok")) ? EXIT_BUGS : 0;
     json_decref(report);
     database_close(db);
     free(options.source_globs);
+    free(options.kernel_source);
     return status;
 }

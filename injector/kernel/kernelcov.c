@@ -470,6 +470,107 @@ json_t *kernelcov_files(sqlite3 *db)
     return files;
 }
 
+const char *kernel_tree_path(const char *path)
+{
+    static const char *const top[] = {"arch", "block", "certs", "crypto", "drivers", "fs",
+                                      "include", "init", "io_uring", "ipc", "kernel", "lib",
+                                      "mm", "net", "security", "sound", "virt"};
+    /* (Not the tree's usr/, build-time tooling no system call runs, so that a tree kept in
+       /usr/src/linux-6.1 enters at its fs/, not at /usr.) */
+    for (const char *c = path; c && *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+        size_t length = strcspn(c, "/");
+        if (!c[length])
+            return NULL; /* the file's own name */
+        for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+            if (strlen(top[i]) == length && !strncmp(c, top[i], length))
+                return c;
+    }
+    return NULL;
+}
+
+void kernelcov_attach_sources(json_t *files, const char *source_dir)
+{
+    size_t index;
+    json_t *file;
+    json_array_foreach(files, index, file) {
+        const char *recorded = json_string_value(json_object_get(file, "path"));
+        const char *inside = kernel_tree_path(recorded);
+        char *path = source_dir && inside ? xasprintf("%s/%s", source_dir, inside)
+                                          : xstrdup(recorded);
+        char *text = read_whole_file(path, NULL);
+        if (!text) {
+            free(path);
+            continue;
+        }
+        json_object_set_new(file, "source", json_string(path));
+        free(path);
+        /* Each leg line's text: the lines come in order, so one pass over the file. */
+        json_t *lines = json_object_get(file, "lines");
+        size_t next = 0, count = json_array_size(lines);
+        char *cursor = text;
+        for (json_int_t number = 1; cursor && *cursor && next < count; number++) {
+            char *end = strchr(cursor, '\n');
+            if (end)
+                *end = '\0';
+            for (json_t *line; next < count &&
+                               json_integer_value(json_object_get(
+                                   line = json_array_get(lines, next), "line")) <= number;
+                 next++)
+                if (json_integer_value(json_object_get(line, "line")) == number)
+                    json_object_set_new(line, "text", json_string(cursor));
+            cursor = end ? end + 1 : NULL;
+        }
+        free(text);
+    }
+    size_t found = 0;
+    json_array_foreach(files, index, file) found += json_object_get(file, "source") != NULL;
+    if (source_dir && json_array_size(files) && !found)
+        warn("--kernel-source %s holds none of the campaign's %zu kernel source files (%s, ...)",
+             source_dir, json_array_size(files),
+             json_string_value(json_object_get(json_array_get(files, 0), "path")));
+}
+
+static long long count_of(json_t *object, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(object, key));
+}
+
+void kernelcov_print(json_t *files, FILE *out)
+{
+    if (!json_array_size(files))
+        return;
+    long long legs = 0, small = 0;
+    size_t index;
+    json_t *file;
+    json_array_foreach(files, index, file) {
+        legs += count_of(file, "legs");
+        small += count_of(file, "only_too_small");
+    }
+    fprintf(out, "kernel error-leg lines (KCOV, lines reached only with the fault): %lld in %zu "
+                 "file(s), %lld of them only through failures too small to fail\n",
+            legs, json_array_size(files), small);
+    json_array_foreach(files, index, file)
+        fprintf(out, "  %s: %lld (%lld only too small to fail)\n",
+                json_string_value(json_object_get(file, "path")), count_of(file, "legs"),
+                count_of(file, "only_too_small"));
+}
+
+void kernelcov_write_lcov(json_t *files, FILE *out)
+{
+    size_t index;
+    json_t *file;
+    json_array_foreach(files, index, file) {
+        fprintf(out, "SF:%s\n", json_string_value(json_object_get(file, "path")));
+        size_t at, found = 0;
+        json_t *item;
+        json_array_foreach(json_object_get(file, "lines"), at, item) {
+            fprintf(out, "DA:%lld,%lld\n", count_of(item, "line"), count_of(item, "runs"));
+            found++;
+        }
+        fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, found);
+    }
+}
+
 void kernelcov_prepare_report(sqlite3 *db)
 {
     if (!kernelcov_present(db))

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The PCs of run `run` from the kcov-*.pcs files in `dir`, sorted and distinct, into
    kernel_cov. False when there were none. */
@@ -36,5 +37,20 @@ void kernelcov_prepare_report(sqlite3 *db);
    [{line, runs, function, only_too_small}]}]; only_too_small: every run that reached the line
    failed an allocation too small to fail. */
 json_t *kernelcov_files(sqlite3 *db);
+
+/* Where a kernel source file's path, as vmlinux's DWARF records it (the build's own folder,
+   often gone), enters the kernel tree: "fs/pipe.c" in ".../linux-6.1/fs/pipe.c", the first
+   component that is one of the tree's top folders (fs, mm, arch, ...). NULL when none is. */
+const char *kernel_tree_path(const char *path);
+/* Each file of kernelcov_files read from source_dir (a kernel tree of the same version, e.g.
+   an extracted linux-source) or, without it, from its recorded path: "source" the file read,
+   and each line's "text". Files not found keep neither; a source_dir holding none of them is
+   warned about. */
+void kernelcov_attach_sources(json_t *files, const char *source_dir);
+/* failrun cov's text of kernelcov_files: the count, then each file's legs. */
+void kernelcov_print(json_t *files, FILE *out);
+/* Each file of kernelcov_files as an lcov record: each leg line with the number of fault runs
+   that reached it (the lines every run reached are not in the database: not listed). */
+void kernelcov_write_lcov(json_t *files, FILE *out);
 
 #endif

@@ -3,6 +3,7 @@
  * allocation each armed call failed, and the kernel error legs per system call.
  */
 #include "report/parts.h"
+#include "kernel/kernelcov.h"
 #include "kernel/kmem.h"
 #include "store/campaign.h"
 #include "store/database.h"
@@ -121,23 +122,15 @@ json_t *kernel_table(sqlite3 *db)
    kernel tree ("/build/src/fs/pipe.c" is fs/; arch/ keeps its architecture: arch/x86/). */
 static void subsystem_of(const char *path, char *out, size_t size)
 {
-    static const char *const top[] = {"arch", "block", "certs", "crypto", "drivers", "fs",
-                                      "include", "init", "io_uring", "ipc", "kernel", "lib",
-                                      "mm", "net", "security", "sound", "virt", "usr"};
-    for (const char *c = path; c && *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
-        size_t length = strcspn(c, "/");
-        if (!c[length])
-            break; /* the file's own name */
-        for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
-            if (strlen(top[i]) == length && !strncmp(c, top[i], length)) {
-                size_t keep = length + 1;
-                if (!strcmp(top[i], "arch") && strchr(c + length + 1, '/'))
-                    keep = (size_t)(strchr(c + length + 1, '/') - c) + 1;
-                snprintf(out, size, "%.*s", (int)keep, c);
-                return;
-            }
+    const char *inside = kernel_tree_path(path);
+    if (!inside) {
+        snprintf(out, size, "other");
+        return;
     }
-    snprintf(out, size, "other");
+    size_t keep = strcspn(inside, "/") + 1;
+    if (!strncmp(inside, "arch/", 5) && strchr(inside + 5, '/'))
+        keep = (size_t)(strchr(inside + 5, '/') - inside) + 1; /* arch/x86/ */
+    snprintf(out, size, "%.*s", (int)keep, inside);
 }
 
 /* failrun kernel --kcov: the census per kernel subsystem: its error-leg lines, of them those

@@ -268,3 +268,33 @@ check "... an unknown option of failrun run, named" \
 "$FAILRUN" kernel --help >help.txt
 check "failrun kernel --help names the option and the kernel options it needs" \
     grep -q -- "--setup-debugfs.*" help.txt
+
+# failrun cov --kernel-source: each kernel error-leg line with its text, from a kernel tree given
+# apart from the folder vmlinux records (the build's, gone). The legs are written into a
+# campaign's tables as kernelcov.c writes them, under the path a build folder gives them.
+mkdir -p ksrc/fs
+awk 'BEGIN { for (i = 1; i <= 40; i++) printf "\tline_%d_of_pipe();\n", i }' >ksrc/fs/pipe.c
+sqlite3 kernel.db "INSERT INTO kernel_cov_done VALUES (1, 3);
+    INSERT INTO kernel_legs VALUES ('/gone/build/linux-6.1/fs/pipe.c', 10, 1, 'create_pipe_files'),
+        ('/gone/build/linux-6.1/fs/pipe.c', 11, 1, 'create_pipe_files'),
+        ('/gone/build/linux-6.1/fs/pipe.c', 30, 1, 'free_pipe_info');"
+"$FAILRUN" cov --db kernel.db --kernel-source ksrc --json --html cov.html >cov.json 2>cov.err
+check_equal "failrun cov --kernel-source: exit status 0" 0 $?
+check_equal "each leg line's text is read from the tree, the build's folder stripped" \
+    "$work/ksrc/fs/pipe.c|	line_10_of_pipe();|	line_30_of_pipe();" \
+    "$(python3 -c 'import json,sys; f = json.load(sys.stdin)["kernel_files"][0]
+print("|".join([f["source"], f["lines"][0]["text"], f["lines"][2]["text"]]))' <cov.json)"
+check "the HTML shows the legs in their source, with context" grep -q 'line_8_of_pipe' cov.html
+check "... and not the lines far from them" test "$(grep -c 'line_20_of_pipe' cov.html)" = 0
+check "... with a gap row between two stretches" grep -q '<td class="no">⋯</td>' cov.html
+check "... the leg line marked, its runs and function beside it" \
+    grep -q '<tr class="kept"><td class="no">30</td><td class="count">1</td><td>	line_30_of_pipe();</td><td class="sites">free_pipe_info</td>' cov.html
+"$FAILRUN" cov --db kernel.db --json >nosource.json 2>&1
+check "without --kernel-source (the recorded path gone) the HTML says how to give it" \
+    sh -c "'$FAILRUN' cov --db kernel.db --html nosource.html >/dev/null 2>&1 && grep -q -- '--kernel-source DIR' nosource.html"
+"$FAILRUN" cov --db kernel.db --kernel-source "$work/missing" >/dev/null 2>err
+check_equal "--kernel-source of a missing folder: exit status 2" 2 $?
+mkdir empty
+"$FAILRUN" cov --db kernel.db --kernel-source empty >/dev/null 2>err
+check "--kernel-source without the campaign's files: a warning names one" \
+    grep -q "holds none of the campaign's 1 kernel source files (/gone/build/linux-6.1/fs/pipe.c" err

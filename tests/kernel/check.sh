@@ -25,6 +25,13 @@ check "the guest ran its checks" grep -q '^ok - ' "$log"
 kernel=$(sh "$ROOT/tests/kernel/build-kernel.sh" 2>/dev/null | tail -n 1)
 vmlinux="$(dirname "$kernel")/vmlinux"
 check "the cached test kernel has its vmlinux ($vmlinux)" test -s "$vmlinux"
+# A few files of the kernel's source, at /ksrc in the guest, for failrun cov --kernel-source
+# (the build's own tree is deleted once the kernel is built).
+ksrc="$ROOT/build/tests/kernel/ksrc"
+rm -rf "$ksrc" && mkdir -p "$ksrc"
+tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$ksrc" --strip-components=1 \
+    linux-source-6.1/fs/pipe.c linux-source-6.1/fs/file_table.c linux-source-6.1/net/socket.c
+check "the kernel source files for --kernel-source are extracted" test -s "$ksrc/fs/pipe.c"
 guest_script="$ROOT/build/tests/kernel/guest-kernel.sh"
 guest_root=/libfail
 sed -e "s|@ROOT@|$guest_root|" -e "s|@SOURCE@|$ROOT/examples/relay/relay.c|" \
@@ -37,7 +44,7 @@ sh "$ROOT/tests/kernel/run-vm.sh" --add "$ROOT/build/failrun=$guest_root/build/f
     --add "$ROOT/examples/relay/relay.c=$guest_root/examples/relay/relay.c" \
     --add "$ROOT/build/tests/kernel/workload=$guest_root/build/tests/kernel/workload" \
     --add "$ROOT/build/tests/kernel/provoke=$guest_root/build/tests/kernel/provoke" \
-    --add "$vmlinux" \
+    --add "$vmlinux" --add "$ksrc=/ksrc" \
     --script "$guest_script" --log "$kernel_log" --timeout 1500
 status=$?
 check_equal "the VM ran failrun kernel and reported its exit status" 0 "$status"

@@ -185,6 +185,23 @@ ok "$([ $status = 0 ] && grep -q '^kernel error-leg lines' /tmp/cov.txt; echo $?
 ok "$(grep -q '^SF:.*/mm/' /tmp/kernel.info && grep -c '^DA:' /tmp/kernel.info | grep -q -v '^0$'; echo $?)" \
     "its lcov tracefile has the kernel files, mm/ among them, with their lines"
 ok "$(grep -q 'id="kernel"' /tmp/kernel.html; echo $?)" "its HTML has the kernel section"
+# With the kernel's source (three files of it at /ksrc): fs/pipe.c's error-leg lines in their
+# text, each row's text the file's own line of that number.
+"$failrun" cov --db /tmp/workload.db --kernel-source /ksrc --html /tmp/kernel-src.html >/dev/null 2>&1
+sed 's/<details>/\n<details>/g' /tmp/kernel-src.html | grep '/fs/pipe\.c — ' | sed 's/<tr/\n<tr/g' |
+    grep -E '^<tr class="(kept|deletable)">' |
+    sed -E 's/^<tr class="[a-z]+"><td class="no">([0-9]+)<\/td><td class="count">[0-9]*<\/td><td>(.*)<\/td><td class="sites">.*/\1 \2/' |
+    sed "s/&lt;/</g; s/&gt;/>/g; s/&quot;/\"/g; s/&#39;/'/g; s/&amp;/\&/g" >/tmp/pipe-legs.txt
+rows=0
+wrong=0
+while read -r number text; do
+    rows=$((rows + 1))
+    line=$(sed -n "${number}p" /ksrc/fs/pipe.c | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+    [ "$line" = "$text" ] || wrong=$((wrong + 1))
+done </tmp/pipe-legs.txt
+head -40 /tmp/pipe-legs.txt | sed 's/^/# fs\/pipe.c leg: /'
+ok "$([ "$rows" -gt 0 ] && [ "$wrong" = 0 ]; echo $?)" \
+    "failrun cov --kernel-source shows fs/pipe.c's error-leg lines with their text ($rows rows, $wrong wrong)"
 "$failrun" report --db /tmp/workload.db --json >/tmp/workload.json 2>/dev/null
 ok "$(grep -q '"kernel_table"' /tmp/workload.json && grep -q '"too_small_to_fail": true' /tmp/workload.json \
       && grep -q '"gfp_flags"' /tmp/workload.json; echo $?)" \

@@ -215,6 +215,21 @@ static void test_census(void **state)
     unlink(path);
 }
 
+/* Where a recorded path enters the kernel tree: its first top folder, never the /usr of a tree
+   kept in /usr/src; none for a path outside any tree. */
+static void test_tree_path(void **state)
+{
+    (void)state;
+    assert_string_equal(kernel_tree_path("/var/cache/k/src/fs/pipe.c"), "fs/pipe.c");
+    assert_string_equal(kernel_tree_path("/usr/src/linux-source-6.1/mm/slub.c"), "mm/slub.c");
+    assert_string_equal(kernel_tree_path("/b/arch/x86/include/asm/uaccess.h"),
+                        "arch/x86/include/asm/uaccess.h");
+    assert_string_equal(kernel_tree_path("include/linux/slab.h"), "include/linux/slab.h");
+    assert_null(kernel_tree_path("/home/me/fs"));      /* a file named like a folder */
+    assert_null(kernel_tree_path("/tmp/build/x.c"));
+    assert_null(kernel_tree_path(NULL));
+}
+
 /* kmemleak's report: one object per block, each with the allocating thread; a thread id is a
    run's only when exactly one fault run's armed call was made by it. */
 static void count_leak(const struct kmemleak_leak *leak, void *data)
@@ -268,6 +283,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legs),
         cmocka_unit_test(test_census),
+        cmocka_unit_test(test_tree_path),
         cmocka_unit_test(test_kmemleak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
