@@ -135,6 +135,35 @@ int LF_TEXT stack_capture(uintptr_t *pcs, int max)
     return count;
 }
 
+#if defined(__x86_64__)
+/* Whether the code at ip is an rt_sigreturn restorer: `mov $15, %rax; syscall`, the bytes of
+   glibc's __restore_rt and of libfail-kernel.so's own (injector/preload/dispatch.c). */
+static bool LF_TEXT is_sigreturn(uintptr_t ip)
+{
+    static const unsigned char code[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    struct module_info module;
+    return module_find(ip, &module) && module_find(ip + sizeof code - 1, &module) &&
+           memcmp((const void *)ip, code, sizeof code) == 0;
+}
+#endif
+
+/* unw_step, but through a signal restorer no unwind table covers, where libunwind stops (and
+   leaves the cursor moved by its frame-pointer guess): the SIGSYS handler of libfail-kernel.so
+   returns through one, so a program that dies inside a system call it made (abort's tgkill)
+   would end its stack in the handler. At a restorer's address the stack pointer is the
+   kernel's rt_sigframe past its return address: the ucontext, whose registers are those of the
+   interrupted code. */
+static int LF_TEXT step(unw_cursor_t *cursor)
+{
+#if defined(__x86_64__)
+    unw_word_t ip = 0, sp = 0;
+    if (unw_get_reg(cursor, UNW_REG_IP, &ip) == 0 && unw_get_reg(cursor, UNW_REG_SP, &sp) == 0 &&
+        sp && !(sp & 7) && is_sigreturn(ip))
+        return unw_init_local2(cursor, (unw_context_t *)sp, UNW_INIT_SIGNAL_FRAME) == 0;
+#endif
+    return unw_step(cursor);
+}
+
 int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
 {
     unw_cursor_t cursor;
@@ -167,12 +196,13 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
                 return through;
             if (!is_loader_frame((uintptr_t)ip))
                 pcs[count++] = (uintptr_t)ip;
-        } while (count < max && unw_step(&cursor) > 0);
+        } while (count < max && step(&cursor) > 0);
         return count;
     }
 #endif
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
+    bool returned = false; /* frame 0 is where a restorer returns to: a return address too */
     do {
         unw_word_t ip = 0;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
@@ -184,9 +214,21 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
            frame 0 as pc + 1 so every frame can be symbolised uniformly as "return address - 1". */
         if (count > 0 && is_loader_frame((uintptr_t)ip))
             continue; /* the audit's trampoline (is_loader_frame) */
-        pcs[count] = count == 0 ? (uintptr_t)ip + 1 : (uintptr_t)ip;
+        pcs[count] = count == 0 && !returned ? (uintptr_t)ip + 1 : (uintptr_t)ip;
         count++;
-    } while (count < max && unw_step(&cursor) > 0);
+#if defined(__x86_64__)
+        /* Every frame so far ours, up to our restorer: the signal came while libfail-kernel.so's
+           SIGSYS handler made the program's system call. Those frames are left out, as our
+           interposers are; the stack starts at the call the program made. */
+        bool ours = count > 1 && is_sigreturn((uintptr_t)ip);
+        for (int i = 0; ours && i < count; i++)
+            ours = is_own_frame(pcs[i]);
+        if (ours) {
+            count = 0;
+            returned = true;
+        }
+#endif
+    } while (count < max && step(&cursor) > 0);
     return count;
 }
 
@@ -203,7 +245,7 @@ static int LF_TEXT capture_from(unw_cursor_t *cursor, uintptr_t *pcs, int count,
         if (!is_own_frame((uintptr_t)ip) && !is_sanitizer_frame((uintptr_t)ip) &&
             !is_loader_frame((uintptr_t)ip))
             pcs[count++] = (uintptr_t)ip;
-    } while (count < max && unw_step(cursor) > 0);
+    } while (count < max && step(cursor) > 0);
     return count;
 }
 

@@ -227,6 +227,17 @@ ok "$([ "$(dmesg | grep -c 'WARNING: CPU')" -gt "$warnings" ]; echo $?)" \
     "the finding's replay command makes the kernel warn again"
 
 
+# A program that dies inside a system call of its own (abort's tgkill, which libfail-kernel.so's
+# SIGSYS handler makes for it): its stack goes on through the handler's restorer into the
+# program, so each failed pipe() ends as the program's deliberate abort, never as a crash placed
+# in libfail-kernel.so.
+"$failrun" kernel -q -j 1 --db /tmp/abort.db -- "$provoke" ABORT >/tmp/abort.txt 2>&1
+status=$?
+grep '^outcomes:' /tmp/abort.txt | sed 's/^/# provoke ABORT: /'
+ok "$([ $status = 0 ] && grep -q '^outcomes: .*oom-abort [1-9]' /tmp/abort.txt &&
+      grep -q '^outcomes: .* crash 0,' /tmp/abort.txt && ! grep -q 'lf_dispatch' /tmp/abort.txt; echo $?)" \
+    "an abort() after a failed pipe() is the program's deliberate abort, not a crash in libfail-kernel.so ($status)"
+
 # --policy realistic: the kernel itself counts as fault points only what its allocator can fail
 # (no direct reclaim; page allocations above order 3), so no failure it makes is too small to
 # fail. Each failure's allocation, named from the trace and classed by failrun (kmem.c), must be
@@ -240,6 +251,7 @@ echo "# failrun kernel --policy realistic on the workload took $(($(date +%s) - 
 ok "$([ $status -le 1 ] && grep -q '^  policy realistic: ' /tmp/realistic.txt; echo $?)" \
     "failrun kernel --policy realistic swept the workload, and the report says the policy"
 grep '^outcomes:\|runs' /tmp/realistic.txt | head -2 | sed 's/^/# /'
+grep -E '^BUG [0-9]+: |^  injected: ' /tmp/realistic.txt | sed 's/^/# realistic /'
 grep -E "$alloc_line" /tmp/realistic.txt >/tmp/realistic-allocs.txt
 sed -E 's/^    N=[0-9]+: ([a-z_]+) at ([A-Za-z0-9_.]+)\+.*: (too small to fail|can fail \([A-Za-z_ ]+\)) -> (.*)/\2 \1: \3 -> \4/' \
     /tmp/realistic-allocs.txt | sort | uniq -c | sort -rn | head -15 | sed 's/^/# realistic failure: /'

@@ -9,15 +9,28 @@
  *
  *   provoke [TYPE [FILE]]   write TYPE (default WARNING) to FILE (default the LKDTM file), print
  *                           one line, exit 0
+ *   provoke ABORT           nothing of the kernel's: a pipe(), and abort() when it fails, so the
+ *                           program dies inside a system call of its own (abort's tgkill), which
+ *                           failrun kernel's SIGSYS handler makes
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
     const char *type = argc > 1 ? argv[1] : "WARNING";
+    if (!strcmp(type, "ABORT")) {
+        int ends[2];
+        if (pipe(ends) != 0) {
+            perror("provoke: pipe");
+            abort();
+        }
+        printf("a pipe\n");
+        return 0;
+    }
     const char *path = argc > 2 ? argv[2] : "/sys/kernel/debug/provoke-crash/DIRECT";
     char text[64];
     int length = snprintf(text, sizeof text, "%s\n", type);
