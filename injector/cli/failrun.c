@@ -5,8 +5,11 @@
 #include "libfail.h"
 #include "base/util.h"
 
+#include <execinfo.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: failrun <command> [options]\n"
@@ -46,8 +49,35 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
+/* failrun's own crash: say so, with the return addresses (module+offset: addr2line reads them
+   against the same build), then die of the signal as before. Only async-signal-safe calls:
+   backtrace was called once at the start, so its unwinder is loaded already. */
+static void on_internal_crash(int signo)
+{
+    static const char head[] = "failrun: internal error (a bug of failrun's; please report it "
+                               "with these frames):\n";
+    if (write(STDERR_FILENO, head, sizeof head - 1) < 0) {
+        /* nothing more can be said */
+    }
+    void *frames[48];
+    backtrace_symbols_fd(frames, backtrace(frames, 48), STDERR_FILENO);
+    raise(signo); /* SA_RESETHAND: the default action now */
+}
+
+static void catch_internal_crashes(void)
+{
+    void *warm[1];
+    backtrace(warm, 1);
+    struct sigaction action = {.sa_handler = on_internal_crash, .sa_flags = SA_RESETHAND};
+    sigemptyset(&action.sa_mask);
+    const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        sigaction(signals[i], &action, NULL);
+}
+
 int main(int argc, char **argv)
 {
+    catch_internal_crashes();
     if (argc < 2)
         fatal("no command given; see `failrun help`");
     const char *name = argv[1];

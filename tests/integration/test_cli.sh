@@ -100,3 +100,13 @@ check "failrun run --sites prints every fault run by place, as failrun report --
     sh -c "grep -q '^[0-9]* fault run(s), by the place of the site each failed:' sites.txt &&
            \"$FAILRUN\" report --db whole.db --sites | cmp -s - sites.txt"
 check "... and writes the JUnit file besides" grep -q '<testsuite' sites.xml
+
+# failrun's own crash says it is one, with frames to report, and still dies of its signal.
+"$FAILRUN" run -q --db crash.db -- sleep 5 >/dev/null 2>crash.err &
+crashing=$!
+sleep 1
+kill -SEGV "$crashing"
+wait "$crashing"
+check_equal "failrun killed by SIGSEGV still ends with it" 139 $?
+check "... after saying it is failrun's internal error, with its frames" \
+    sh -c "grep -q '^failrun: internal error (a bug of failrun' crash.err && grep -q 'failrun(+0x' crash.err"
