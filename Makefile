@@ -16,6 +16,7 @@ CORE_CFLAGS := $(filter-out -Iinjector,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden 
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c libfail/stack.c libfail/runtime.c \
+                libfail/records.c libfail/sites.c libfail/exits.c libfail/syscalls.c \
                 libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c \
                 libfail/invocation.c

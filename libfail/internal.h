@@ -118,7 +118,8 @@ bool live_table_overflowed(void) LF_HIDDEN;
 void live_table_stats(uint64_t *slots, uint64_t *generations) LF_HIDDEN;
 void live_table_after_fork_child(void) LF_HIDDEN;
 
-/* ---- runtime.c: per-process state, records, sites, live blocks ---- */
+/* ---- runtime.c: per-process state, records, sites, live blocks; with records.c, sites.c,
+   exits.c and syscalls.c, which share its state (runtime.h) ---- */
 /* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
    pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */
 extern __thread int runtime_guard LF_HIDDEN;
@@ -170,7 +171,7 @@ extern __thread struct runtime_request runtime_request LF_HIDDEN;
 /* Faults injected in this thread so far (boundary.c: did one fire inside a call?). */
 uint32_t runtime_thread_faults(void) LF_HIDDEN;
 /* A RECORD_BOUNDARY of `function` (its address and symbol) called from `caller` (the call's
-   return address), when records are written. */
+   return address), when records are written (records.c). */
 void runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uintptr_t caller,
                       uint64_t value, uint64_t value2) LF_HIDDEN;
 /* boundary.c: after fork, in the child. */
@@ -186,14 +187,15 @@ void runtime_before_alloc(struct call *call, uint32_t function, size_t size,
 /* Before an I/O call (preload_io.c), with runtime_guard set: record the site and decide whether
    to fail it, by the same rules as an allocation; call->fail says. Leaves errno alone. */
 void runtime_before_io(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
-/* After a successful allocation: start tracking the block (for leak accounting). Neither this
-   nor runtime_untrack calls anything: no errno change, no allocation. */
+/* After a successful allocation: start tracking the block (for leak accounting: sites.c).
+   Neither this nor runtime_untrack calls anything: no errno change, no allocation. */
 void runtime_track(const struct call *call, void *block, size_t size) LF_HIDDEN;
 /* Before a block is released or moved. */
 void runtime_untrack(void *block) LF_HIDDEN;
-/* The process image ends: exit(), _exit() or a return from main. */
+/* The process image ends: exit(), _exit() or a return from main (exits.c). */
 void runtime_exit(int status, enum record_exit_kind kind) LF_HIDDEN;
-/* The process did what a fixture does (RECORD_FIXTURE_*): one record per kind per image. */
+/* The process did what a fixture does (RECORD_FIXTURE_*): one record per kind per image
+   (records.c). */
 void runtime_fixture(uint32_t how) LF_HIDDEN;
 void runtime_after_fork_child(void) LF_HIDDEN;
 void runtime_forget_environment(void) LF_HIDDEN;
@@ -213,7 +215,7 @@ bool runtime_vfork_child(void) LF_HIDDEN;
 /* A campaign runs (LIBFAIL_DIR and a plan): exec and spawn keep its preload (execenv.c). */
 bool runtime_campaign(void) LF_HIDDEN;
 /* Write an UNPRELOADED record: `program` starts without the preload, for `reason`; `failed`:
-   the call numbered `attempt` failed after all, take that record back. */
+   the call numbered `attempt` failed after all, take that record back (records.c). */
 void runtime_note_unpreloaded(const char *program, uint32_t reason, uint64_t attempt,
                               bool failed) LF_HIDDEN;
 
@@ -245,8 +247,9 @@ void exec_preload_entry(const struct exec_decision *decision, char *const *envp,
                         char *entry) LF_HIDDEN;
 /* The exec or spawn failed: take back its record (errno kept). */
 void exec_failed(const struct exec_decision *decision) LF_HIDDEN;
-/* failrun kernel (injector/preload/kernel.c): at a system-call wrapper, with runtime_guard set. Records
-   the call's site; returns the N to write to the kernel's fail-nth just before the call, or 0. */
+/* failrun kernel (syscalls.c, for injector/preload/kernel.c): at a system-call wrapper, with
+   runtime_guard set. Records the call's site; returns the N to write to the kernel's fail-nth
+   just before the call, or 0. */
 uint64_t runtime_kernel_before(struct call *call, uint32_t function, uintptr_t caller) LF_HIDDEN;
 /* The same for a call whose stack is known (a trapped system call: injector/preload/dispatch.c). */
 uint64_t runtime_kernel_site(struct call *call, uint32_t function, const uintptr_t *pcs,
@@ -274,12 +277,13 @@ void runtime_kernel_kcov(const uint64_t *words, size_t count) LF_HIDDEN;
 bool runtime_kernel_mode(void) LF_HIDDEN;
 /* LF_FAILPOINT: true when the failpoint `name` called from `caller` should fail. */
 bool runtime_failpoint(const char *name, uintptr_t caller) LF_HIDDEN;
+/* lf_live_mark and lf_live_since (sites.c). */
 uint64_t runtime_live_mark(void) LF_HIDDEN;
 size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintptr_t *callers,
                           size_t max) LF_HIDDEN;
-/* Write the coverage of every loaded module now (gcovdump.c), as an exit would. */
+/* Write the coverage of every loaded module now (gcovdump.c), as an exit would (exits.c). */
 void runtime_dump_coverage(void) LF_HIDDEN;
-/* From the last destructor: report blocks still live (leak accounting). */
+/* From the last destructor: report blocks still live (leak accounting; exits.c). */
 void runtime_fini(void) LF_HIDDEN;
 /* Fork mode's child (forkmode.c): from now on this process records into `dir`, as the same
    process image (a START record like its own), in record mode. */

@@ -1,6 +1,6 @@
 /*
  * live.h — the live-block table's layout and its hot paths, inlined into the interposers'
- * callers in runtime.c (a call into live.c per malloc and per free cost a tracked pair a
+ * callers in sites.c (a call into live.c per malloc and per free cost a tracked pair a
  * quarter of its time). The rules and the reasons are in live.c.
  */
 #ifndef LIBFAIL_LIVE_H

@@ -30,7 +30,7 @@
  * non-system one has started in the run, since the scope is then every non-system executable:
  * runtime.c, own_code_started), cpu=MS (a process a planned fault fired in may use MS more
  * milliseconds of CPU, then it is
- * a hang: runtime.c's arm_cpu_limit; 0 or absent: no limit), depth=D (frames in a signature,
+ * a hang: exits.c, runtime_arm_cpu_limit; 0 or absent: no limit), depth=D (frames in a signature,
  * default 8) and faults=K1,K2 (the kinds of call that are
  * sites: alloc, the allocators and failpoints, the default; io, the I/O calls that
  * libfail-preload-io.so interposes; in any order, each at most once). In site mode each site may carry its first

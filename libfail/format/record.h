@@ -7,7 +7,7 @@
  * records loses nothing already written. The reader (failrun) treats every byte as untrusted:
  * record_check() validates a record before any field is used.
  *
- * Shared by the writer (runtime.c, inside the target) and the reader (injector/store/ingest.c).
+ * Shared by the writer (records.c, inside the target) and the reader (injector/store/ingest.c).
  */
 #ifndef LIBFAIL_RECORD_H
 #define LIBFAIL_RECORD_H

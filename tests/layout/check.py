@@ -9,8 +9,9 @@ exits 1 when any is; prints the dependency graph between parts either way.
 
 Rules:
   - every .c and .h file under libfail/, injector/ and coverage/ belongs to a part of PARTS;
-  - a part's folder holds at most MAX_C_FILES .c files, and no file has more than MAX_LINES lines
-    (except those in OVERSIZE, which may not grow past the size written there);
+  - a part's folder holds at most MAX_C_FILES .c files (except those in CROWDED, which may not
+    hold more than the number written there), and no file has more than MAX_LINES lines (except
+    those in OVERSIZE, which may not grow past the size written there);
   - a part includes headers of its own part and of parts below it only (ranks in PARTS), and so
     do the calls between object files: a symbol defined in a higher part is never used lower;
   - what runs inside the target (side "target") never includes a runner header, and the runner
@@ -46,12 +47,18 @@ PARTS = [
     ("injector/cli", "runner", 7, "failrun and its commands"),
 ]
 MAX_C_FILES = 12
+# Folders allowed more than MAX_C_FILES .c files, with the most they may hold. The in-target core
+# is one unit: runtime.c calls fork mode and fork mode calls runtime.c back, so its files cannot
+# become parts of different ranks; its long files split along their responsibilities make more
+# files than a folder of a part holds. A new file there raises the number on purpose.
+CROWDED = {
+    "libfail": 16,
+}
 MAX_LINES = 900
 # Files still over MAX_LINES, with the most lines they may have: each entry is debt to pay off
 # by splitting the file, and may only shrink.
 OVERSIZE = {
     "libfail/forkmode.c": 1143,
-    "libfail/runtime.c": 1609,
 }
 
 
@@ -228,8 +235,11 @@ def main():
                     problems.append(f"{path}:{number}: compares a string with the kind name "
                                     f"\"{found.group(1)}\" (use kinds.def: fault_kind_from_name)")
     for folder, names in sorted(c_files.items()):
-        if len(names) > MAX_C_FILES:
-            problems.append(f"{folder}/: {len(names)} .c files, more than {MAX_C_FILES}")
+        limit = CROWDED.get(folder, MAX_C_FILES)
+        if len(names) > limit:
+            problems.append(f"{folder}/: {len(names)} .c files, more than {limit}")
+        elif folder in CROWDED and len(names) <= MAX_C_FILES:
+            problems.append(f"{folder}/: {len(names)} .c files now, remove it from CROWDED")
     for path, limit in OVERSIZE.items():
         if not os.path.isfile(os.path.join(root, path)):
             problems.append(f"{path}: listed in OVERSIZE but gone (remove the entry)")
