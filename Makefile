@@ -17,7 +17,8 @@ EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
 CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c libfail/stack.c libfail/runtime.c \
                 libfail/records.c libfail/sites.c libfail/exits.c libfail/syscalls.c \
-                libfail/live.c libfail/forkmode.c libfail/gcovdump.c libfail/unwinder.c \
+                libfail/live.c libfail/forkmode.c libfail/forkchild.c libfail/forkstart.c \
+                libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c \
                 libfail/invocation.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)

@@ -285,7 +285,7 @@ size_t runtime_live_since(uint64_t mark, uintptr_t *blocks, size_t *sizes, uintp
 void runtime_dump_coverage(void) LF_HIDDEN;
 /* From the last destructor: report blocks still live (leak accounting; exits.c). */
 void runtime_fini(void) LF_HIDDEN;
-/* Fork mode's child (forkmode.c): from now on this process records into `dir`, as the same
+/* Fork mode's child (forkchild.c): from now on this process records into `dir`, as the same
    process image (a START record like its own), in record mode. */
 void runtime_repoint(const char *dir) LF_HIDDEN;
 /* From now on this process follows the plan `text` (a start child: its site's run), or with
@@ -295,7 +295,8 @@ void runtime_replan(const char *text) LF_HIDDEN;
    program's start (forkmode_start). */
 void runtime_start(void) LF_HIDDEN;
 
-/* ---- forkmode.c: PLAN_FORK, a child per site reached for the first time ---- */
+/* ---- forkmode.c: PLAN_FORK, a child per site reached for the first time; with forkchild.c
+   and forkstart.c, which share its state (forkmode.h) ---- */
 /* At initialisation, with the guard set (it looks up __gcov_reset). */
 void forkmode_init(const struct plan *plan) LF_HIDDEN;
 /* A site this process (`pid`, the runtime's own idea of it) reaches for the first time: claim it
@@ -304,10 +305,10 @@ void forkmode_init(const struct plan *plan) LF_HIDDEN;
 bool forkmode_site(uint64_t signature, pid_t pid) LF_HIDDEN;
 /* The process image ends: wait for (and, past the timeout, kill) the children still running. */
 void forkmode_finish(void) LF_HIDDEN;
-/* PLAN_START, before main: if failrun planned runs for this start (its command line's hash,
-   executable and working folder), fork one unfailed child and one child per site, each run to
-   its end while this process waits; `reached` tells a site this image reached already. True in
-   a child (its plan is set), false in the parent, which then goes on unfailed. */
+/* PLAN_START, before main (forkstart.c): if failrun planned runs for this start (its command
+   line's hash, executable and working folder), fork one unfailed child and one child per site,
+   each run to its end while this process waits; `reached` tells a site this image reached
+   already. True in a child (its plan is set), false in the parent, which then goes on unfailed. */
 bool forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
                     bool (*reached)(uint64_t)) LF_HIDDEN;
 

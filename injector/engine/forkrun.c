@@ -461,8 +461,8 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     free(unkept.items);
 }
 
-/* Why the processes of a fork run did not fork at a site (libfail/forkmode.c, note_refusal), in
-   words; NULL for a word it does not know. */
+/* Why the processes of a fork run did not fork at a site (libfail/forkmode.c,
+   fork_note_refusal), in words; NULL for a word it does not know. */
 static const char *refusal_words(const char *why)
 {
     static const char *const words[][2] = {

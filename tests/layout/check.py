@@ -52,13 +52,12 @@ MAX_C_FILES = 12
 # become parts of different ranks; its long files split along their responsibilities make more
 # files than a folder of a part holds. A new file there raises the number on purpose.
 CROWDED = {
-    "libfail": 16,
+    "libfail": 18,
 }
 MAX_LINES = 900
 # Files still over MAX_LINES, with the most lines they may have: each entry is debt to pay off
 # by splitting the file, and may only shrink.
 OVERSIZE = {
-    "libfail/forkmode.c": 1143,
 }
 
 

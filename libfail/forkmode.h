@@ -1,0 +1,95 @@
+/*
+ * forkmode.h — what fork mode's files share, and no other file of the core: the state of the
+ * process that forks (`fork_state`, defined in forkmode.c), what a fork carries over to its child
+ * (struct fork_point) and the paths under the fork root. forkmode.c decides whether a process may
+ * fork, forks and waits for its children; forkchild.c makes a new child the run of its folder;
+ * forkstart.c forks a program's runs at its start (PLAN_START). The runtime reaches fork mode
+ * through internal.h.
+ */
+#ifndef LIBFAIL_FORKMODE_H
+#define LIBFAIL_FORKMODE_H
+
+#include "internal.h"
+
+#include <limits.h>
+#include <sys/types.h>
+
+/* Fork mode's own descriptors (pidfds, start files) sit at this number and above. */
+#define FORK_FD_FLOOR 800
+
+struct fork_child {
+    pid_t pid;
+    int pidfd; /* -1: none, poll by sleeping */
+    uint64_t started_ns;
+    char folder[40]; /* its folder under the root: the site's signature, or start-NAME */
+};
+
+/* The forking process's settings and its children in flight. */
+struct forkmode_state {
+    bool enabled;
+    char root[PATH_MAX - 32]; /* LIBFAIL_FORK: each site's folder is ROOT/SIGNATURE */
+    unsigned jobs;
+    uint64_t timeout_ns;
+    unsigned depth;
+    uint64_t cpu_ms; /* the plan's cpu: what the child's programs get too */
+    void (*gcov_reset)(void);
+    pid_t owner; /* the process the children below belong to (a fork of the program inherits
+                    this table but not the children) */
+    struct fork_child children[PLAN_MAX_JOBS];
+    unsigned running;
+    bool under_valgrind; /* the process is valgrind's guest (its preloads say so) */
+};
+extern struct forkmode_state fork_state LF_HIDDEN;
+
+#define FORK_FILES_MAX 32
+
+/* A regular file the program has open beyond standard input and output. Read-only: the child
+   reads it through a description of its own, from where the parent was (as standard input,
+   reopen_input). Open for writing since before this image started (a harness's log): the child
+   writes into a copy of its own in its folder, at the parent's offset, so neither sees the
+   other's writes and the file the harness reads afterwards holds the unfailed process's bytes
+   only. */
+struct private_file {
+    int fd;
+    off_t offset;
+    off_t size; /* written ones: the bytes the child's copy takes (the parent writes on) */
+    bool writable;
+};
+
+/* What a fork carries over to its child, noted by the parent just before it. */
+struct fork_point {
+    pid_t parent;
+    bool at_start; /* before main (PLAN_START): no output yet, gcov's counters are the run's */
+    off_t stdout_offset, stderr_offset, stdin_offset;
+    void *robust_head;
+    size_t robust_length;
+    struct private_file files[FORK_FILES_MAX];
+    int file_count;
+};
+
+/* ---- forkmode.c ---- */
+/* Appends `text` at out[length], NUL included; returns the new length. */
+size_t fork_append(char *out, size_t length, const char *text) LF_HIDDEN;
+/* A site's folder name: its signature in 16 hex digits. */
+void fork_site_name(char *out, uint64_t signature) LF_HIDDEN;
+/* ROOT/`name`, ROOT the fork root (LIBFAIL_FORK). */
+void fork_folder_path(char *out, const char *name) LF_HIDDEN;
+/* `dir`/`name`. */
+void fork_file_in(char *out, const char *dir, const char *name) LF_HIDDEN;
+/* Note for failrun's report why this process did not fork at `signature`. */
+void fork_note_refusal(uint64_t signature, const char *why) LF_HIDDEN;
+/* Why this process cannot fork now (filling `point`), or NULL. */
+const char *fork_unforkable_now(struct fork_point *point) LF_HIDDEN;
+/* Fork the child of folder ROOT/`name`: true in the child, false in the parent. */
+bool fork_child(const char *name, struct fork_point *point) LF_HIDDEN;
+/* Wait until at most `keep` children are running. */
+void fork_wait_for_children(unsigned keep) LF_HIDDEN;
+
+/* ---- forkchild.c ---- */
+/* In a new child: become the run of folder `dir` (its output, files, environment, records). */
+void fork_become_child(const char *dir, const struct fork_point *point) LF_HIDDEN;
+/* Under valgrind, a start's child goes on as a native run of its program; returns when it
+   cannot. */
+void fork_exec_natively(const char *exe, const char *plan) LF_HIDDEN;
+
+#endif

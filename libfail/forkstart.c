@@ -1,0 +1,349 @@
+/*
+ * forkstart.c — PLAN_START inside the target: the fault runs of a program forked at its start.
+ *
+ * failrun writes, for each program started inside the command whose sites are failed this way,
+ * ROOT/starts/HASH-N (HASH: its command line's hash as RECORD_START gives it; N from 0: several
+ * programs can share a command line): its executable's path, its working folder, and then one
+ * line per site, "SIGNATURE PLAN" (the plan of the site's run). A working folder inside the
+ * baseline's run folder is written "@/REST": the same folder inside this run's. The first process
+ * that starts as that program takes the file (renames it to HASH-N.taken) and forks before main:
+ * a child that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program alone),
+ * then one child per site in ROOT/SIGNATURE running with the site's plan; then it goes on
+ * unfailed.
+ *
+ * The start's input is read out first when it is a pipe its writer closed (spool_input), and the
+ * start forks two more unfailed children, one before and one after the sites', to tell an
+ * unstable start from children that changed what the program depends on.
+ */
+#include "forkmode.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h> /* rename(2) only: no stdio stream is used */
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define START_FILES_MAX 64
+
+struct line_reader {
+    int fd;
+    size_t start, end;
+    char buffer[8192];
+};
+
+/* The next line into `out` (NUL instead of the newline); false at the end of the file. A line
+   longer than `size` is skipped. */
+static bool LF_TEXT read_line(struct line_reader *reader, char *out, size_t size)
+{
+    size_t length = 0;
+    bool too_long = false;
+    for (;;) {
+        if (reader->start == reader->end) {
+            ssize_t got = read(reader->fd, reader->buffer, sizeof reader->buffer);
+            if (got <= 0)
+                return false;
+            reader->start = 0;
+            reader->end = (size_t)got;
+        }
+        char c = reader->buffer[reader->start++];
+        if (c == '\n') {
+            if (!too_long) {
+                out[length] = '\0';
+                return true;
+            }
+            length = 0;
+            too_long = false;
+            continue;
+        }
+        if (length + 1 < size)
+            out[length++] = c;
+        else
+            too_long = true;
+    }
+}
+
+/* Standard input that is a pipe, at a start, when its writer has closed it (the harness piped
+   the test's input in: `printf ... | prog`): every byte is in the pipe, and is read out once into
+   ROOT/CONTROL.stdin, which becomes the program's standard input, and each child's through a
+   description of its own (reopen_input). Whether the writer closed it is seen without reading
+   (POLLHUP), for up to SPOOL_WAIT_MS: a pipe still open (an interactive peer, a launcher's idle
+   stdin), or one the parent holds too (parent_shares_pipe), is left alone, unread, and the
+   start forks no children. */
+#define SPOOL_WAIT_MS 300
+
+/* Whether the process that started this one holds the pipe on standard input too (a shell's
+   `while read` loop that starts the program for each line, `{ prog; cat; }`): its bytes are
+   then not all this program's, and reading them out would take them from the others. Also true
+   when that cannot be told. */
+static bool LF_TEXT parent_shares_pipe(const struct stat *input)
+{
+    char path[48];
+    size_t n = fork_append(path, 0, "/proc/");
+    n += format_decimal(path + n, (uint64_t)getppid());
+    fork_append(path, n, "/fd");
+    int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder < 0)
+        return true;
+    static char entries[4096];
+    bool shared = false;
+    for (;;) {
+        long got = syscall(SYS_getdents64, folder, entries, sizeof entries);
+        if (got <= 0)
+            break;
+        for (long at = 0; at < got && !shared;) {
+            /* struct linux_dirent64: inode, offset, record length, type, name */
+            unsigned short length;
+            memcpy(&length, entries + at + 16, sizeof length);
+            const char *name = entries + at + 19;
+            at += length;
+            struct stat held;
+            if (name[0] != '.' && fstatat(folder, name, &held, 0) == 0 &&
+                held.st_dev == input->st_dev && held.st_ino == input->st_ino)
+                shared = true;
+        }
+    }
+    close(folder);
+    return shared;
+}
+
+static void LF_TEXT spool_input(const char *control)
+{
+    struct stat input;
+    if (fstat(0, &input) != 0 || !S_ISFIFO(input.st_mode))
+        return;
+    bool closed = false;
+    for (int waited = 0; !closed && waited <= SPOOL_WAIT_MS; waited += 2) {
+        struct pollfd peek = {.fd = 0, .events = POLLIN};
+        if (poll(&peek, 1, 0) == 1 && (peek.revents & POLLHUP))
+            closed = true;
+        else if (waited < SPOOL_WAIT_MS)
+            nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    }
+    if (!closed || parent_shares_pipe(&input))
+        return;
+    char path[PATH_MAX];
+    size_t n = fork_append(path, 0, fork_state.root);
+    n = fork_append(path, n, "/");
+    n = fork_append(path, n, control);
+    fork_append(path, n, ".stdin");
+    int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (file < 0)
+        return;
+    /* Once a byte is read it is the program's only through the file: a file that could not be
+       written whole (a full disk) is still given, as the most of its input there is. */
+    static char buffer[1 << 16];
+    bool more = true;
+    while (more) {
+        ssize_t got = read(0, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN) { /* a non-blocking pipe: its last bytes are there */
+            struct pollfd wait = {.fd = 0, .events = POLLIN};
+            poll(&wait, 1, 1000);
+            continue;
+        }
+        more = got > 0;
+        for (ssize_t done = 0; more && done < got;) {
+            ssize_t put = write(file, buffer + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            more = put > 0;
+            done += put > 0 ? put : 0;
+        }
+    }
+    close(file);
+    int spooled = open(path, O_RDONLY | O_CLOEXEC);
+    if (spooled < 0)
+        return;
+    dup2(spooled, 0); /* without close-on-exec, as standard input is */
+    close(spooled);
+}
+
+/* Fork the start's children from the lines left in `reader`. True in a child. */
+static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
+                                  const char *exe, bool (*reached)(uint64_t))
+{
+    static char line[PATH_MAX + 512];
+    struct fork_point point = {.parent = getpid(), .at_start = true};
+    spool_input(control);
+    const char *why = fork_unforkable_now(&point);
+    char control_dir[PATH_MAX];
+    fork_folder_path(control_dir, control);
+    testcase_prepare(); /* the children end with the test case their fault fires in */
+    if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
+        fork_exec_natively(exe, NULL);
+        runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
+        return true;
+    }
+    /* A second unfailed child, ROOT/start-NAME-2: where the two end or print otherwise, the
+       start is unstable and its children's differences say nothing (failrun, start_differs). */
+    char twin[48], twin_dir[PATH_MAX];
+    fork_append(twin, fork_append(twin, 0, control), "-2");
+    fork_folder_path(twin_dir, twin);
+    fork_wait_for_children(0); /* one after the other: two at once may disturb each other */
+    if (!why && mkdir(twin_dir, 0755) == 0 && fork_child(twin, &point)) {
+        fork_exec_natively(exe, NULL);
+        runtime_replan(NULL);
+        return true;
+    }
+    while (read_line(reader, line, sizeof line)) {
+        uint64_t signature;
+        if (strlen(line) < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
+            continue;
+        if (why || reached(signature)) {
+            /* Reached before main (a constructor's): the child could not fail its first call. */
+            fork_note_refusal(signature, why ? why : "early");
+            continue;
+        }
+        char name[24], dir[PATH_MAX];
+        fork_site_name(name, signature);
+        fork_folder_path(dir, name);
+        if (mkdir(dir, 0755) != 0)
+            continue; /* answered already */
+        if (fork_child(name, &point)) {
+            fork_exec_natively(exe, line + 17);
+            runtime_replan(line + 17);
+            testcase_at_fault = true;
+            return true;
+        }
+    }
+    /* And one more unfailed child after them all, ROOT/start-NAME-3: where it ends or prints
+       otherwise than the first, the children changed what the program depends on (a file one
+       left behind), and a later child's difference may be an earlier one's doing (failrun,
+       start_differs). */
+    char after[48], after_dir[PATH_MAX];
+    fork_append(after, fork_append(after, 0, control), "-3");
+    fork_folder_path(after_dir, after);
+    fork_wait_for_children(0);
+    if (!why && mkdir(after_dir, 0755) == 0 && fork_child(after, &point)) {
+        fork_exec_natively(exe, NULL);
+        runtime_replan(NULL);
+        return true;
+    }
+    fork_wait_for_children(0);
+    return false;
+}
+
+/* The start's working folder as failrun wrote it: a path, or "@/REST" for a folder inside the
+   run's own (a harness that puts its scratch folder in LIBFAIL_DIR, as json-c's suite does
+   here): REST inside `run_dir`, the folder this run was given. */
+static bool LF_TEXT same_folder(const char *written, const char *cwd, const char *run_dir)
+{
+    if (written[0] != '@')
+        return !strcmp(written, cwd);
+    size_t length = strlen(run_dir);
+    while (length > 1 && run_dir[length - 1] == '/')
+        length--; /* failrun pads the folder with slashes to one length */
+    return !strncmp(cwd, run_dir, length) && !strcmp(cwd + length, written + 1);
+}
+
+/* Takes ROOT/starts/FILE (`name` is "start-FILE") when it is this program's: the same
+   executable and working folder. START_CHILD: taken, and this process is one of its children;
+   START_PARENT: taken, the parent goes on; START_ABSENT: no such file, taken or not; START_OTHER:
+   another program's, or another process took it. */
+enum start_taken { START_CHILD, START_PARENT, START_ABSENT, START_OTHER };
+
+static enum start_taken LF_TEXT take_start(const char *name, const char *exe, const char *cwd,
+                                          const char *run_dir, bool (*reached)(uint64_t))
+{
+    static struct line_reader reader;
+    static char line[PATH_MAX];
+    char path[PATH_MAX], taken[PATH_MAX];
+    size_t at = fork_append(path, fork_append(path, 0, fork_state.root), "/starts/");
+    fork_append(path, at, name + 6);
+    fork_append(taken, fork_append(taken, 0, path), ".taken");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) { /* out of the program's numbers (and of the files a child reopens) */
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, FORK_FD_FLOOR);
+        if (high >= 0) {
+            close(fd);
+            fd = high;
+        }
+    }
+    if (fd < 0)
+        return errno == ENOENT && access(taken, F_OK) != 0 ? START_ABSENT : START_OTHER;
+    reader.fd = fd;
+    reader.start = reader.end = 0;
+    bool same = read_line(&reader, line, sizeof line) && !strcmp(line, exe) &&
+                read_line(&reader, line, sizeof line) && same_folder(line, cwd, run_dir);
+    if (!same || rename(path, taken) != 0) {
+        close(fd);
+        return START_OTHER;
+    }
+    bool child = fork_at_start(&reader, name, exe, reached);
+    close(fd);
+    return child ? START_CHILD : START_PARENT;
+}
+
+/* A program that needs the suite around it may be started with other arguments in every run (a
+   test server's port in its URL): failrun matches those by order instead. ROOT/starts/exes lists
+   their executables, one a line; every process of such an executable takes the next number
+   (the first K for which it makes ROOT/starts/claim-I-K, I the executable's line), and its
+   start file, if it has one, is ROOT/starts/ord-I-K: the K-th start of that executable in the
+   baseline. -1 when the executable is not listed. */
+static int LF_TEXT start_ordinal(const char *exe, unsigned *index)
+{
+    static struct line_reader reader;
+    static char line[PATH_MAX];
+    char path[PATH_MAX];
+    fork_append(path, fork_append(path, 0, fork_state.root), "/starts/exes");
+    reader.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (reader.fd < 0)
+        return -1;
+    reader.start = reader.end = 0;
+    bool found = false;
+    for (*index = 0; !found && read_line(&reader, line, sizeof line); ++*index)
+        found = !strcmp(line, exe);
+    close(reader.fd);
+    if (!found)
+        return -1;
+    --*index;
+    for (int k = 0; k < 100000; k++) {
+        size_t n = fork_append(path, fork_append(path, 0, fork_state.root), "/starts/claim-");
+        n += format_decimal(path + n, *index);
+        path[n++] = '-';
+        path[n + format_decimal(path + n, (uint64_t)k)] = '\0';
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            close(fd);
+            return k;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
+                            bool (*reached)(uint64_t))
+{
+    char cwd[PATH_MAX];
+    if (!fork_state.enabled || !getcwd(cwd, sizeof cwd))
+        return false;
+    unsigned index = 0;
+    int ordinal = start_ordinal(exe, &index); /* before anything: the order counts every start */
+    for (unsigned n = 0; n < START_FILES_MAX; n++) {
+        char name[40] = "start-";
+        size_t length = 6 + format_hex16(name + 6, command_line);
+        name[length++] = '-';
+        name[length + format_decimal(name + length, n)] = '\0';
+        enum start_taken taken = take_start(name, exe, cwd, run_dir, reached);
+        if (taken == START_CHILD || taken == START_PARENT)
+            return taken == START_CHILD;
+        if (taken == START_ABSENT)
+            break; /* the last of this command line */
+    }
+    if (ordinal < 0)
+        return false;
+    char name[48] = "start-ord-";
+    size_t length = 10 + format_decimal(name + 10, index);
+    name[length++] = '-';
+    name[length + format_decimal(name + length, (uint64_t)ordinal)] = '\0';
+    return take_start(name, exe, cwd, run_dir, reached) == START_CHILD;
+}
