@@ -15,12 +15,15 @@ CORE_CFLAGS := $(filter-out -Iinjector,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden 
 # Examples and test programs: plain debug builds, so reports name exact lines.
 EXAMPLE_CFLAGS := -std=c11 -g -O0 -Wall -Wextra -Werror
 
-CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c libfail/stack.c libfail/runtime.c \
-                libfail/records.c libfail/sites.c libfail/exits.c libfail/syscalls.c \
-                libfail/live.c libfail/forkmode.c libfail/forkchild.c libfail/forkstart.c \
-                libfail/gcovdump.c libfail/unwinder.c \
-                libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/testcase.c \
-                libfail/invocation.c
+# The core's runtime and fork mode are in folders of their own (libfail/runtime/, libfail/fork/);
+# the objects link in the order they had before the move.
+CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/plan.c \
+                libfail/stack.c libfail/runtime/runtime.c libfail/runtime/records.c \
+                libfail/runtime/sites.c libfail/runtime/exits.c libfail/runtime/syscalls.c \
+                libfail/live.c libfail/fork/forkmode.c libfail/fork/forkchild.c \
+                libfail/fork/forkstart.c libfail/gcovdump.c libfail/unwinder.c \
+                libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/fork/testcase.c \
+                libfail/runtime/invocation.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 # failrun, part by part from the bottom up (see doc/design.md, "Layout"): the record format it shares
 # with the target, then each part of the runner, then coverage analysis.
@@ -30,8 +33,8 @@ FAILRUN_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/
                    $(sort $(wildcard coverage/*.c))
 FAILRUN_OBJECTS := $(FAILRUN_SOURCES:%.c=$(BUILD)/obj/%.o)
 FAILRUN_LIBS := -lsqlite3 -ljansson -ldw -lelf -lpthread
-HEADERS := $(wildcard libfail/*.h libfail/format/*.h libfail/format/*.def libfail/include/*.h \
-                     injector/*/*.h coverage/*.h)
+HEADERS := $(wildcard libfail/*.h libfail/runtime/*.h libfail/fork/*.h libfail/format/*.h \
+                     libfail/format/*.def libfail/include/*.h injector/*/*.h coverage/*.h)
 
 LIBRARIES := $(BUILD)/libfail.so $(BUILD)/libfail.a $(BUILD)/libfail-preload.so \
              $(BUILD)/libfail-preload-io.so $(BUILD)/libfail-kernel.so $(BUILD)/libfail-audit.so \
@@ -167,7 +170,7 @@ $(BUILD)/tests/cov/plainleg: tests/programs/plainleg.c
 	@mkdir -p $(dir $@)
 	$(CC) $(COV_CFLAGS) -o $@ $<
 
-# A cmocka suite: its runner is built in (libfail/testcase.c).
+# A cmocka suite: its runner is built in (libfail/fork/testcase.c).
 $(BUILD)/tests/programs/testcases_cmocka: tests/programs/testcases_cmocka.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lcmocka

@@ -92,7 +92,7 @@ struct elf_function {
 bool elf_module_functions(const struct module_info *module, struct elf_function *wanted,
                           int count) LF_HIDDEN;
 
-/* ---- invocation.c: how a program was started, for starting it alone ---- */
+/* ---- runtime/invocation.c: how a program was started, for starting it alone ---- */
 /* Writes RECORD_PATH's invocation file (PID-IMAGE.inv beside it): EXE, the working folder,
    /proc/self/cmdline and environ, and what standard input is. Nothing on an error. */
 void invocation_write_file(const char *record_path, const char *exe) LF_HIDDEN;
@@ -118,8 +118,8 @@ bool live_table_overflowed(void) LF_HIDDEN;
 void live_table_stats(uint64_t *slots, uint64_t *generations) LF_HIDDEN;
 void live_table_after_fork_child(void) LF_HIDDEN;
 
-/* ---- runtime.c: per-process state, records, sites, live blocks; with records.c, sites.c,
-   exits.c and syscalls.c, which share its state (runtime.h) ---- */
+/* ---- runtime/runtime.c: per-process state, records, sites, live blocks; with records.c,
+   sites.c, exits.c and syscalls.c beside it, which share its state (runtime.h) ---- */
 /* Set while libfail works on this thread: allocations made meanwhile (by libunwind, dlsym,
    pthread_atfork) go straight to the real allocator. Initial-exec TLS: reading it never allocates. */
 extern __thread int runtime_guard LF_HIDDEN;
@@ -295,8 +295,8 @@ void runtime_replan(const char *text) LF_HIDDEN;
    program's start (forkmode_start). */
 void runtime_start(void) LF_HIDDEN;
 
-/* ---- forkmode.c: PLAN_FORK, a child per site reached for the first time; with forkchild.c
-   and forkstart.c, which share its state (forkmode.h) ---- */
+/* ---- fork/forkmode.c: PLAN_FORK, a child per site reached for the first time; with
+   forkchild.c and forkstart.c beside it, which share its state (forkmode.h) ---- */
 /* At initialisation, with the guard set (it looks up __gcov_reset). */
 void forkmode_init(const struct plan *plan) LF_HIDDEN;
 /* A site this process (`pid`, the runtime's own idea of it) reaches for the first time: claim it
@@ -312,7 +312,7 @@ void forkmode_finish(void) LF_HIDDEN;
 bool forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
                     bool (*reached)(uint64_t)) LF_HIDDEN;
 
-/* ---- testcase.c: a fork-mode child ends where its test case ends ---- */
+/* ---- fork/testcase.c: a fork-mode child ends where its test case ends ---- */
 /* The plan's extra test-case functions (tests=NAME,...), at initialisation. */
 void testcase_configure(const struct plan *plan) LF_HIDDEN;
 /* In the parent before its first fork: find the test runners' functions in the loaded modules

@@ -132,7 +132,8 @@ struct job {
     bool leak_scanned;
     struct program *program; /* the program started alone; NULL: the whole command */
     char *test_case; /* a fork child that stopped at the end of its test case: "passed FUNC" or
-                        "failed FUNC" (libfail/testcase.c); NULL: it ran to its process's end */
+                        "failed FUNC" (libfail/fork/testcase.c); NULL: it ran to its process's
+                        end */
 };
 
 /* failrun kernel stops a site's sweep here even if every fault point so far was reached: a

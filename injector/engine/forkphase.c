@@ -48,7 +48,7 @@ static bool start_forkable(const struct program *program)
 /* A program that does not run alone (it needs the suite's fixtures: a client of its test server)
    but whose runs can fork at its start inside the command, where the fixtures are up: not the
    command's own process, its standard input a file, nothing or a pipe (read out once at the
-   start: libfail/forkstart.c, spool_input). Else each of its runs is a
+   start: libfail/fork/forkstart.c, spool_input). Else each of its runs is a
    re-run of the whole command. */
 static bool start_in_command(const struct program *program)
 {
@@ -93,9 +93,9 @@ static char *ordinal_name(struct campaign_context *context, const char *root,
     return ordinal >= 0 ? xasprintf("ord-%d-%lld", line, (long long)ordinal) : NULL;
 }
 
-/* ROOT/starts/HASH-N for `program` (libfail/forkstart.c, forkmode_start): its executable, working
-   folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name ("HASH-N"),
-   or NULL when the baseline has no command line for it. */
+/* ROOT/starts/HASH-N for `program` (libfail/fork/forkstart.c, forkmode_start): its executable,
+   working folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name
+   ("HASH-N"), or NULL when the baseline has no command line for it. */
 static char *write_start_file(struct campaign_context *context, const char *root,
                               const struct program *program)
 {

@@ -4,8 +4,8 @@
  *
  * After the baseline (record mode, which decides the scope and plans one run per site as
  * always), the command runs once more with plan mode=fork: each in-scope process forks at each
- * site it reaches first (libfail/forkmode.c); the child fails the allocation and runs to its end
- * in ROOT/SITE/ with its own record files, stdout, stderr and a `result` line its parent wrote
+ * site it reaches first (libfail/fork/forkmode.c); the child fails the allocation and runs to its
+ * end in ROOT/SITE/ with its own record files, stdout, stderr and a `result` line its parent wrote
  * on reaping it. Each child folder is then concluded as the planned run of its site, exactly as
  * a re-run would be (same row, plan and chain, so `failrun replay` reproduces it; same judge).
  * Planned runs no child answered (a multi-threaded process, standard input a pipe, a site the
@@ -268,7 +268,7 @@ bool read_result(const char *dir, struct spawn_result *result, int *parent)
     return true;
 }
 
-/* How the child's test case ended, when it stopped there (libfail/testcase.c): "passed FUNC"
+/* How the child's test case ended, when it stopped there (libfail/fork/testcase.c): "passed FUNC"
    or "failed FUNC"; NULL when it ran to its process's end. */
 static char *read_test_case(const char *dir)
 {
@@ -461,7 +461,7 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     free(unkept.items);
 }
 
-/* Why the processes of a fork run did not fork at a site (libfail/forkmode.c,
+/* Why the processes of a fork run did not fork at a site (libfail/fork/forkmode.c,
    fork_note_refusal), in words; NULL for a word it does not know. */
 static const char *refusal_words(const char *why)
 {

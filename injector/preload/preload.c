@@ -1,6 +1,6 @@
 /*
  * preload.c — libfail-preload.so: interposes the allocator (see interpose.def) and the exits of a
- * process, and hands each call to the in-target core (libfail/runtime.c).
+ * process, and hands each call to the in-target core (libfail/runtime/runtime.c).
  *
  * Runs inside the target. Rules it keeps:
  * - it never allocates through the allocator it intercepts: the thread-local runtime_guard sends
@@ -365,7 +365,7 @@ LF_TEXT LF_EXPORT int daemon(int keep_folder, int keep_descriptors)
 }
 
 /* ---- longjmp ----
- * A fork-mode child ends when its test case does (libfail/testcase.c); a test runner such as
+ * A fork-mode child ends when its test case does (libfail/fork/testcase.c); a test runner such as
  * expat's minicheck ends a failed test by a longjmp back into the runner. Only an armed child
  * looks at the jump; everything else goes straight on. */
 

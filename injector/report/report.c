@@ -134,8 +134,8 @@ static json_t *programs_under_test(sqlite3 *db)
 }
 
 /* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
-   their test case (libfail/testcase.c): {"notes": [...], "test_cases": {"passed": N, "failed": N,
-   "functions": [...]}}. */
+   their test case (libfail/fork/testcase.c): {"notes": [...], "test_cases": {"passed": N,
+   "failed": N, "functions": [...]}}. */
 static json_t *fork_summary(sqlite3 *db)
 {
     json_t *notes = json_array();

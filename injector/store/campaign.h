@@ -55,7 +55,7 @@ struct campaign_settings {
     bool boundary_idle;     /* not stored: the baseline saw no call into a library in scope, so
                                later runs go without the audit module (load_baseline) */
     char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
-                               built-in runners only (libfail/testcase.c) */
+                               built-in runners only (libfail/fork/testcase.c) */
     int64_t hang_cpu_ms;    /* not stored: the CPU a process may use after its planned fault
                                fired before it is a hang (plan key cpu; 0: none); from the
                                baseline's CPU time (load_baseline) */

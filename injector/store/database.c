@@ -135,7 +135,7 @@ static const char schema[] =
     "  api_verdict TEXT,"               /* 'reported', 'swallowed', or 'unknown' (no convention) */
     "  reaction TEXT,"                  /* reported: the caller's reaction (the outcome it had) */
     "  test_case TEXT);"                /* a fork child that ended with its test case: "passed
-                                           FUNC" or "failed FUNC" (libfail/testcase.c) */
+                                           FUNC" or "failed FUNC" (libfail/fork/testcase.c) */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_layout.sh — the source tree keeps its layout (tests/layout/check.py): every file in a part,
-# no part's folder over 12 .c files (but the listed ones, which do not grow), no file over 900
-# lines (but the listed ones, which only shrink), dependencies between parts that point one way,
-# in includes and in calls, and no circles between failrun's files.
+# no folder over 12 .c files, no file over 900 lines (but the listed ones, which only shrink),
+# dependencies between parts that point one way, in includes and in calls, and no circles between
+# failrun's files.
 . "$(dirname "$0")/lib.sh"
 
 out=$(mktemp)
@@ -14,9 +14,10 @@ check "the check saw the parts' dependencies (the runner's command line uses the
     grep -q '^  injector/cli -> injector/engine: ' "$out"
 
 # The check can fail: a copy of the tree where storage includes the engine, a file is over the
-# limit, a listed file grew, a listed folder holds one more .c file, a file is in no part, an
-# object of storage calls into the engine, a kind of fault is told by its name, and two files
-# call each other.
+# limit, a listed file grew, a subfolder of the core holds 13 .c files, a file is in no part (in a
+# new folder of failrun's, and in a new subfolder of libfail/ that no table names), an object of
+# storage calls into the engine, a kind of fault is told by its name, and two files call each
+# other.
 dir=$(scratch)
 mkdir -p "$dir/tests/layout" "$dir/build"
 cp "$ROOT/tests/layout/check.py" "$dir/tests/layout/"
@@ -28,12 +29,15 @@ awk 'BEGIN { for (i = 0; i < 901; i++) print "/* line */" }' >"$dir/injector/bas
 listed=$(python3 -B -c "import sys; sys.path.insert(0, '$ROOT/tests/layout'); import check;
 print(next(iter(check.OVERSIZE), ''))")
 [ -n "$listed" ] && echo '/* one more */' >>"$dir/$listed"
-# The first folder of the list of folders over the limit of .c files gets one more.
-crowded=$(python3 -B -c "import sys; sys.path.insert(0, '$ROOT/tests/layout'); import check;
-print(next(iter(check.CROWDED), ''))")
-[ -n "$crowded" ] && echo 'int one_more;' >"$dir/$crowded/one_more.c"
-mkdir -p "$dir/injector/extra"
+# Fork mode's folder, a folder of the core's part, gets .c files until it holds 13.
+n=$(ls "$dir/libfail/fork/"*.c | wc -l)
+while [ "$n" -le 12 ]; do
+    echo "int one_more_$n;" >"$dir/libfail/fork/one_more_$n.c"
+    n=$((n + 1))
+done
+mkdir -p "$dir/injector/extra" "$dir/libfail/extra"
 echo 'int x;' >"$dir/injector/extra/x.c"
+echo 'int y;' >"$dir/libfail/extra/y.c"
 cat >"$dir/probe.c" <<'PROBE'
 void execute_run(void);
 void probe(void) { execute_run(); }
@@ -57,12 +61,12 @@ if [ -n "$listed" ]; then
     check "... a listed file that grew is named ($listed)" \
         grep -q "$listed: [0-9]* lines, more than" "$out"
 fi
-if [ -n "$crowded" ]; then
-    check "... a listed folder with one more .c file is named ($crowded)" \
-        grep -q "$crowded/: [0-9]* .c files, more than" "$out"
-fi
+check "... a subfolder of the core with 13 .c files is named" \
+    grep -q 'libfail/fork/: 13 .c files, more than 12' "$out"
 check "... a file in no part is named" \
     grep -q 'injector/extra/x.c: in no part' "$out"
+check "... a file in a new subfolder of libfail/ is in no part, not the core's" \
+    grep -q 'libfail/extra/y.c: in no part' "$out"
 check "... a call from storage up into the engine is named" \
     grep -q 'injector/store/probe.c (injector/store) uses execute_run of injector/engine/' "$out"
 check "... a string compared with a kind's name outside kinds.def is named" \

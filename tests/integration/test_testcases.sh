@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_testcases.sh — fork mode's children end where their test case ends (libfail/testcase.c):
+# test_testcases.sh — fork mode's children end where their test case ends (libfail/fork/testcase.c):
 # in a minicheck-style runner (srunner_run_all, built in; cmocka's and Unity's too) and in a suite's own loop body named by
 # --test-case FUNC:int. Each site gets the outcome re-run mode gives it; no child runs a later
 # test case; a test case's result decides (failed: handled, passed: absorbed, a crash stays a

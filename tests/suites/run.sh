@@ -8,7 +8,7 @@
 #   SUITES_MAX_RUNS=N                 bound each campaign to N fault runs (failrun --max-runs N);
 #                                     without it every site is failed (expat's two programs, which
 #                                     hold every test, fork at their sites and each child ends
-#                                     with its test case: libfail/testcase.c)
+#                                     with its test case: libfail/fork/testcase.c)
 #   SUITES_CHECK_ONLY=1 run.sh        re-check the outputs of the last run, no campaigns
 #   FAILRUN=PATH, SUITES_OUT=DIR      another failrun (default build/failrun; its preload beside
 #                                     it), another output folder (default build/suites)
