@@ -70,7 +70,7 @@ sh "$ROOT/tests/kernel/run-vm.sh" --kernel debug --add "$ROOT/build/failrun=$gue
     --add "$ROOT/build/libfail-kernel.so=$guest_root/build/libfail-kernel.so" \
     --add "$ROOT/build/tests/kernel/provoke=$guest_root/build/tests/kernel/provoke" \
     --add "$selftests=/selftests" --add "$debug_vmlinux" \
-    --script "$guest_script" --log "$selftests_log" --timeout 3600 --append kasan_multi_shot
+    --script "$guest_script" --log "$selftests_log" --timeout 5400 --append kasan_multi_shot
 status=$?
 check_equal "the VM ran the selftests under failrun kernel and reported its exit status" 0 "$status"
 grep '^ok - ' "$selftests_log" | sed 's/.*/pass/' >>"$RESULTS"
