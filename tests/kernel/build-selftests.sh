@@ -5,16 +5,10 @@
 #
 # The selection (SELFTESTS below, "FOLDER/PROGRAM" under tools/testing/selftests) exercises what
 # the issue of kernel findings asks for and runs in seconds on its own: pipes and files (memfd,
-# openat2, proc, mincore, splice, close_range), memfd, POSIX and SysV message queues, AF_UNIX and
-# inet sockets (IPv6 too), futex, clone3, pidfd and kcmp, exec, ptrace, sigaltstack, the memory
-# calls (mremap, mlock2, madvise, msync), perf events, capabilities, the vDSO's fallbacks and
-# x86's iopl and ioperm. The second half was chosen by the system calls it adds to the first's
-# (strace on the host), for a sweep of 100 or more. Left out: epoll_wakeup_test (a minute of
-# timed waits on its own, hours under a sweep in qemu), the timers tests (sleeps, and
-# valid-adjtimex sets the clock the campaign times runs with), pidfd_poll_test and
-# perf_events/sigtrap_threads (20-30 s each alone), af_unix/test_unix_oob (hangs without its
-# signal), anything needing namespaces (the test kernel has none), modules, hardware, FUSE or
-# hugetlbfs. eventfd, epoll and timerfd are the workload's (workload.c).
+# openat2, proc, mincore), memfd, POSIX and SysV message queues, AF_UNIX and inet sockets, futex,
+# clone3 and pidfd, exec, sigaltstack. Left out: epoll_wakeup_test (a minute of timed waits on
+# its own, hours under a sweep in qemu), the timers tests (sleeps), anything needing modules,
+# hardware, FUSE or hugetlbfs. eventfd, epoll and timerfd are the workload's (workload.c).
 #
 # Each is built with the selftests' own Makefile (lib.mk) against the source's exported headers
 # (make headers), dynamically linked so failrun's preload reaches it. Needs libcap-dev and
@@ -31,12 +25,7 @@ futex/functional/futex_requeue futex/functional/futex_wait futex/functional/fute
 futex/functional/futex_waitv clone3/clone3 clone3/clone3_clear_sighand pidfd/pidfd_open_test
 pidfd/pidfd_wait net/af_unix/unix_connect net/socket net/tcp_inq net/reuseport_addr_any
 net/sk_bind_sendto_listen net/sk_connect_zero_addr mincore/mincore_selftest sigaltstack/sas
-openat2/openat2_test proc/self proc/thread-self proc/fd-001-lookup exec/null-argv
-kcmp/kcmp_test core/close_range_test splice/default_file_splice_read ptrace/get_syscall_info
-ptrace/peeksiginfo vm/mremap_dontunmap vm/mlock2-tests vm/madv_populate vm/map_populate
-vm/mlock-random-test proc/proc-uptime-002 proc/proc-pid-vm net/ipv6_flowlabel_mgr
-net/reuseport_dualstack pidfd/pidfd_getfd_test pidfd/pidfd_fdinfo_test vDSO/vdso_test_correctness
-perf_events/remove_on_exec x86/iopl_64 x86/ioperm_64"
+openat2/openat2_test proc/self proc/thread-self proc/fd-001-lookup exec/null-argv"
 
 fail() {
     echo "build-selftests: $*" >&2

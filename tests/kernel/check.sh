@@ -64,7 +64,7 @@ selftests=$(sh "$ROOT/tests/kernel/build-selftests.sh" | tail -n 1)
 check "the selftests are built ($selftests)" test -x "$selftests/memfd_test"
 guest_script="$ROOT/build/tests/kernel/guest-selftests.sh"
 sed -e "s|@ROOT@|$guest_root|" -e "s|@SELFTESTS@|/selftests|" -e "s|@VMLINUX@|$debug_vmlinux|" \
-    -e "s|@MAX_RUNS@|${SELFTESTS_MAX_RUNS:-1000}|" "$ROOT/tests/kernel/guest-selftests.sh" >"$guest_script"
+    -e "s|@MAX_RUNS@|${SELFTESTS_MAX_RUNS:-500}|" "$ROOT/tests/kernel/guest-selftests.sh" >"$guest_script"
 selftests_log="$ROOT/build/tests/kernel/console-selftests.log"
 sh "$ROOT/tests/kernel/run-vm.sh" --kernel debug --add "$ROOT/build/failrun=$guest_root/build/failrun" \
     --add "$ROOT/build/libfail-kernel.so=$guest_root/build/libfail-kernel.so" \
