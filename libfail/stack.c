@@ -220,10 +220,10 @@ int LF_TEXT stack_capture_signal(void *ucontext, uintptr_t *pcs, int max)
         /* Every frame so far ours, up to our restorer: the signal came while libfail-kernel.so's
            SIGSYS handler made the program's system call. Those frames are left out, as our
            interposers are; the stack starts at the call the program made. */
-        bool ours = count > 1 && is_sigreturn((uintptr_t)ip);
+        bool ours = count > 1;
         for (int i = 0; ours && i < count; i++)
             ours = is_own_frame(pcs[i]);
-        if (ours) {
+        if (ours && is_sigreturn((uintptr_t)ip)) {
             count = 0;
             returned = true;
         }

@@ -380,8 +380,7 @@ void report_print_text(json_t *report, FILE *out)
     json_t *campaign = json_object_get(report, "campaign");
     json_t *list = json_object_get(report, "findings");
     json_t *command = json_object_get(campaign, "command");
-    bool realistic = json_is_string(json_object_get(campaign, "policy")) &&
-                     !strcmp(json_string_value(json_object_get(campaign, "policy")), "realistic");
+    bool realistic = !strcmp(string_of(campaign, "policy"), "realistic");
     fprintf(out, "failrun report:");
     size_t index;
     json_t *argument;
