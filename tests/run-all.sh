@@ -20,10 +20,16 @@ for test in "$@"; do
 done
 results=$(mktemp)
 RESULTS=$results sh "$root/tests/integration/run.sh"
+status=$?
 p=$(grep -c '^pass$' "$results")
 f=$(grep -c '^fail$' "$results")
 rm -f "$results"
 passed=$((passed + p))
 failed=$((failed + f))
+# A run stopped from outside (a signal, a shell error) has not counted what it did not run.
+if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "integration tests: ended with status $status before their own count"
+    failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
