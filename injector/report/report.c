@@ -13,6 +13,8 @@
 #include "verdict/suppress.h"
 #include "verdict/classify.h"
 #include "store/database.h"
+#include "store/findings.h"
+#include "store/sitequery.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
 
@@ -65,28 +67,33 @@ static void add_debug_hint(struct symboliser *symboliser, json_t *frame, json_t 
 
 /* Programs the fault runs started alone (owner.c), and those that had to stay within the whole
    command, each with why. */
+struct program_counts {
+    json_int_t alone;
+    json_t *whole;
+};
+
+static void count_program(void *context, const struct store_program_alone *row)
+{
+    struct program_counts *counts = context;
+    if (!strcmp(row->alone, "yes")) {
+        counts->alone++;
+        return;
+    }
+    char **argv = strings_from_blob(row->argv, row->argv_bytes);
+    char *name = program_title(row->exe, argv);
+    json_array_append_new(counts->whole,
+                          json_pack("{s:s, s:s}", "program", name, "reason", row->alone));
+    free(name);
+    environment_free(argv);
+}
+
 static json_t *program_summary(sqlite3 *db)
 {
-    json_t *programs = json_object(), *whole = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT exe, argv, alone FROM programs WHERE alone IS NOT NULL ORDER BY id");
-    json_int_t alone = 0;
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *verdict = (const char *)sqlite3_column_text(statement, 2);
-        if (!strcmp(verdict, "yes")) {
-            alone++;
-            continue;
-        }
-        char **argv = strings_from_blob(sqlite3_column_blob(statement, 1),
-                                        sqlite3_column_bytes(statement, 1));
-        char *name = program_title((const char *)sqlite3_column_text(statement, 0), argv);
-        json_array_append_new(whole, json_pack("{s:s, s:s}", "program", name, "reason", verdict));
-        free(name);
-        environment_free(argv);
-    }
-    database_finalize(statement);
-    json_object_set_new(programs, "alone", json_integer(alone));
-    json_object_set_new(programs, "whole_command", whole);
+    json_t *programs = json_object();
+    struct program_counts counts = {0, json_array()};
+    store_programs_alone_each(db, count_program, &counts);
+    json_object_set_new(programs, "alone", json_integer(counts.alone));
+    json_object_set_new(programs, "whole_command", counts.whole);
     return programs;
 }
 
@@ -94,76 +101,55 @@ static json_t *program_summary(sqlite3 *db)
    campaign covers none of their sites (libfail/execenv.c). */
 static json_t *unpreloaded_programs(sqlite3 *db)
 {
-    json_t *list = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT program, reason, count FROM unpreloaded"
-            " WHERE run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
-            " ORDER BY program, reason");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:s, s:I}",
-                                              "program", sqlite3_column_text(statement, 0),
-                                              "reason", sqlite3_column_text(statement, 1),
-                                              "count", (json_int_t)sqlite3_column_int64(statement, 2)));
-    database_finalize(statement);
-    return list;
+    return store_unpreloaded_rows(db);
 }
 
 /* The suite's fixtures left out of the default scope (environment.c, fixture_reason). */
 static json_t *fixture_list(sqlite3 *db)
 {
-    json_t *list = json_array();
-    sqlite3_stmt *statement = database_prepare(db, "SELECT exe, why FROM fixtures ORDER BY exe");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:s}", "exe", sqlite3_column_text(statement, 0),
-                                              "why", sqlite3_column_text(statement, 1)));
-    database_finalize(statement);
-    return list;
+    return store_fixture_rows(db);
 }
 
 /* The executables whose sites the campaign fails, with how many each: [{"exe", "sites"}]. */
 static json_t *programs_under_test(sqlite3 *db)
 {
-    json_t *list = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT exe, count(*) FROM sites GROUP BY exe ORDER BY count(*) DESC, exe");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:I}", "exe", sqlite3_column_text(statement, 0),
-                                              "sites", (json_int_t)sqlite3_column_int64(statement, 1)));
-    database_finalize(statement);
-    return list;
+    return store_sites_per_exe(db);
 }
 
 /* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
    their test case (libfail/fork/testcase.c): {"notes": [...], "test_cases": {"passed": N,
    "failed": N, "functions": [...]}}. */
+/* The counts per verdict ("passed", "failed") and the functions, each once (rows come by
+   function). */
+struct test_cases {
+    json_t *cases, *functions;
+};
+
+static void count_test_case(void *context, const char *verdict, const char *function,
+                            int64_t runs)
+{
+    struct test_cases *into = context;
+    json_t *count = json_object_get(into->cases, verdict);
+    if (count)
+        json_integer_set(count, json_integer_value(count) + runs);
+    size_t size = json_array_size(into->functions);
+    if (!size || strcmp(json_string_value(json_array_get(into->functions, size - 1)), function))
+        json_array_append_new(into->functions, json_string(function));
+}
+
 static json_t *fork_summary(sqlite3 *db)
 {
     json_t *notes = json_array();
-    sqlite3_stmt *statement = database_prepare(db, "SELECT fork_note FROM campaign");
-    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0)) {
-        char *text = xstrdup((const char *)sqlite3_column_text(statement, 0));
+    char *text = store_fork_note(db);
+    if (text) {
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
             json_array_append_new(notes, json_string(line));
         free(text);
     }
-    database_finalize(statement);
     json_t *cases = json_object(), *functions = json_array();
     json_object_set_new(cases, "passed", json_integer(0));
     json_object_set_new(cases, "failed", json_integer(0));
-    statement = database_prepare(
-        db, "SELECT substr(test_case, 1, 6), substr(test_case, 8), count(*) FROM runs"
-            " WHERE test_case IS NOT NULL GROUP BY 1, 2 ORDER BY 2, 1");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *verdict = (const char *)sqlite3_column_text(statement, 0);
-        const char *function = (const char *)sqlite3_column_text(statement, 1);
-        json_t *count = json_object_get(cases, verdict);
-        if (count)
-            json_integer_set(count, json_integer_value(count) + sqlite3_column_int64(statement, 2));
-        size_t size = json_array_size(functions);
-        if (!size || strcmp(json_string_value(json_array_get(functions, size - 1)), function))
-            json_array_append_new(functions, json_string(function));
-    }
-    database_finalize(statement);
+    store_test_cases_each(db, count_test_case, &(struct test_cases){cases, functions});
     json_object_set_new(cases, "functions", functions);
     return json_pack("{s:o, s:o}", "notes", notes, "test_cases", cases);
 }
@@ -179,63 +165,31 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
     json_object_set_new(campaign, "cwd", json_string(settings->cwd));
     if (settings->stdin_path)
         json_object_set_new(campaign, "stdin", json_string(settings->stdin_path));
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source AND first_run IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
-            " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
-            " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE NOT outside_source"
-            "   AND first_run NOT IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
-            " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')), faults,"
-            " (SELECT count(*) FROM sites WHERE outside_source), source"
-            " FROM campaign");
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        json_object_set_new(campaign, "sites", json_integer(sqlite3_column_int64(statement, 0)));
-        json_object_set_new(campaign, "runs", json_integer(sqlite3_column_int64(statement, 1)));
-        json_object_set_new(campaign, "runs_pending",
-                            json_integer(sqlite3_column_int64(statement, 2)));
+    struct store_campaign_counts counts;
+    if (store_campaign_counts(db, &counts)) {
+        json_object_set_new(campaign, "sites", json_integer(counts.sites));
+        json_object_set_new(campaign, "runs", json_integer(counts.runs));
+        json_object_set_new(campaign, "runs_pending", json_integer(counts.runs_pending));
         json_object_set_new(campaign, "wall_ms",
-                            sqlite3_column_type(statement, 3) == SQLITE_NULL
-                                ? json_null()
-                                : json_integer(sqlite3_column_int64(statement, 3)));
-        json_object_set_new(campaign, "baseline_exit",
-                            json_integer(sqlite3_column_int64(statement, 4)));
-        json_object_set_new(campaign, "error_path_sites",
-                            json_integer(sqlite3_column_int64(statement, 5)));
-        json_object_set_new(campaign, "io_sites", json_integer(sqlite3_column_int64(statement, 6)));
-        json_object_set_new(campaign, "faults",
-                            json_string((const char *)sqlite3_column_text(statement, 7)));
+                            counts.has_wall_ms ? json_integer(counts.wall_ms) : json_null());
+        json_object_set_new(campaign, "baseline_exit", json_integer(counts.baseline_exit));
+        json_object_set_new(campaign, "error_path_sites", json_integer(counts.error_path_sites));
+        json_object_set_new(campaign, "io_sites", json_integer(counts.io_sites));
+        json_object_set_new(campaign, "faults", json_string(counts.faults));
         /* --source: sites recorded but left out of the campaign (source.c) */
-        json_object_set_new(campaign, "source",
-                            json_string((const char *)sqlite3_column_text(statement, 9)));
+        json_object_set_new(campaign, "source", json_string(counts.source));
         json_object_set_new(campaign, "outside_source_sites",
-                            json_integer(sqlite3_column_int64(statement, 8)));
+                            json_integer(counts.outside_source_sites));
     }
-    database_finalize(statement);
+    store_campaign_counts_free(&counts);
     /* Error-path sites that got no run of their own, by reason (planner.c). */
-    json_t *unexplored = json_object();
-    statement = database_prepare(
-        db, "SELECT unexplored, count(*) FROM sites WHERE unexplored IS NOT NULL GROUP BY 1 ORDER BY 1");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
-                            json_integer(sqlite3_column_int64(statement, 1)));
-    database_finalize(statement);
-    json_object_set_new(campaign, "unexplored", unexplored);
+    json_object_set_new(campaign, "unexplored", store_unexplored_counts(db));
     /* First runs of a site the baseline reached, whose fault never fired: the runs disturbed
        each other (two at once sharing files or ports) or the command does other things from
        run to run. Such a run says nothing of its site; the campaign is not to be trusted as is.
        Under --policy nofail a site too small to fail is never failed by design, and a kernel
        campaign's run whose fail-nth counter never reached 0 ends the site's sweep. */
-    statement = database_prepare(
-        db, "SELECT count(*) FROM runs r JOIN sites s ON s.id = r.site"
-            " WHERE r.kind = 'fault' AND r.outcome = 'not-reached' AND r.chain NOT LIKE '%,%'"
-            " AND s.first_run IN (SELECT id FROM runs WHERE kind = 'baseline')"
-            " AND (SELECT policy FROM campaign) = 'all' AND (SELECT kernel FROM campaign) = 0");
-    json_object_set_new(campaign, "unreached",
-                        json_integer(sqlite3_step(statement) == SQLITE_ROW
-                                         ? sqlite3_column_int64(statement, 0) : 0));
-    database_finalize(statement);
+    json_object_set_new(campaign, "unreached", json_integer(store_unreached_count(db)));
     json_object_set_new(campaign, "programs", program_summary(db));
     json_object_set_new(campaign, "unpreloaded", unpreloaded_programs(db));
     json_object_set_new(campaign, "fixtures", fixture_list(db));
@@ -249,33 +203,29 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
    database) its environment. NULL when the run was the whole command's. */
 static char *program_words(sqlite3 *db, int64_t owner, char **input, char **folder)
 {
-    sqlite3_stmt *statement =
-        database_prepare(db, "SELECT exe, cwd, argv, stdin FROM programs WHERE id = ?");
-    sqlite3_bind_int64(statement, 1, owner);
+    struct store_program_start start;
     char *words = NULL;
-    if (owner && sqlite3_step(statement) == SQLITE_ROW) {
-        char **argv = strings_from_blob(sqlite3_column_blob(statement, 2),
-                                        sqlite3_column_bytes(statement, 2));
+    if (store_program_start(db, owner, &start)) {
+        char **argv = start.argv;
         if (!argv[0]) { /* no arguments at all: not a start failrun can repeat */
-            environment_free(argv);
-            database_finalize(statement);
+            store_program_start_free(&start);
             return NULL;
         }
         free(argv[0]); /* the executable itself: argv[0] may name it through PATH or a link */
-        argv[0] = column_text(statement, 0);
-        char *cwd = shell_quote((const char *)sqlite3_column_text(statement, 1));
+        argv[0] = start.exe;
+        start.exe = NULL;
+        char *cwd = shell_quote(start.cwd);
         char *command = shell_join(argv);
         words = xstrdup(command);
         *folder = xasprintf(" --cwd %s", cwd);
-        const char *path = (const char *)sqlite3_column_text(statement, 3);
+        const char *path = start.stdin_path;
         char *quoted = path ? shell_quote(path) : NULL;
         *input = quoted ? xasprintf(" < %s", quoted) : xstrdup("");
         free(quoted);
         free(command);
         free(cwd);
-        environment_free(argv);
     }
-    database_finalize(statement);
+    store_program_start_free(&start);
     return words;
 }
 
@@ -387,157 +337,176 @@ static json_t *site_title(json_t *stack, const char *wrappers)
     return result;
 }
 
+/* What each finding of findings() is built with, and where it goes. */
+struct finding_context {
+    sqlite3 *db;
+    const struct campaign_settings *settings;
+    const char *database_path;
+    const struct suppressions *rules;
+    struct symboliser *symboliser;
+    struct module_map map;
+    char *wrappers;
+    json_t *list, *suppressed, *hints;
+};
+
+static void add_finding(void *context, const struct store_finding *row)
+{
+    struct finding_context *c = context;
+    sqlite3 *db = c->db;
+    const struct campaign_settings *settings = c->settings;
+    struct symboliser *symboliser = c->symboliser;
+    const char *wrappers = c->wrappers;
+    json_t *finding = json_object();
+    const char *outcome = row->outcome;
+    const char *site = row->site;
+    int signal = row->signal;
+    json_object_set_new(finding, "id", json_integer(row->id));
+    json_object_set_new(finding, "outcome", json_string(outcome));
+    if (signal) {
+        json_object_set_new(finding, "signal", json_integer(signal));
+        json_object_set_new(finding, "signal_name", json_string(sigabbrev_np(signal)));
+    }
+    json_object_set_new(finding, "site", json_string(site));
+    json_t *function, *max_size;
+    json_t *injection = site_stack(db, symboliser, &c->map, site, &function, &max_size);
+    json_object_set_new(finding, "function", function);
+    json_object_set_new(finding, "size", max_size);
+    json_object_set_new(finding, "site_name", site_title(injection, wrappers));
+    char *failpoint, *kind;
+    if (store_site_name_kind(db, site, &failpoint, &kind)) {
+        if (failpoint)
+            json_object_set_new(finding, "failpoint", json_string(failpoint));
+        json_object_set_new(finding, "kind",
+                            json_string(kind ? kind : fault_kind_name(KIND_ALLOC)));
+        if (fault_kind_from_name(kind) == KIND_IO)
+            set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
+    }
+    free(failpoint);
+    free(kind);
+    struct frame_list frames = {0};
+    frames_from_json(row->frames, &frames);
+    json_t *evidence = symbolise_stack(symboliser, &c->map, &frames);
+    /* A leak is located at the allocation that leaked, and a run that went on wrongly
+       (silent, swallowed, a hang) at its failed call: both in a wrapper's caller, since
+       curl_dbg_malloc or xmalloc only passed the failure on. A crash where it ended. */
+    bool leak = !strcmp(outcome, "leak");
+    bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
+    const char *through = NULL;
+    int named_at = !crashed && strcmp(outcome, "kernel") ? named_entry(evidence, wrappers, &through)
+                                                         : -1;
+    json_object_set_new(finding, "location",
+                        named_at >= 0 ? json_deep_copy(json_array_get(evidence, (size_t)named_at))
+                                      : stack_location(evidence));
+    if (through)
+        json_object_set_new(finding, "through", json_string(through));
+    /* A leak whose allocation, failed call and loss lie inside a system library is that
+       library's, headlined at its function that lost the block. */
+    json_t *library = leak && site ? system_leak_fault(db, symboliser, &c->map, site, &frames)
+                                   : NULL;
+    json_t *fault = library ? library
+                    : leak  ? json_deep_copy(json_object_get(finding, "location"))
+                            : fault_frame(evidence);
+    /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
+       injection), and an abort is deliberate: glibc's assertion or heap check, raised for
+       its caller's bug. */
+    bool system = library || (crashed && signal != SIGABRT &&
+                              json_is_true(json_object_get(fault, "system")) &&
+                              !fault_in_caller(evidence));
+    json_object_set_new(finding, "system_library", json_boolean(system));
+    /* "module!function", and for a fault in a system library also where it was reached
+       from: "libc.so.6!strlen<-prog!parse". */
+    char *own = frame_identity(json_object_get(finding, "location"));
+    char *where = system ? frame_identity(fault) : NULL;
+    char *identity = where ? xasprintf("%s<-%s", where, own) : xstrdup(own);
+    json_object_set_new(finding, "identity", json_string(identity));
+    free(identity);
+    free(where);
+    free(own);
+    if (system)
+        json_object_set_new(finding, "fault", fault);
+    else
+        json_decref(fault);
+    /* A call through a pointer that holds no code: the preload unwound from the call's
+       return address, frame 0 is the address called (stored plus one, as every frame 0). */
+    json_t *top = json_array_get(evidence, 0);
+    if (crashed && top && !strcmp(string_of(top, "module"), "?") &&
+        json_array_size(evidence) > 1) {
+        json_int_t address = json_integer_value(json_object_get(top, "offset")) - 1;
+        json_object_set_new(finding, "non_code_address", json_integer(address));
+        json_object_set_new(top, "no_code", json_true());
+        json_object_set_new(top, "offset", json_integer(address));
+    }
+    json_object_set_new(finding, "injection_stack", injection);
+    /* A run that went on (silent, swallowed, a hang) has no stack of its own: its
+       evidence is the injection stack, shown once. */
+    if (leak)
+        json_object_set_new(finding, "leaked_stack", evidence);
+    else if (crashed || !strcmp(outcome, "kernel"))
+        json_object_set_new(finding, "crash_stack", evidence);
+    else
+        json_decref(evidence);
+    json_object_set_new(finding, "runs", json_integer(row->runs));
+    const char *detail = row->detail;
+    if (detail && !strcmp(outcome, "kernel")) {
+        /* The kernel's own report: its title (ktitle.h), then the log of the armed call. */
+        char *title = kernel_report_title(detail);
+        json_object_set_new(finding, "kernel_report", json_string(title ? title : "?"));
+        json_object_set_new(finding, "kernel_log", json_string(detail));
+        free(title);
+    } else if (detail) {
+        json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
+                            json_string(detail));
+    }
+    if (row->has_bytes)
+        json_object_set_new(finding, "bytes", json_integer(row->bytes));
+    const char *chain = row->chain;
+    const char *plan = row->plan;
+    if (chain && strchr(chain, ','))
+        json_object_set_new(finding, "chain", json_string(chain));
+    if (settings->kernel) {
+        /* The exact N matters: replay the run's plan, and say what the call returned. */
+        chain = NULL;
+        kernel_detail(db, row->first_run, finding);
+        json_object_set_new(finding, "via",
+                            syscall_via(symboliser, injection,
+                                        json_string_value(json_object_get(finding, "function"))));
+    }
+    char *replay = replay_command(db, settings, chain, plan, c->database_path, row->owner);
+    json_object_set_new(finding, "replay", json_string(replay));
+    free(replay);
+    const char *rule = suppressed_by(c->rules, outcome, evidence);
+    if (rule) {
+        json_object_set_new(finding, "suppressed_by", json_string(rule));
+        json_array_append_new(c->suppressed, finding);
+    } else {
+        add_debug_hint(symboliser, json_object_get(finding, "location"), c->hints);
+        if (json_object_get(finding, "fault"))
+            add_debug_hint(symboliser, json_object_get(finding, "fault"), c->hints);
+        json_array_append_new(c->list, finding);
+    }
+}
+
 static json_t *findings(sqlite3 *db, const struct campaign_settings *settings,
                         const char *database_path, const struct suppressions *rules,
                         json_t *suppressed, json_t *hints)
 {
-    struct symboliser *symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    json_t *list = json_array();
-    char *wrappers = wrappers_find(db, symboliser, settings->wrappers);
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT f.id, f.outcome, f.signal, f.site, f.frames, f.runs, r.chain, r.plan, f.detail,"
-            " f.first_run, f.bytes, r.owner FROM findings f LEFT JOIN runs r ON r.id = f.first_run"
-            " ORDER BY f.first_run");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        json_t *finding = json_object();
-        const char *outcome = (const char *)sqlite3_column_text(statement, 1);
-        const char *site = (const char *)sqlite3_column_text(statement, 3);
-        int signal = sqlite3_column_int(statement, 2);
-        json_object_set_new(finding, "id", json_integer(sqlite3_column_int64(statement, 0)));
-        json_object_set_new(finding, "outcome", json_string(outcome));
-        if (signal) {
-            json_object_set_new(finding, "signal", json_integer(signal));
-            json_object_set_new(finding, "signal_name", json_string(sigabbrev_np(signal)));
-        }
-        json_object_set_new(finding, "site", json_string(site));
-        json_t *function, *max_size;
-        json_t *injection = site_stack(db, symboliser, &map, site, &function, &max_size);
-        json_object_set_new(finding, "function", function);
-        json_object_set_new(finding, "size", max_size);
-        json_object_set_new(finding, "site_name", site_title(injection, wrappers));
-        sqlite3_stmt *named = database_prepare(db, "SELECT name, kind FROM sites WHERE id = ?");
-        sqlite3_bind_text(named, 1, site, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(named) == SQLITE_ROW) {
-            if (sqlite3_column_text(named, 0))
-                json_object_set_new(finding, "failpoint",
-                                    json_string((const char *)sqlite3_column_text(named, 0)));
-            const char *kind = (const char *)sqlite3_column_text(named, 1);
-            json_object_set_new(finding, "kind",
-                                json_string(kind ? kind : fault_kind_name(KIND_ALLOC)));
-            if (fault_kind_from_name(kind) == KIND_IO)
-                set_io_errno(finding, json_string_value(json_object_get(finding, "function")));
-        }
-        database_finalize(named);
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(statement, 4), &frames);
-        json_t *evidence = symbolise_stack(symboliser, &map, &frames);
-        /* A leak is located at the allocation that leaked, and a run that went on wrongly
-           (silent, swallowed, a hang) at its failed call: both in a wrapper's caller, since
-           curl_dbg_malloc or xmalloc only passed the failure on. A crash where it ended. */
-        bool leak = !strcmp(outcome, "leak");
-        bool crashed = !strcmp(outcome, "crash") || !strcmp(outcome, "sanitizer");
-        const char *through = NULL;
-        int named_at = !crashed && strcmp(outcome, "kernel") ? named_entry(evidence, wrappers, &through)
-                                                             : -1;
-        json_object_set_new(finding, "location",
-                            named_at >= 0 ? json_deep_copy(json_array_get(evidence, (size_t)named_at))
-                                          : stack_location(evidence));
-        if (through)
-            json_object_set_new(finding, "through", json_string(through));
-        /* A leak whose allocation, failed call and loss lie inside a system library is that
-           library's, headlined at its function that lost the block. */
-        json_t *library = leak && site ? system_leak_fault(db, symboliser, &map, site, &frames)
-                                       : NULL;
-        json_t *fault = library ? library
-                        : leak  ? json_deep_copy(json_object_get(finding, "location"))
-                                : fault_frame(evidence);
-        /* Only a crash stack says where it went wrong (a silent run or a hang is located at the
-           injection), and an abort is deliberate: glibc's assertion or heap check, raised for
-           its caller's bug. */
-        bool system = library || (crashed && signal != SIGABRT &&
-                                  json_is_true(json_object_get(fault, "system")) &&
-                                  !fault_in_caller(evidence));
-        json_object_set_new(finding, "system_library", json_boolean(system));
-        /* "module!function", and for a fault in a system library also where it was reached
-           from: "libc.so.6!strlen<-prog!parse". */
-        char *own = frame_identity(json_object_get(finding, "location"));
-        char *where = system ? frame_identity(fault) : NULL;
-        char *identity = where ? xasprintf("%s<-%s", where, own) : xstrdup(own);
-        json_object_set_new(finding, "identity", json_string(identity));
-        free(identity);
-        free(where);
-        free(own);
-        if (system)
-            json_object_set_new(finding, "fault", fault);
-        else
-            json_decref(fault);
-        /* A call through a pointer that holds no code: the preload unwound from the call's
-           return address, frame 0 is the address called (stored plus one, as every frame 0). */
-        json_t *top = json_array_get(evidence, 0);
-        if (crashed && top && !strcmp(string_of(top, "module"), "?") &&
-            json_array_size(evidence) > 1) {
-            json_int_t address = json_integer_value(json_object_get(top, "offset")) - 1;
-            json_object_set_new(finding, "non_code_address", json_integer(address));
-            json_object_set_new(top, "no_code", json_true());
-            json_object_set_new(top, "offset", json_integer(address));
-        }
-        json_object_set_new(finding, "injection_stack", injection);
-        /* A run that went on (silent, swallowed, a hang) has no stack of its own: its
-           evidence is the injection stack, shown once. */
-        if (leak)
-            json_object_set_new(finding, "leaked_stack", evidence);
-        else if (crashed || !strcmp(outcome, "kernel"))
-            json_object_set_new(finding, "crash_stack", evidence);
-        else
-            json_decref(evidence);
-        json_object_set_new(finding, "runs", json_integer(sqlite3_column_int64(statement, 5)));
-        const char *detail = (const char *)sqlite3_column_text(statement, 8);
-        if (detail && !strcmp(outcome, "kernel")) {
-            /* The kernel's own report: its title (ktitle.h), then the log of the armed call. */
-            char *title = kernel_report_title(detail);
-            json_object_set_new(finding, "kernel_report", json_string(title ? title : "?"));
-            json_object_set_new(finding, "kernel_log", json_string(detail));
-            free(title);
-        } else if (detail) {
-            json_object_set_new(finding, strcmp(outcome, "leak") ? "sanitizer" : "leaked",
-                                json_string(detail));
-        }
-        if (sqlite3_column_type(statement, 10) != SQLITE_NULL)
-            json_object_set_new(finding, "bytes", json_integer(sqlite3_column_int64(statement, 10)));
-        const char *chain = (const char *)sqlite3_column_text(statement, 6);
-        const char *plan = (const char *)sqlite3_column_text(statement, 7);
-        if (chain && strchr(chain, ','))
-            json_object_set_new(finding, "chain", json_string(chain));
-        if (settings->kernel) {
-            /* The exact N matters: replay the run's plan, and say what the call returned. */
-            chain = NULL;
-            kernel_detail(db, sqlite3_column_int64(statement, 9), finding);
-            json_object_set_new(finding, "via",
-                                syscall_via(symboliser, injection,
-                                            json_string_value(json_object_get(finding, "function"))));
-        }
-        char *replay = replay_command(db, settings, chain, plan, database_path,
-                                      sqlite3_column_int64(statement, 11));
-        json_object_set_new(finding, "replay", json_string(replay));
-        free(replay);
-        const char *rule = suppressed_by(rules, outcome, evidence);
-        if (rule) {
-            json_object_set_new(finding, "suppressed_by", json_string(rule));
-            json_array_append_new(suppressed, finding);
-        } else {
-            add_debug_hint(symboliser, json_object_get(finding, "location"), hints);
-            if (json_object_get(finding, "fault"))
-                add_debug_hint(symboliser, json_object_get(finding, "fault"), hints);
-            json_array_append_new(list, finding);
-        }
-    }
-    database_finalize(statement);
-    module_map_free(&map);
-    symboliser_free(symboliser);
-    free(wrappers);
-    return list;
+    struct finding_context c = {.db = db, .settings = settings, .database_path = database_path,
+                                .rules = rules, .symboliser = symboliser_new(),
+                                .list = json_array(), .suppressed = suppressed, .hints = hints};
+    module_map_load(db, &c.map);
+    c.wrappers = wrappers_find(db, c.symboliser, settings->wrappers);
+    store_findings_each(db, add_finding, &c);
+    module_map_free(&c.map);
+    symboliser_free(c.symboliser);
+    free(c.wrappers);
+    return c.list;
+}
+
+/* A known outcome's count of runs (not a name an older failrun wrote). */
+static void count_outcome(void *context, const char *name, int64_t runs)
+{
+    if (name && outcome_from_name(name) >= 0)
+        json_object_set_new(context, name, json_integer(runs));
 }
 
 json_t *report_outcome_counts(sqlite3 *db)
@@ -546,116 +515,111 @@ json_t *report_outcome_counts(sqlite3 *db)
     for (int i = 0; i < OUTCOME_COUNT; i++)
         if (i != OUTCOME_LEAK && i != OUTCOME_KERNEL) /* findings' kinds, not runs' outcomes */
             json_object_set_new(counts, outcome_name(i), json_integer(0));
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT outcome, count(*) FROM runs WHERE kind = 'fault' AND state = 'done'"
-            " GROUP BY outcome");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(statement, 0);
-        if (name && outcome_from_name(name) >= 0)
-            json_object_set_new(counts, name, json_integer(sqlite3_column_int64(statement, 1)));
-    }
-    database_finalize(statement);
+    store_outcome_counts_each(db, count_outcome, counts);
     return counts;
 }
 
 /* Runs whose leak LeakSanitizer's scan confirmed, and the bytes they leaked. */
 static json_t *report_leaks(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT count(*), coalesce(sum(leak_bytes), 0) FROM runs"
-            " WHERE kind = 'fault' AND state = 'done' AND leak_bytes > 0");
+    int64_t runs, bytes;
+    store_leak_totals(db, &runs, &bytes);
     json_t *leaks = json_object();
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        json_object_set_new(leaks, "runs", json_integer(sqlite3_column_int64(statement, 0)));
-        json_object_set_new(leaks, "bytes", json_integer(sqlite3_column_int64(statement, 1)));
-    }
-    database_finalize(statement);
+    json_object_set_new(leaks, "runs", json_integer(runs));
+    json_object_set_new(leaks, "bytes", json_integer(bytes));
     return leaks;
 }
 
 /* The library boundary (judge.c): per function of the code under test that a fault fired in,
    the error report its convention implies, and what the runs' calls returned: reported (with the
    callers' reactions by kind) or swallowed. */
+struct boundary_context {
+    const char *rules;
+    json_t *functions;
+};
+
+static void add_api_function(void *context, const struct store_api_calls *row)
+{
+    struct boundary_context *c = context;
+    const char *function = row->function;
+    json_t *reactions = json_object();
+    json_t *list = json_loads(row->reactions, 0, NULL);
+    size_t index;
+    json_t *reaction;
+    json_array_foreach(list, index, reaction) {
+        if (!json_is_string(reaction))
+            continue;
+        const char *kind = json_string_value(reaction);
+        json_object_set_new(reactions, kind,
+                            json_integer(json_integer_value(json_object_get(reactions, kind)) + 1));
+    }
+    json_decref(list);
+    json_array_append_new(
+        c->functions,
+        json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "function", function, "error",
+                  api_convention(c->rules, function, row->seen), "learned",
+                  !api_convention_is_rule(c->rules, function), "reported",
+                  (json_int_t)row->reported, "swallowed", (json_int_t)row->swallowed, "unknown",
+                  (json_int_t)row->unknown, "reactions", reactions));
+}
+
 static json_t *boundary_summary(sqlite3 *db, const char *rules)
 {
-    json_t *functions = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT r.api, coalesce((SELECT c.classes FROM conventions c WHERE c.function = r.api"
-            "  ORDER BY c.classes DESC LIMIT 1), 0),"
-            " sum(r.api_verdict = 'reported'), sum(r.api_verdict = 'swallowed'),"
-            " sum(r.api_verdict = 'unknown'), json_group_array(r.reaction)"
-            " FROM runs r WHERE r.api IS NOT NULL GROUP BY r.api ORDER BY r.api");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *function = (const char *)sqlite3_column_text(statement, 0);
-        uint64_t seen = (uint64_t)sqlite3_column_int64(statement, 1);
-        json_t *reactions = json_object();
-        json_t *list = json_loads((const char *)sqlite3_column_text(statement, 5), 0, NULL);
-        size_t index;
-        json_t *reaction;
-        json_array_foreach(list, index, reaction) {
-            if (!json_is_string(reaction))
-                continue;
-            const char *kind = json_string_value(reaction);
-            json_object_set_new(reactions, kind,
-                                json_integer(json_integer_value(json_object_get(reactions, kind)) + 1));
-        }
-        json_decref(list);
-        json_array_append_new(
-            functions,
-            json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "function", function, "error",
-                      api_convention(rules, function, seen), "learned",
-                      !api_convention_is_rule(rules, function), "reported",
-                      (json_int_t)sqlite3_column_int64(statement, 2), "swallowed",
-                      (json_int_t)sqlite3_column_int64(statement, 3), "unknown",
-                      (json_int_t)sqlite3_column_int64(statement, 4), "reactions", reactions));
-    }
-    database_finalize(statement);
-    return functions;
+    struct boundary_context c = {rules, json_array()};
+    store_api_calls_each(db, add_api_function, &c);
+    return c.functions;
 }
 
 /* Runs that crashed in code outside the campaign's --source (judge.c: a caller using what the
    library returned), grouped by where: [{location, runs, site}], most runs first. Not findings,
    but shown, so a reader can check the callers' code (and the judgement). */
+/* The caller crashes grouped so far, by "function file:line"; symbolising starts with the first
+   crash. */
+struct crash_groups {
+    sqlite3 *db;
+    json_t *groups, *list;
+    struct symboliser *symboliser;
+    struct module_map map;
+};
+
+static void add_caller_crash(void *context, const char *crash_frames, const char *site)
+{
+    struct crash_groups *c = context;
+    if (!c->symboliser) {
+        c->symboliser = symboliser_new();
+        module_map_load(c->db, &c->map);
+    }
+    struct frame_list frames = {0};
+    frames_from_json(crash_frames, &frames);
+    json_t *stack = symbolise_stack(c->symboliser, &c->map, &frames);
+    json_t *location = stack_location(stack);
+    json_decref(stack);
+    char *key = xasprintf("%s %s:%lld", string_of(location, "function"),
+                          string_of(location, "file"),
+                          (long long)json_integer_value(json_object_get(location, "line")));
+    json_t *group = json_object_get(c->groups, key);
+    if (!group) {
+        group = json_pack("{s:O, s:i, s:s}", "location", location, "runs", 0, "site",
+                          site ? site : "");
+        json_object_set_new(c->groups, key, group);
+        json_array_append(c->list, group);
+    }
+    json_object_set_new(group, "runs",
+                        json_integer(json_integer_value(json_object_get(group, "runs")) + 1));
+    json_decref(location);
+    free(key);
+}
+
 static json_t *caller_crashes(sqlite3 *db)
 {
-    json_t *groups = json_object(), *list = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT crash_frames, site FROM runs WHERE kind = 'fault' AND state = 'done'"
-            " AND outcome = 'caller-crash' ORDER BY id");
-    struct symboliser *symboliser = NULL;
-    struct module_map map = {0};
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        if (!symboliser) {
-            symboliser = symboliser_new();
-            module_map_load(db, &map);
-        }
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
-        json_t *stack = symbolise_stack(symboliser, &map, &frames);
-        json_t *location = stack_location(stack);
-        json_decref(stack);
-        char *key = xasprintf("%s %s:%lld", string_of(location, "function"),
-                              string_of(location, "file"),
-                              (long long)json_integer_value(json_object_get(location, "line")));
-        json_t *group = json_object_get(groups, key);
-        if (!group) {
-            const char *site = (const char *)sqlite3_column_text(statement, 1);
-            group = json_pack("{s:O, s:i, s:s}", "location", location, "runs", 0, "site",
-                              site ? site : "");
-            json_object_set_new(groups, key, group);
-            json_array_append(list, group);
-        }
-        json_object_set_new(group, "runs",
-                            json_integer(json_integer_value(json_object_get(group, "runs")) + 1));
-        json_decref(location);
-        free(key);
+    struct crash_groups c = {.db = db, .groups = json_object(), .list = json_array()};
+    store_caller_crashes_each(db, add_caller_crash, &c);
+    if (c.symboliser) {
+        module_map_free(&c.map);
+        symboliser_free(c.symboliser);
     }
-    database_finalize(statement);
-    if (symboliser) {
-        module_map_free(&map);
-        symboliser_free(symboliser);
-    }
-    json_decref(groups);
+    json_decref(c.groups);
+    json_t *list = c.list;
     /* Most runs first; equal counts keep the order of their first run. */
     size_t count = json_array_size(list);
     for (size_t i = 1; i < count; i++)
@@ -673,65 +637,72 @@ static json_t *caller_crashes(sqlite3 *db)
 
 /* One entry per fault run: what it failed and what came of it (JUnit's test cases). */
 /* Each failed site's name ("f at file.c:40"), by site id: what a run tests, in words. */
+struct name_context {
+    sqlite3 *db;
+    struct symboliser *symboliser;
+    struct module_map map;
+    char *wrappers;
+    json_t *names;
+};
+
+static void name_site(void *context, const char *site)
+{
+    struct name_context *c = context;
+    json_t *function, *max_size;
+    json_t *stack = site_stack(c->db, c->symboliser, &c->map, site, &function, &max_size);
+    json_object_set_new(c->names, site, site_title(stack, c->wrappers));
+    json_decref(stack);
+    json_decref(function);
+    json_decref(max_size);
+}
+
 static json_t *site_names(sqlite3 *db, const struct campaign_settings *settings)
 {
-    struct symboliser *symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    char *wrappers = wrappers_find(db, symboliser, settings->wrappers);
-    json_t *names = json_object();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT DISTINCT site FROM runs WHERE kind = 'fault' AND site IS NOT NULL");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *site = (const char *)sqlite3_column_text(statement, 0);
-        json_t *function, *max_size;
-        json_t *stack = site_stack(db, symboliser, &map, site, &function, &max_size);
-        json_object_set_new(names, site, site_title(stack, wrappers));
-        json_decref(stack);
-        json_decref(function);
-        json_decref(max_size);
-    }
-    database_finalize(statement);
-    free(wrappers);
-    module_map_free(&map);
-    symboliser_free(symboliser);
-    return names;
+    struct name_context c = {.db = db, .symboliser = symboliser_new()};
+    module_map_load(db, &c.map);
+    c.wrappers = wrappers_find(db, c.symboliser, settings->wrappers);
+    c.names = json_object();
+    store_fault_sites_each(db, name_site, &c);
+    free(c.wrappers);
+    module_map_free(&c.map);
+    symboliser_free(c.symboliser);
+    return c.names;
+}
+
+struct run_context {
+    json_t *names, *list;
+};
+
+static void add_run(void *context, const struct store_fault_run *row)
+{
+    struct run_context *c = context;
+    json_t *run = json_object();
+    json_object_set_new(run, "id", json_integer(row->id));
+    const char *columns[] = {"site", "chain", "plan", "outcome"};
+    const char *texts[] = {row->site, row->chain, row->plan, row->outcome};
+    for (int i = 0; i < 4; i++)
+        json_object_set_new(run, columns[i], texts[i] ? json_string(texts[i]) : json_null());
+    json_t *name = json_object_get(c->names, string_of(run, "site"));
+    json_object_set(run, "site_name", name ? name : json_null());
+    json_object_set_new(run, "wall_ms", json_integer(row->wall_ms));
+    json_object_set_new(run, "exit_code", json_integer(row->exit_code));
+    json_object_set_new(run, "signal", json_integer(row->signal));
+    json_object_set_new(run, "finding", row->has_finding ? json_integer(row->finding) : json_null());
+    const char *function = row->function;
+    json_object_set_new(run, "function", json_string(function ? function : "?"));
+    json_object_set_new(run, "size", json_integer(row->max_size));
+    const char *kind = row->kind;
+    json_object_set_new(run, "kind", kind ? json_string(kind) : json_null());
+    if (fault_kind_from_name(kind) == KIND_IO)
+        set_io_errno(run, function);
+    json_array_append_new(c->list, run);
 }
 
 static json_t *run_list(sqlite3 *db, json_t *names)
 {
-    json_t *list = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT r.id, r.site, r.chain, r.plan, r.outcome, r.wall_ms, r.exit_code, r.signal,"
-            " r.finding, s.function, s.max_size, s.kind FROM runs r LEFT JOIN sites s ON s.id = r.site"
-            " WHERE r.kind = 'fault' AND r.state = 'done' ORDER BY r.id");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        json_t *run = json_object();
-        json_object_set_new(run, "id", json_integer(sqlite3_column_int64(statement, 0)));
-        const char *columns[] = {"site", "chain", "plan", "outcome"};
-        for (int i = 0; i < 4; i++) {
-            const char *text = (const char *)sqlite3_column_text(statement, i + 1);
-            json_object_set_new(run, columns[i], text ? json_string(text) : json_null());
-        }
-        json_t *name = json_object_get(names, string_of(run, "site"));
-        json_object_set(run, "site_name", name ? name : json_null());
-        json_object_set_new(run, "wall_ms", json_integer(sqlite3_column_int64(statement, 5)));
-        json_object_set_new(run, "exit_code", json_integer(sqlite3_column_int(statement, 6)));
-        json_object_set_new(run, "signal", json_integer(sqlite3_column_int(statement, 7)));
-        json_object_set_new(run, "finding", sqlite3_column_type(statement, 8) == SQLITE_NULL
-                                                ? json_null()
-                                                : json_integer(sqlite3_column_int64(statement, 8)));
-        const char *function = (const char *)sqlite3_column_text(statement, 9);
-        json_object_set_new(run, "function", json_string(function ? function : "?"));
-        json_object_set_new(run, "size", json_integer(sqlite3_column_int64(statement, 10)));
-        const char *kind = (const char *)sqlite3_column_text(statement, 11);
-        json_object_set_new(run, "kind", kind ? json_string(kind) : json_null());
-        if (fault_kind_from_name(kind) == KIND_IO)
-            set_io_errno(run, function);
-        json_array_append_new(list, run);
-    }
-    database_finalize(statement);
-    return list;
+    struct run_context c = {names, json_array()};
+    store_fault_runs_each(db, add_run, &c);
+    return c.list;
 }
 
 json_t *report_build(sqlite3 *db, const char *database_path,

@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "store/campaign.h"
 #include "store/database.h"
+#include "store/sitequery.h"
 #include "symbols/symbolise.h"
 
 #include <stdlib.h>
@@ -116,19 +117,19 @@ bool fault_in_caller(json_t *stack)
 json_t *site_stack(sqlite3 *db, struct symboliser *symboliser, const struct module_map *map,
                    const char *site, json_t **function, json_t **max_size)
 {
-    sqlite3_stmt *statement =
-        database_prepare(db, "SELECT frames, function, max_size FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, site, -1, SQLITE_TRANSIENT);
     struct frame_list frames = {0};
+    char *stored, *name;
+    int64_t size;
     *function = json_string("?");
     *max_size = json_integer(0);
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        frames_from_json((const char *)sqlite3_column_text(statement, 0), &frames);
+    if (store_site_stack(db, site, &stored, &name, &size)) {
+        frames_from_json(stored, &frames);
         json_decref(*function);
         json_decref(*max_size);
-        *function = json_string((const char *)sqlite3_column_text(statement, 1));
-        *max_size = json_integer(sqlite3_column_int64(statement, 2));
+        *function = json_string(name);
+        *max_size = json_integer(size);
     }
-    database_finalize(statement);
+    free(stored);
+    free(name);
     return symbolise_stack(symboliser, map, &frames);
 }
