@@ -4,6 +4,7 @@
 #include "symbols/source.h"
 #include "store/campaign.h"
 #include "store/database.h"
+#include "store/sitequery.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
 
@@ -167,6 +168,28 @@ bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct mod
            !inlined && crash_frame_outside(symboliser, map, frames, own + 1, globs, NULL) == 1;
 }
 
+/* What sites_mark_source looks a site's source file up with. */
+struct source_lookup {
+    struct symboliser *symboliser;
+    struct module_map map;
+    const char *globs;
+};
+
+/* The source file of a site's first own frame (stored frames, JSON text). */
+static void site_source_file(void *context, const char *stored, char *file, size_t size)
+{
+    struct source_lookup *lookup = context;
+    struct frame_list frames = {0};
+    frames_from_json(stored, &frames);
+    frame_file(lookup->symboliser, &lookup->map, &frames, first_own_frame(&lookup->map, &frames),
+               false, file, size, NULL);
+}
+
+static bool outside_globs(void *context, const char *file)
+{
+    return !source_matches(((struct source_lookup *)context)->globs, file);
+}
+
 void sites_mark_source(sqlite3 *db, const char *globs)
 {
     if (!globs || !*globs)
@@ -174,27 +197,11 @@ void sites_mark_source(sqlite3 *db, const char *globs)
     static struct symboliser *symboliser; /* cached for the campaign: modules stay loaded */
     if (!symboliser)
         symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    sqlite3_stmt *select =
-        database_prepare(db, "SELECT id, frames FROM sites WHERE source IS NULL");
-    sqlite3_stmt *update =
-        database_prepare(db, "UPDATE sites SET source = ?, outside_source = ? WHERE id = ?");
-    while (sqlite3_step(select) == SQLITE_ROW) {
-        char file[512];
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(select, 1), &frames);
-        frame_file(symboliser, &map, &frames, first_own_frame(&map, &frames), false, file,
-                   sizeof file, NULL);
-        sqlite3_bind_text(update, 1, file, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(update, 2, !source_matches(globs, file));
-        sqlite3_bind_text(update, 3, (const char *)sqlite3_column_text(select, 0), -1,
-                          SQLITE_TRANSIENT);
-        database_step_done(update);
-    }
-    database_finalize(update);
-    database_finalize(select);
-    module_map_free(&map);
+    struct source_lookup lookup = {.symboliser = symboliser, .globs = globs};
+    module_map_load(db, &lookup.map);
+    store_sites_mark_source(db, &(struct store_site_source){site_source_file, outside_globs,
+                                                            &lookup});
+    module_map_free(&lookup.map);
 }
 
 /* ---- allocation wrappers ---- */
@@ -254,34 +261,48 @@ static void note_candidate(struct candidate **list, size_t *count, const char *n
     added->several_callers = false;
 }
 
+struct candidate_search {
+    struct symboliser *symboliser;
+    const struct module_map *map;
+    struct candidate **candidates;
+    size_t *count;
+};
+
+/* A site whose first own frame is in a function named like an allocator is a candidate, with
+   the function its caller is in. */
+static void consider_site(void *context, const char *stored)
+{
+    struct candidate_search *search = context;
+    const struct module_map *map = search->map;
+    struct frame_list frames = {0};
+    frames_from_json(stored, &frames);
+    int own = first_own_frame(map, &frames);
+    if (own < 0 || own + 1 >= frames.count)
+        return;
+    const char *path = module_map_path(map, frames.frames[own].module);
+    const char *caller_path = module_map_path(map, frames.frames[own + 1].module);
+    char name[256];
+    uint64_t start = 0, caller_start = 0;
+    if (!path || !symboliser_function(search->symboliser, path, frames.frames[own].offset, true,
+                                      &start, name, sizeof name) ||
+        !wrapper_name_pattern(name))
+        return;
+    if (!caller_path || !symboliser_function(search->symboliser, caller_path,
+                                             frames.frames[own + 1].offset, true, &caller_start,
+                                             NULL, 0))
+        caller_start = frames.frames[own + 1].offset;
+    note_candidate(search->candidates, search->count, name, frames.frames[own + 1].module,
+                   caller_start);
+}
+
 char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named)
 {
     struct module_map map;
     module_map_load(db, &map);
     struct candidate *candidates = NULL;
     size_t count = 0;
-    sqlite3_stmt *sites = database_prepare(db, "SELECT frames FROM sites");
-    while (sqlite3_step(sites) == SQLITE_ROW) {
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(sites, 0), &frames);
-        int own = first_own_frame(&map, &frames);
-        if (own < 0 || own + 1 >= frames.count)
-            continue;
-        const char *path = module_map_path(&map, frames.frames[own].module);
-        const char *caller_path = module_map_path(&map, frames.frames[own + 1].module);
-        char name[256];
-        uint64_t start = 0, caller_start = 0;
-        if (!path || !symboliser_function(symboliser, path, frames.frames[own].offset, true,
-                                          &start, name, sizeof name) ||
-            !wrapper_name_pattern(name))
-            continue;
-        if (!caller_path || !symboliser_function(symboliser, caller_path,
-                                                 frames.frames[own + 1].offset, true,
-                                                 &caller_start, NULL, 0))
-            caller_start = frames.frames[own + 1].offset;
-        note_candidate(&candidates, &count, name, frames.frames[own + 1].module, caller_start);
-    }
-    database_finalize(sites);
+    struct candidate_search search = {symboliser, &map, &candidates, &count};
+    store_site_frames_each(db, consider_site, &search);
     char *result = xstrdup(named ? named : "");
     for (size_t i = 0; i < count; i++) {
         if (!candidates[i].several_callers || wrapper_named(candidates[i].name, result))
