@@ -23,7 +23,7 @@
 #include "coverage.h"
 #include "store/campaign.h"
 #include "gcovdata.h"
-#include "store/database.h"
+#include "store/covrows.h"
 #include "format/plan.h"
 #include "format/text.h"
 #include "base/util.h"
@@ -113,39 +113,39 @@ struct store {
     sqlite3 *db;
     json_t *file_ids; /* source path as gcov names it (joined to its folder) -> cov_files id */
     json_t *data_ids; /* build path of a .gcda -> cov_data id; present = its lines are stored */
-    sqlite3_stmt *line, *branch, *function, *line_hit, *branch_hit, *data, *run_data;
+    struct store_cov_writer *writer;
     /* The baseline's counts, sorted: other runs store only where they differ from them. */
     int64_t baseline;
     row_list reference;
     json_t *reference_data; /* data ids the baseline has a copy of */
 };
 
+static void keep_reference_row(void *context, int64_t data, int64_t file, int line, int branch,
+                               int64_t count)
+{
+    struct store *s = context;
+    VECTOR_PUSH(s->reference, ((struct count_row){data, file, line, branch, count}));
+}
+
+static void keep_reference_data(void *context, int64_t data)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)data);
+    json_object_set_new(((struct store *)context)->reference_data, key, json_true());
+}
+
 static void load_reference(struct store *s)
 {
-    sqlite3_stmt *statement = database_prepare(
-        s->db, "SELECT min(id) FROM runs WHERE kind = 'baseline' AND state = 'done'");
-    s->baseline = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
-    statement = database_prepare(
-        s->db, "SELECT data, file, line, -1, count FROM cov_line_hits WHERE run = ?1 UNION ALL"
-               " SELECT data, file, line, branch, count FROM cov_branch_hits WHERE run = ?1");
-    sqlite3_bind_int64(statement, 1, s->baseline);
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        VECTOR_PUSH(s->reference, ((struct count_row){
-                                      sqlite3_column_int64(statement, 0),
-                                      sqlite3_column_int64(statement, 1),
-                                      sqlite3_column_int(statement, 2),
-                                      sqlite3_column_int(statement, 3),
-                                      sqlite3_column_int64(statement, 4)}));
-    database_finalize(statement);
+    s->baseline = store_cov_done_baseline(s->db);
+    store_cov_hits_each(s->db, s->baseline, keep_reference_row, s);
     if (s->reference.count)
         qsort(s->reference.items, s->reference.count, sizeof *s->reference.items, compare_rows);
-    statement = database_prepare(s->db, "SELECT data FROM cov_run_data WHERE run = ?");
-    sqlite3_bind_int64(statement, 1, s->baseline);
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_object_set_new(s->reference_data, (const char *)sqlite3_column_text(statement, 0),
-                            json_true());
-    database_finalize(statement);
+    store_cov_run_data_each(s->db, s->baseline, keep_reference_data, s);
+}
+
+static void keep_data_id(void *context, const char *path, int64_t id)
+{
+    json_object_set_new(((struct store *)context)->data_ids, path, json_integer(id));
 }
 
 static void store_open(struct store *s, sqlite3 *db)
@@ -155,32 +155,14 @@ static void store_open(struct store *s, sqlite3 *db)
     s->file_ids = json_object();
     s->data_ids = json_object();
     s->reference_data = json_object();
-    s->line = database_prepare(db, "INSERT OR IGNORE INTO cov_lines(file, line) VALUES (?, ?)");
-    s->branch = database_prepare(db, "INSERT OR IGNORE INTO cov_branches(file, line, branch)"
-                                     " VALUES (?, ?, ?)");
-    s->function = database_prepare(db, "INSERT OR IGNORE INTO cov_functions(file, start_line,"
-                                       " end_line, name) VALUES (?, ?, ?, ?)");
-    s->line_hit = database_prepare(db, "INSERT OR REPLACE INTO cov_line_hits(run, data, file,"
-                                       " line, count) VALUES (?, ?, ?, ?, ?)");
-    s->branch_hit = database_prepare(db, "INSERT OR REPLACE INTO cov_branch_hits(run, data,"
-                                         " file, line, branch, count) VALUES (?, ?, ?, ?, ?, ?)");
-    s->data = database_prepare(db, "INSERT INTO cov_data(path) VALUES (?)");
-    s->run_data = database_prepare(db, "INSERT OR REPLACE INTO cov_run_data(run, data, source,"
-                                       " hash, delta) VALUES (?, ?, ?, ?, ?)");
-    sqlite3_stmt *known = database_prepare(db, "SELECT path, id FROM cov_data");
-    while (sqlite3_step(known) == SQLITE_ROW)
-        json_object_set_new(s->data_ids, (const char *)sqlite3_column_text(known, 0),
-                            json_integer(sqlite3_column_int64(known, 1)));
-    database_finalize(known);
+    s->writer = store_cov_writer_open(db);
+    store_cov_data_each(db, keep_data_id, s);
     load_reference(s);
 }
 
 static void store_close(struct store *s)
 {
-    sqlite3_stmt *statements[] = {s->line,     s->branch, s->function, s->line_hit,
-                                  s->branch_hit, s->data, s->run_data};
-    for (size_t i = 0; i < sizeof statements / sizeof *statements; i++)
-        database_finalize(statements[i]);
+    store_cov_writer_close(s->writer);
     json_decref(s->file_ids);
     json_decref(s->data_ids);
     json_decref(s->reference_data);
@@ -198,14 +180,7 @@ static int64_t file_id(struct store *s, const char *directory, const char *name)
     }
     char *canonical = realpath(joined, NULL);
     const char *path = canonical ? canonical : joined;
-    sqlite3_stmt *insert = database_prepare(s->db, "INSERT OR IGNORE INTO cov_files(path) VALUES (?)");
-    sqlite3_bind_text(insert, 1, path, -1, SQLITE_TRANSIENT);
-    database_step_done(insert);
-    database_finalize(insert);
-    sqlite3_stmt *select = database_prepare(s->db, "SELECT id FROM cov_files WHERE path = ?");
-    sqlite3_bind_text(select, 1, path, -1, SQLITE_TRANSIENT);
-    int64_t id = sqlite3_step(select) == SQLITE_ROW ? sqlite3_column_int64(select, 0) : 0;
-    database_finalize(select);
+    int64_t id = store_cov_file_id(s->db, path);
     json_object_set_new(s->file_ids, joined, json_integer(id));
     free(canonical);
     free(joined);
@@ -219,17 +194,9 @@ static int64_t data_id(struct store *s, const char *build_path, bool *first)
     *first = !known;
     if (known)
         return json_integer_value(known);
-    sqlite3_bind_text(s->data, 1, build_path, -1, SQLITE_TRANSIENT);
-    database_step_done(s->data);
-    int64_t id = sqlite3_last_insert_rowid(s->db);
+    int64_t id = store_cov_data_add(s->writer, build_path);
     json_object_set_new(s->data_ids, build_path, json_integer(id));
     return id;
-}
-
-static void bind_ints(sqlite3_stmt *statement, int count, const int64_t *values)
-{
-    for (int i = 0; i < count; i++)
-        sqlite3_bind_int64(statement, i + 1, values[i]);
 }
 
 /* A line's count and its branches' into `rows`; its line and branches into the layout tables
@@ -240,16 +207,12 @@ static void collect_line(struct store *s, int64_t data, int64_t file,
 {
     if (line->line <= 0)
         return;
-    if (structure) {
-        bind_ints(s->line, 2, (int64_t[]){file, line->line});
-        database_step_done(s->line);
-    }
+    if (structure)
+        store_cov_line(s->writer, file, line->line);
     VECTOR_PUSH(*rows, ((struct count_row){data, file, line->line, -1, line->count}));
     for (int index = 0; index < line->branches; index++) {
-        if (structure) {
-            bind_ints(s->branch, 3, (int64_t[]){file, line->line, index});
-            database_step_done(s->branch);
-        }
+        if (structure)
+            store_cov_branch(s->writer, file, line->line, index);
         VECTOR_PUSH(*rows, ((struct count_row){data, file, line->line, index,
                                                counts->branch_counts[line->first_branch + index]}));
     }
@@ -261,10 +224,8 @@ static void store_functions(struct store *s, int64_t file, const struct gcov_fil
         const struct gcov_function *function = &counts->functions[i];
         if (function->start_line <= 0 || function->end_line < function->start_line)
             continue;
-        bind_ints(s->function, 3, (int64_t[]){file, function->start_line, function->end_line});
-        sqlite3_bind_text(s->function, 4, function->name ? function->name : "", -1,
-                          SQLITE_TRANSIENT);
-        database_step_done(s->function);
+        store_cov_function(s->writer, file, function->start_line, function->end_line,
+                           function->name ? function->name : "");
     }
 }
 
@@ -290,14 +251,11 @@ static void store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
             row.count += rows->items[i++].count;
         if (delta ? row.count == reference_count(s, &row) : row.count <= 0)
             continue;
-        if (row.branch < 0) {
-            bind_ints(s->line_hit, 5, (int64_t[]){run, row.data, row.file, row.line, row.count});
-            database_step_done(s->line_hit);
-        } else {
-            bind_ints(s->branch_hit, 6,
-                      (int64_t[]){run, row.data, row.file, row.line, row.branch, row.count});
-            database_step_done(s->branch_hit);
-        }
+        if (row.branch < 0)
+            store_cov_line_hit(s->writer, run, row.data, row.file, row.line, row.count);
+        else
+            store_cov_branch_hit(s->writer, run, row.data, row.file, row.line, row.branch,
+                                 row.count);
     }
 }
 
@@ -323,8 +281,7 @@ static void store_counts(struct store *s, int64_t run, const char *build_path,
     bool delta = run != s->baseline && json_object_get(s->reference_data, key);
     store_rows(s, run, &rows, delta);
     free(rows.items);
-    bind_ints(s->run_data, 5, (int64_t[]){run, data, run, hash, delta});
-    database_step_done(s->run_data);
+    store_cov_run_data(s->writer, run, data, run, hash, delta);
 }
 
 void coverage_store_counts(sqlite3 *db, int64_t run, const char *build_path,
@@ -389,25 +346,21 @@ static void remember_copy(struct known_copies *known, int64_t hash, const char *
 }
 
 /* The copies read by an earlier failrun cov: a resumed read finds them too. */
+static void remember_stored_copy(void *context, int64_t hash, const char *build_path,
+                                 int64_t run, const char *dir)
+{
+    char *prefix = coverage_directory(dir);
+    char *path = xasprintf("%s%s", prefix, build_path);
+    remember_copy(context, hash, build_path, run, path, NULL, 0);
+    free(path);
+    free(prefix);
+}
+
 static void load_known_copies(sqlite3 *db, struct known_copies *known)
 {
     memset(known, 0, sizeof *known);
     known->by_key = json_object();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT x.hash, d.path, x.run, coalesce(r.dir, p.alone_dir) FROM cov_run_data x"
-            " JOIN cov_data d ON d.id = x.data LEFT JOIN runs r ON r.id = x.run"
-            " LEFT JOIN programs p ON p.id = -x.run"
-            " WHERE x.source = x.run AND coalesce(r.dir, p.alone_dir) IS NOT NULL");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *build_path = (const char *)sqlite3_column_text(statement, 1);
-        char *prefix = coverage_directory((const char *)sqlite3_column_text(statement, 3));
-        char *path = xasprintf("%s%s", prefix, build_path);
-        remember_copy(known, sqlite3_column_int64(statement, 0), build_path,
-                      sqlite3_column_int64(statement, 2), path, NULL, 0);
-        free(path);
-        free(prefix);
-    }
-    database_finalize(statement);
+    store_cov_own_copies_each(db, remember_stored_copy, known);
 }
 
 static void known_copies_free(struct known_copies *known)
@@ -533,14 +486,8 @@ static void add_run(struct batch *batch, struct known_copies *known, int64_t id,
 /* A run read again (its cov_runs row removed by hand) starts from nothing. */
 static void forget_runs(sqlite3 *db, const struct batch *batch)
 {
-    for (size_t i = 0; i < batch->runs.count; i++) {
-        long long id = (long long)batch->runs.items[i].id;
-        char *sql = sqlite3_mprintf("DELETE FROM cov_line_hits WHERE run = %lld;"
-                                    "DELETE FROM cov_branch_hits WHERE run = %lld;"
-                                    "DELETE FROM cov_run_data WHERE run = %lld;", id, id, id);
-        database_exec(db, sql);
-        sqlite3_free(sql);
-    }
+    for (size_t i = 0; i < batch->runs.count; i++)
+        store_cov_forget_run(db, batch->runs.items[i].id);
 }
 
 /* The batch's files that no earlier copy answers read against their notes (gcovdata.c), then
@@ -549,7 +496,7 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
                        struct gcov_counts *counts, struct coverage_read_stats *stats)
 {
     int64_t started = now_ms();
-    database_exec(db, "BEGIN IMMEDIATE");
+    store_cov_begin(db);
     forget_runs(db, batch);
     struct store s;
     store_open(&s, db);
@@ -582,26 +529,20 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
         json_t *known = json_object_get(s.data_ids, file->path + strlen(run->prefix));
         if (file->source == run->id || !known)
             continue; /* read above; or no copy was ever readable: nothing to reuse */
-        bind_ints(s.run_data, 5, (int64_t[]){run->id, json_integer_value(known), file->source,
-                                             file->hash, 0});
-        database_step_done(s.run_data);
+        store_cov_run_data(s.writer, run->id, json_integer_value(known), file->source,
+                           file->hash, false);
     }
     int64_t per_run = batch->runs.count ? (now_ms() - started) / (int64_t)batch->runs.count : 0;
-    sqlite3_stmt *done = database_prepare(
-        db, "INSERT OR REPLACE INTO cov_runs(run, data_files, gcov_files, read_ms)"
-            " VALUES (?, ?, ?, ?)");
     for (size_t i = 0; i < batch->runs.count; i++) {
         struct pending_run *run = &batch->runs.items[i];
-        bind_ints(done, 4, (int64_t[]){run->id, (int64_t)run->data_files,
-                                       (int64_t)run->gcov_files, per_run});
-        database_step_done(done);
+        store_cov_run_read(s.writer, run->id, (int64_t)run->data_files, (int64_t)run->gcov_files,
+                           per_run);
         stats->runs++;
         stats->data_files += (int)run->data_files;
         stats->gcov_files += (int)run->gcov_files;
     }
-    database_finalize(done);
     store_close(&s);
-    database_exec(db, "COMMIT");
+    store_cov_commit(db);
     /* Stored: the runs' gcov data (2 GB on jansson's suite) is needed no more. A later copy
        that a removed one would have answered goes to gcov (same_copy). */
     for (size_t i = 0; i < batch->runs.count; i++)
@@ -669,24 +610,22 @@ void coverage_progress(struct coverage_progress *progress, const char *done_what
     fflush(stderr);
 }
 
+static void add_pending_run(void *context, int64_t run, const char *dir, bool baseline)
+{
+    struct pending_runs *pending = context;
+    VECTOR_PUSH(pending->ids, run);
+    VECTOR_PUSH(pending->dirs, dir ? xstrdup(dir) : NULL);
+    VECTOR_PUSH(pending->baselines, baseline);
+}
+
 bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
                    struct coverage_read_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     /* The baseline first: the other runs' files that equal its own reuse its counts. Then each
        program's run alone (as run -id, the reference of the runs it owns), then the others. */
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT id, dir, baseline FROM (SELECT id, dir, kind = 'baseline' AS baseline"
-            "  FROM runs WHERE state = 'done' AND dir IS NOT NULL"
-            "  UNION ALL SELECT -id, alone_dir, 0 FROM programs WHERE alone_dir IS NOT NULL)"
-            " WHERE id NOT IN (SELECT run FROM cov_runs) ORDER BY baseline DESC, id");
     struct pending_runs pending = {.stats = stats};
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        VECTOR_PUSH(pending.ids, sqlite3_column_int64(statement, 0));
-        VECTOR_PUSH(pending.dirs, column_text(statement, 1));
-        VECTOR_PUSH(pending.baselines, sqlite3_column_int(statement, 2));
-    }
-    database_finalize(statement);
+    store_cov_unread_runs_each(db, add_pending_run, &pending);
     load_known_copies(db, &pending.known);
     pending.stats = stats;
     /* Listing and comparing the next batch's files (a thread) while this one is read. */
@@ -723,8 +662,5 @@ bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
     free(found_data.items);
     found_data.items = NULL;
     found_data.capacity = 0;
-    sqlite3_stmt *any = database_prepare(db, "SELECT count(*) FROM cov_lines");
-    bool some = sqlite3_step(any) == SQLITE_ROW && sqlite3_column_int64(any, 0) > 0;
-    database_finalize(any);
-    return some;
+    return store_cov_has_lines(db);
 }
