@@ -6,7 +6,7 @@
  * (and, per program started alone, its reference counts: its run alone, as run -program).
  */
 #include "coverage.h"
-#include "store/database.h"
+#include "store/covquery.h"
 #include "base/util.h"
 
 #include <jansson.h>
@@ -125,92 +125,118 @@ static void line_names(const char *text, size_t length, uint64_t *names, uint64_
     }
 }
 
+/* load_callees's walk over the layout's lines, file by file. */
+struct callee_walk {
+    const struct coverage_layout *layout;
+    json_t *by_name;
+    size_t *starts;
+    uint64_t *names, *assigns;
+    long_list callees;
+    size_t l;
+};
+
+/* The lines of one source file (cov_files, by id): their callees and names from its text. */
+static bool file_callees(void *context, int64_t file, const char *path)
+{
+    struct callee_walk *w = context;
+    const struct coverage_layout *layout = w->layout;
+    size_t l = w->l;
+    if (l >= layout->line_count)
+        return false;
+    while (l < layout->line_count && layout->lines[l].file < file)
+        w->starts[++l] = w->callees.count;
+    w->l = l;
+    if (l >= layout->line_count || layout->lines[l].file != file)
+        return true;
+    char *text = read_whole_file(path, NULL);
+    const char *cursor = text;
+    int number = 1;
+    for (; l < layout->line_count && layout->lines[l].file == file; w->starts[++l] = w->callees.count) {
+        while (cursor && number < layout->lines[l].line) {
+            cursor = strchr(cursor, '\n');
+            cursor = cursor ? cursor + 1 : NULL;
+            number++;
+        }
+        if (cursor) {
+            line_callees(layout, w->by_name, file, cursor, strcspn(cursor, "\n"), &w->callees);
+            line_names(cursor, strcspn(cursor, "\n"), &w->names[l], &w->assigns[l]);
+        }
+    }
+    w->l = l;
+    free(text);
+    return true;
+}
+
 /* The callees of every line, and the names it reads and assigns, from the source files (a file
    that cannot be read has none). */
 static void load_callees(sqlite3 *db, struct coverage_layout *layout, json_t *by_name)
 {
-    size_t *starts = xcalloc(layout->line_count + 1, sizeof *starts);
-    uint64_t *names = xcalloc(layout->line_count + 1, sizeof *names);
-    uint64_t *assigns = xcalloc(layout->line_count + 1, sizeof *assigns);
-    long_list callees = {0};
-    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY id");
-    size_t l = 0;
-    while (sqlite3_step(statement) == SQLITE_ROW && l < layout->line_count) {
-        int64_t file = sqlite3_column_int64(statement, 0);
-        while (l < layout->line_count && layout->lines[l].file < file)
-            starts[++l] = callees.count;
-        if (l >= layout->line_count || layout->lines[l].file != file)
-            continue;
-        char *text = read_whole_file((const char *)sqlite3_column_text(statement, 1), NULL);
-        const char *cursor = text;
-        int number = 1;
-        for (; l < layout->line_count && layout->lines[l].file == file; starts[++l] = callees.count) {
-            while (cursor && number < layout->lines[l].line) {
-                cursor = strchr(cursor, '\n');
-                cursor = cursor ? cursor + 1 : NULL;
-                number++;
-            }
-            if (cursor) {
-                line_callees(layout, by_name, file, cursor, strcspn(cursor, "\n"), &callees);
-                line_names(cursor, strcspn(cursor, "\n"), &names[l], &assigns[l]);
-            }
-        }
-        free(text);
-    }
-    database_finalize(statement);
-    while (l < layout->line_count)
-        starts[++l] = callees.count;
-    layout->callee_start = starts;
-    layout->callees = callees.items;
-    layout->line_names = names;
-    layout->line_assigns = assigns;
+    struct callee_walk w = {
+        .layout = layout,
+        .by_name = by_name,
+        .starts = xcalloc(layout->line_count + 1, sizeof *w.starts),
+        .names = xcalloc(layout->line_count + 1, sizeof *w.names),
+        .assigns = xcalloc(layout->line_count + 1, sizeof *w.assigns),
+    };
+    store_cov_files_each(db, STORE_COV_FILES_BY_ID, file_callees, &w);
+    while (w.l < layout->line_count)
+        w.starts[++w.l] = w.callees.count;
+    layout->callee_start = w.starts;
+    layout->callees = w.callees.items;
+    layout->line_names = w.names;
+    layout->line_assigns = w.assigns;
+}
+
+/* load_layout's lists as the rows come. */
+struct layout_build {
+    struct coverage_layout *layout;
+    VECTOR(struct coverage_line) lines;
+    size_t branches;
+    VECTOR(struct coverage_function) functions;
+    json_t *by_name; /* function name -> [index, ...] */
+};
+
+static void add_line(void *context, int64_t file, int line)
+{
+    struct layout_build *build = context;
+    VECTOR_PUSH(build->lines, ((struct coverage_line){.file = file, .line = line}));
+}
+
+static void add_branch(void *context, int64_t file, int line)
+{
+    struct layout_build *build = context;
+    long at = coverage_find_line(build->layout, file, line);
+    if (at >= 0 && build->lines.items[at].branch_count++ == 0)
+        build->lines.items[at].first_branch = build->branches;
+    build->branches++;
+}
+
+static void add_function(void *context, int64_t file, int start, int end, const char *name)
+{
+    struct layout_build *build = context;
+    json_t *list = json_object_get(build->by_name, name);
+    if (!list)
+        json_object_set_new(build->by_name, name, list = json_array());
+    json_array_append_new(list, json_integer((json_int_t)build->functions.count));
+    VECTOR_PUSH(build->functions,
+                ((struct coverage_function){.file = file, .start = start, .end = end}));
 }
 
 static void load_layout(sqlite3 *db, struct coverage_layout *layout)
 {
-    VECTOR(struct coverage_line) lines = {0};
-    sqlite3_stmt *statement = database_prepare(db, "SELECT file, line FROM cov_lines"
-                                                   " ORDER BY file, line");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        VECTOR_PUSH(lines, ((struct coverage_line){.file = sqlite3_column_int64(statement, 0),
-                                                   .line = sqlite3_column_int(statement, 1)}));
-    database_finalize(statement);
-    layout->lines = lines.items;
-    layout->line_count = lines.count;
+    struct layout_build build = {.layout = layout};
+    store_cov_lines_each(db, add_line, &build);
+    layout->lines = build.lines.items;
+    layout->line_count = build.lines.count;
     /* Branches in the same order: each line's run of them is contiguous. */
-    size_t branches = 0;
-    statement = database_prepare(db, "SELECT file, line FROM cov_branches"
-                                     " ORDER BY file, line, branch");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        long line = coverage_find_line(layout, sqlite3_column_int64(statement, 0),
-                                       sqlite3_column_int(statement, 1));
-        if (line >= 0 && lines.items[line].branch_count++ == 0)
-            lines.items[line].first_branch = branches;
-        branches++;
-    }
-    database_finalize(statement);
-    layout->branch_count = branches;
-    VECTOR(struct coverage_function) functions = {0};
-    json_t *by_name = json_object(); /* function name -> [index, ...] */
-    statement = database_prepare(db, "SELECT file, start_line, end_line, min(name) FROM cov_functions"
-                                     " GROUP BY file, start_line, end_line"
-                                     " ORDER BY file, start_line, end_line");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(statement, 3);
-        json_t *list = json_object_get(by_name, name);
-        if (!list)
-            json_object_set_new(by_name, name, list = json_array());
-        json_array_append_new(list, json_integer((json_int_t)functions.count));
-        VECTOR_PUSH(functions, ((struct coverage_function){
-                                   .file = sqlite3_column_int64(statement, 0),
-                                   .start = sqlite3_column_int(statement, 1),
-                                   .end = sqlite3_column_int(statement, 2)}));
-    }
-    database_finalize(statement);
-    layout->functions = functions.items;
-    layout->function_count = functions.count;
-    load_callees(db, layout, by_name);
-    json_decref(by_name);
+    store_cov_branches_each(db, add_branch, &build);
+    layout->branch_count = build.branches;
+    build.by_name = json_object();
+    store_cov_functions_each(db, add_function, &build);
+    layout->functions = build.functions.items;
+    layout->function_count = build.functions.count;
+    load_callees(db, layout, build.by_name);
+    json_decref(build.by_name);
 }
 
 /* The index of a branch (file, line, branch number) in the layout: its line's first branch
@@ -223,54 +249,38 @@ static long branch_index(const struct coverage_layout *layout, int64_t file, int
     return (long)(layout->lines[at].first_branch + (size_t)branch);
 }
 
-/* The count rows of one data file of one run, with statements prepared once. */
-struct row_reader {
-    sqlite3_stmt *lines, *branches, *files;
+/* for_each_count's rows turned into layout indexes for `each`. */
+struct count_walk {
+    const struct coverage_layout *layout;
+    void (*each)(void *context, bool branch, size_t index, int64_t count);
+    void *context;
 };
 
-static void row_reader_open(sqlite3 *db, struct row_reader *reader)
+static void count_line(void *context, int64_t file, int line, int64_t count)
 {
-    reader->lines = database_prepare(db, "SELECT file, line, count FROM cov_line_hits"
-                                         " WHERE run = ? AND data = ?");
-    reader->branches = database_prepare(db, "SELECT file, line, branch, count FROM cov_branch_hits"
-                                            " WHERE run = ? AND data = ?");
-    reader->files = database_prepare(
-        db, "SELECT x.data, x.source, s.delta FROM cov_run_data x JOIN cov_run_data s"
-            " ON s.run = x.source AND s.data = x.data WHERE x.run = ?");
+    struct count_walk *walk = context;
+    long index = coverage_find_line(walk->layout, file, line);
+    if (index >= 0)
+        walk->each(walk->context, false, (size_t)index, count);
 }
 
-static void row_reader_close(struct row_reader *reader)
+static void count_branch(void *context, int64_t file, int line, int branch, int64_t count)
 {
-    database_finalize(reader->lines);
-    database_finalize(reader->branches);
-    database_finalize(reader->files);
+    struct count_walk *walk = context;
+    long index = branch_index(walk->layout, file, line, branch);
+    if (index >= 0)
+        walk->each(walk->context, true, (size_t)index, count);
 }
 
 /* Calls `each` for every count row of data file `data` of `run`: lines, then branches. */
-static void for_each_count(struct row_reader *reader, const struct coverage_layout *layout,
+static void for_each_count(struct store_cov_reader *reader, const struct coverage_layout *layout,
                            int64_t run, int64_t data,
                            void (*each)(void *context, bool branch, size_t index, int64_t count),
                            void *context)
 {
-    sqlite3_stmt *lines = reader->lines, *branches = reader->branches;
-    sqlite3_bind_int64(lines, 1, run);
-    sqlite3_bind_int64(lines, 2, data);
-    while (sqlite3_step(lines) == SQLITE_ROW) {
-        long index = coverage_find_line(layout, sqlite3_column_int64(lines, 0),
-                                        sqlite3_column_int(lines, 1));
-        if (index >= 0)
-            each(context, false, (size_t)index, sqlite3_column_int64(lines, 2));
-    }
-    sqlite3_reset(lines);
-    sqlite3_bind_int64(branches, 1, run);
-    sqlite3_bind_int64(branches, 2, data);
-    while (sqlite3_step(branches) == SQLITE_ROW) {
-        long index = branch_index(layout, sqlite3_column_int64(branches, 0),
-                                  sqlite3_column_int(branches, 1), sqlite3_column_int(branches, 2));
-        if (index >= 0)
-            each(context, true, (size_t)index, sqlite3_column_int64(branches, 3));
-    }
-    sqlite3_reset(branches);
+    struct count_walk walk = {layout, each, context};
+    store_cov_line_hits_each(reader, run, data, count_line, &walk);
+    store_cov_branch_hits_each(reader, run, data, count_branch, &walk);
 }
 
 static int compare_entries(const void *left, const void *right)
@@ -338,27 +348,35 @@ static void apply_row(void *context, bool branch, size_t index, int64_t count)
 /* A run's counts, data file by data file: the baseline's copy from memory; a copy stored as a
    difference, the baseline's patched by its rows; another, its rows. A data file whose bytes
    were another run's uses that run's. */
-static void load_run_counts(struct row_reader *reader, const struct coverage_layout *layout,
+struct run_load {
+    struct store_cov_reader *reader;
+    const struct coverage_layout *layout;
+    const struct baseline_parts *parts;
+    int64_t baseline;
+    struct run_counts *counts;
+};
+
+static void load_copy(void *context, int64_t data, int64_t source, bool delta)
+{
+    struct run_load *load = context;
+    if (data < 0 || (size_t)data >= load->parts->data_count)
+        return;
+    if (source == load->baseline || delta)
+        add_part(load->counts, load->parts, data);
+    if (source == load->baseline)
+        return;
+    struct patch_target target = {load->counts, load->parts, data, delta};
+    for_each_count(load->reader, load->layout, source, data, apply_row, &target);
+}
+
+static void load_run_counts(struct store_cov_reader *reader, const struct coverage_layout *layout,
                             const struct baseline_parts *parts, int64_t baseline, int64_t run,
                             struct run_counts *counts)
 {
     memset(counts->lines, 0, (layout->line_count + 1) * sizeof *counts->lines);
     memset(counts->branches, 0, (layout->branch_count + 1) * sizeof *counts->branches);
-    sqlite3_bind_int64(reader->files, 1, run);
-    while (sqlite3_step(reader->files) == SQLITE_ROW) {
-        int64_t data = sqlite3_column_int64(reader->files, 0);
-        int64_t source = sqlite3_column_int64(reader->files, 1);
-        bool delta = sqlite3_column_int(reader->files, 2);
-        if (data < 0 || (size_t)data >= parts->data_count)
-            continue;
-        if (source == baseline || delta)
-            add_part(counts, parts, data);
-        if (source == baseline)
-            continue;
-        struct patch_target target = {counts, parts, data, delta};
-        for_each_count(reader, layout, source, data, apply_row, &target);
-    }
-    sqlite3_reset(reader->files);
+    struct run_load load = {reader, layout, parts, baseline, counts};
+    store_cov_copies_each(reader, run, load_copy, &load);
 }
 
 /* The reference counts of the runs that started a program alone: that program's run alone
@@ -370,7 +388,7 @@ struct owner_reference {
 };
 typedef VECTOR(struct owner_reference) reference_list;
 
-static const struct owner_reference *owner_reference(sqlite3 *db, struct row_reader *reader,
+static const struct owner_reference *owner_reference(sqlite3 *db, struct store_cov_reader *reader,
                                                      const struct coverage_layout *layout,
                                                      const struct baseline_parts *parts,
                                                      int64_t baseline, int64_t owner,
@@ -380,11 +398,7 @@ static const struct owner_reference *owner_reference(sqlite3 *db, struct row_rea
         if (known->items[i].owner == owner)
             return &known->items[i];
     struct owner_reference reference = {.owner = owner};
-    sqlite3_stmt *statement =
-        database_prepare(db, "SELECT data_files > 0 FROM cov_runs WHERE run = ?");
-    sqlite3_bind_int64(statement, 1, -owner);
-    reference.present = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0);
-    database_finalize(statement);
+    reference.present = store_cov_run_has_data(db, -owner);
     if (reference.present) {
         reference.counts.lines = xcalloc(layout->line_count + 1, sizeof(uint64_t));
         reference.counts.branches = xcalloc(layout->branch_count + 1, sizeof(uint64_t));
@@ -420,25 +434,11 @@ static void parse_chain(json_t *map, const char *chain, int_list *members)
         VECTOR_PUSH(*members, site_index(map, at));
 }
 
-static int64_t baseline_run(sqlite3 *db)
-{
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT r.id FROM runs r JOIN cov_runs c ON c.run = r.id"
-            " WHERE r.kind = 'baseline' AND r.state = 'done' AND c.data_files > 0"
-            " ORDER BY r.id LIMIT 1");
-    int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
-    return id;
-}
-
-static void load_baseline_parts(sqlite3 *db, struct row_reader *reader,
+static void load_baseline_parts(sqlite3 *db, struct store_cov_reader *reader,
                                 const struct coverage_layout *layout, int64_t run,
                                 struct baseline_parts *parts)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT coalesce(max(id), 0) FROM cov_data");
-    parts->data_count = sqlite3_step(statement) == SQLITE_ROW
-                            ? (size_t)sqlite3_column_int64(statement, 0) + 1 : 1;
-    database_finalize(statement);
+    parts->data_count = (size_t)store_cov_data_max_id(db) + 1;
     parts->lines = xcalloc(parts->data_count, sizeof *parts->lines);
     parts->branches = xcalloc(parts->data_count, sizeof *parts->branches);
     for (size_t data = 0; data < parts->data_count; data++) {
@@ -463,76 +463,90 @@ static void baseline_parts_free(struct baseline_parts *parts)
     free(parts->branches);
 }
 
+/* What coverage_analyse_database feeds each run with, and where its totals go. */
+struct run_feed {
+    sqlite3 *db;
+    struct store_cov_reader *reader;
+    const struct coverage_layout *layout;
+    const struct baseline_parts *parts;
+    int64_t baseline;
+    json_t *map;
+    reference_list *references;
+    struct run_counts *counts;
+    struct coverage_analysis *analysis;
+    struct coverage_progress *progress;
+    size_t total;
+    struct coverage_result *out;
+};
+
+/* One run through the analysis: its sites, its counts, and its own reference's. */
+static void feed_run(void *context, const struct store_cov_run *row)
+{
+    struct run_feed *feed = context;
+    const struct coverage_layout *layout = feed->layout;
+    struct run_counts *counts = feed->counts;
+    struct coverage_result *out = feed->out;
+    struct coverage_run run = {.baseline = row->baseline, .site = -1};
+    if (!run.baseline && row->site && !row->not_reached)
+        run.site = site_index(feed->map, row->site);
+    int_list chain = {0};
+    if (run.site >= 0)
+        parse_chain(feed->map, row->chain, &chain);
+    run.chain = chain.items;
+    run.chain_count = chain.count;
+    load_run_counts(feed->reader, layout, feed->parts, feed->baseline, row->id, counts);
+    run.line_counts = counts->lines;
+    run.branch_counts = counts->branches;
+    if (!run.baseline && row->has_owner) {
+        const struct owner_reference *own =
+            owner_reference(feed->db, feed->reader, layout, feed->parts, feed->baseline,
+                            row->owner, feed->references);
+        if (own->present) {
+            run.reference_lines = own->counts.lines;
+            run.reference_branches = own->counts.branches;
+        }
+    }
+    coverage_analysis_add_run(feed->analysis, &run);
+    for (size_t l = 0; l < layout->line_count; l++)
+        out->line_totals[l] += counts->lines[l];
+    for (size_t b = 0; b < layout->branch_count; b++)
+        out->branch_totals[b] += counts->branches[b];
+    if (run.baseline)
+        out->baseline_runs++;
+    else
+        out->fault_runs++;
+    free(chain.items);
+    coverage_progress(feed->progress, "analysed", out->baseline_runs + out->fault_runs,
+                      feed->total);
+}
+
 bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
                                const struct coverage_site *sites, size_t site_count,
                                struct coverage_progress *progress, struct coverage_result *out)
 {
     memset(out, 0, sizeof *out);
-    int64_t baseline = baseline_run(db);
+    int64_t baseline = store_cov_baseline_with_data(db);
     if (!baseline)
         return false;
     load_layout(db, &out->layout);
     const struct coverage_layout *layout = &out->layout;
     size_t lines = layout->line_count + 1, branches = layout->branch_count + 1;
-    struct row_reader reader;
-    row_reader_open(db, &reader);
+    struct store_cov_reader *reader = store_cov_reader_open(db);
     struct baseline_parts parts = {0};
-    load_baseline_parts(db, &reader, layout, baseline, &parts);
+    load_baseline_parts(db, reader, layout, baseline, &parts);
     struct run_counts reference = {xcalloc(lines, sizeof(uint64_t)),
                                    xcalloc(branches, sizeof(uint64_t))};
     struct run_counts counts = {xcalloc(lines, sizeof(uint64_t)), xcalloc(branches, sizeof(uint64_t))};
-    load_run_counts(&reader, layout, &parts, baseline, baseline, &reference);
+    load_run_counts(reader, layout, &parts, baseline, baseline, &reference);
     out->line_totals = xcalloc(lines, sizeof(uint64_t));
     out->branch_totals = xcalloc(branches, sizeof(uint64_t));
     struct coverage_analysis *analysis =
         coverage_analysis_new(layout, sites, site_count, reference.lines, reference.branches);
     json_t *map = site_map(site_ids, site_count);
     reference_list references = {0};
-    sqlite3_stmt *count = database_prepare(
-        db, "SELECT count(*) FROM runs r JOIN cov_runs c ON c.run = r.id"
-            " WHERE r.state = 'done' AND c.data_files > 0");
-    size_t total = sqlite3_step(count) == SQLITE_ROW ? (size_t)sqlite3_column_int64(count, 0) : 0;
-    database_finalize(count);
-    sqlite3_stmt *runs = database_prepare(
-        db, "SELECT r.id, r.kind = 'baseline', r.site, r.chain, r.outcome IS 'not-reached',"
-            " r.owner FROM runs r JOIN cov_runs c ON c.run = r.id"
-            " WHERE r.state = 'done' AND c.data_files > 0 ORDER BY r.id");
-    while (sqlite3_step(runs) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(runs, 0);
-        struct coverage_run run = {.baseline = sqlite3_column_int(runs, 1), .site = -1};
-        const char *site = (const char *)sqlite3_column_text(runs, 2);
-        if (!run.baseline && site && !sqlite3_column_int(runs, 4))
-            run.site = site_index(map, site);
-        int_list chain = {0};
-        if (run.site >= 0)
-            parse_chain(map, (const char *)sqlite3_column_text(runs, 3), &chain);
-        run.chain = chain.items;
-        run.chain_count = chain.count;
-        load_run_counts(&reader, layout, &parts, baseline, id, &counts);
-        run.line_counts = counts.lines;
-        run.branch_counts = counts.branches;
-        if (!run.baseline && sqlite3_column_type(runs, 5) != SQLITE_NULL) {
-            const struct owner_reference *own =
-                owner_reference(db, &reader, layout, &parts, baseline,
-                                sqlite3_column_int64(runs, 5), &references);
-            if (own->present) {
-                run.reference_lines = own->counts.lines;
-                run.reference_branches = own->counts.branches;
-            }
-        }
-        coverage_analysis_add_run(analysis, &run);
-        for (size_t l = 0; l < layout->line_count; l++)
-            out->line_totals[l] += counts.lines[l];
-        for (size_t b = 0; b < layout->branch_count; b++)
-            out->branch_totals[b] += counts.branches[b];
-        if (run.baseline)
-            out->baseline_runs++;
-        else
-            out->fault_runs++;
-        free(chain.items);
-        coverage_progress(progress, "analysed", out->baseline_runs + out->fault_runs, total);
-    }
-    database_finalize(runs);
+    struct run_feed feed = {db, reader, layout, &parts, baseline, map, &references, &counts,
+                            analysis, progress, store_cov_runs_with_data_count(db), out};
+    store_cov_runs_with_data_each(db, feed_run, &feed);
     out->lines = xcalloc(lines, sizeof *out->lines);
     out->branches = xcalloc(branches, sizeof *out->branches);
     coverage_analysis_finish(analysis, out->lines, out->branches);
@@ -547,7 +561,7 @@ bool coverage_analyse_database(sqlite3 *db, char *const *site_ids,
     free(counts.lines);
     free(counts.branches);
     baseline_parts_free(&parts);
-    row_reader_close(&reader);
+    store_cov_reader_close(reader);
     return true;
 }
 

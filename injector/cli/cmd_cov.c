@@ -8,7 +8,9 @@
 #include "store/campaign.h"
 #include "cli/commands.h"
 #include "coverage.h"
+#include "store/covquery.h"
 #include "store/database.h"
+#include "store/sitequery.h"
 #include "html.h"
 #include "store/ingest.h"
 #include "kernel/kernelcov.h"
@@ -183,80 +185,88 @@ static void site_calls(struct symboliser *symboliser, const struct module_map *m
     }
 }
 
-static json_t *site_entry(sqlite3_stmt *statement, bool eligible)
+static json_t *site_entry(const struct store_cov_site *row, bool eligible)
 {
-    const char *name = (const char *)sqlite3_column_text(statement, 4);
+    const char *name = row->name;
     json_t *site = json_pack("{s:s,s:s,s:s,s:I,s:b,s:b,s:I}",
-        "id", (const char *)sqlite3_column_text(statement, 0),
-        "function", (const char *)sqlite3_column_text(statement, 1),
-        "kind", (const char *)sqlite3_column_text(statement, 7),
-        "size", (json_int_t)sqlite3_column_int64(statement, 2),
-        "nofail", sqlite3_column_int(statement, 3), "eligible", eligible,
-        "runs", (json_int_t)sqlite3_column_int64(statement, 6));
+        "id", row->id,
+        "function", row->function,
+        "kind", row->kind,
+        "size", (json_int_t)row->max_size,
+        "nofail", row->nofail, "eligible", eligible,
+        "runs", (json_int_t)row->fault_runs);
     if (name)
         json_object_set_new(site, "name", json_string(name));
     return site;
 }
 
+static bool know_file(void *context, int64_t id, const char *path)
+{
+    json_object_set_new(context, path, json_integer(id));
+    return true;
+}
+
+/* load_sites's lists as the sites come, and what it looks their stacks up with. */
+struct site_load {
+    uint64_t threshold;
+    struct symboliser *symboliser;
+    struct module_map map;
+    struct file_lookup files;
+    VECTOR(char *) ids;
+    VECTOR(struct coverage_site) sites;
+    VECTOR(struct coverage_call *) owned;
+    json_t *entries;
+};
+
+static void add_site(void *context, const struct store_cov_site *row)
+{
+    struct site_load *load = context;
+    struct symboliser *symboliser = load->symboliser;
+    const struct module_map *map = &load->map;
+    bool nofail = row->nofail;
+    enum function_kind kind = fault_kind_from_name(row->kind);
+    struct coverage_site site = {.eligible = site_nofail_eligible(
+                                     nofail, kind, (uint64_t)row->max_size, load->threshold),
+                                 .never_fails = nofail, .io = kind == KIND_IO};
+    site.ends_like_eof = site.io && function_io_ends_like_input_by_name(row->function);
+    json_t *entry = site_entry(row, site.eligible);
+    struct frame_list frames = {0};
+    frames_from_json(row->frames, &frames);
+    int own = first_own_frame(map, &frames);
+    const char *path = own >= 0 ? module_map_path(map, frames.frames[own].module) : NULL;
+    struct symbol_frame symbol[8];
+    int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
+                                                   true, symbol, 8) : 0;
+    if (n > 0)
+        json_object_set_new(entry, "location",
+            json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
+                      "file", symbol[0].file, "line", symbol[0].line));
+    call_list calls = {0};
+    site_calls(symboliser, map, &frames, own, &load->files, &calls);
+    site.calls = calls.items;
+    site.call_count = calls.count;
+    VECTOR_PUSH(load->owned, calls.items);
+    VECTOR_PUSH(load->ids, row->id ? xstrdup(row->id) : NULL);
+    VECTOR_PUSH(load->sites, site);
+    json_array_append_new(load->entries, entry);
+}
+
 static void load_sites(sqlite3 *db, uint64_t threshold, struct site_table *table)
 {
-    struct symboliser *symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    struct file_lookup files = {json_object(), json_object()};
-    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_object_set_new(files.known, (const char *)sqlite3_column_text(statement, 1),
-                            json_integer(sqlite3_column_int64(statement, 0)));
-    database_finalize(statement);
-    VECTOR(char *) ids = {0};
-    VECTOR(struct coverage_site) sites = {0};
-    VECTOR(struct coverage_call *) owned = {0};
-    table->entries = json_array();
-    statement = database_prepare(
-        db, "SELECT id, function, max_size, nofail, name, frames,"
-            " (SELECT count(*) FROM runs r WHERE r.site = s.id AND r.kind = 'fault'), kind"
-            " FROM sites s ORDER BY rowid");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        bool nofail = sqlite3_column_int(statement, 3);
-        enum function_kind kind =
-            fault_kind_from_name((const char *)sqlite3_column_text(statement, 7));
-        struct coverage_site site = {.eligible = site_nofail_eligible(
-                                         nofail, kind, (uint64_t)sqlite3_column_int64(statement, 2),
-                                         threshold),
-                                     .never_fails = nofail, .io = kind == KIND_IO};
-        site.ends_like_eof = site.io && function_io_ends_like_input_by_name(
-                                            (const char *)sqlite3_column_text(statement, 1));
-        json_t *entry = site_entry(statement, site.eligible);
-        struct frame_list frames = {0};
-        frames_from_json((const char *)sqlite3_column_text(statement, 5), &frames);
-        int own = first_own_frame(&map, &frames);
-        const char *path = own >= 0 ? module_map_path(&map, frames.frames[own].module) : NULL;
-        struct symbol_frame symbol[8];
-        int n = path && symboliser ? symboliser_lookup(symboliser, path, frames.frames[own].offset,
-                                                       true, symbol, 8) : 0;
-        if (n > 0)
-            json_object_set_new(entry, "location",
-                json_pack("{s:s,s:s,s:i}", "function", symbol[n - 1].function,
-                          "file", symbol[0].file, "line", symbol[0].line));
-        call_list calls = {0};
-        site_calls(symboliser, &map, &frames, own, &files, &calls);
-        site.calls = calls.items;
-        site.call_count = calls.count;
-        VECTOR_PUSH(owned, calls.items);
-        VECTOR_PUSH(ids, column_text(statement, 0));
-        VECTOR_PUSH(sites, site);
-        json_array_append_new(table->entries, entry);
-    }
-    database_finalize(statement);
-    json_decref(files.by_path);
-    json_decref(files.known);
-    module_map_free(&map);
-    symboliser_free(symboliser);
-    table->count = ids.count;
-    table->ids = ids.items;
-    table->sites = sites.items;
-    table->calls = owned.items;
+    struct site_load load = {.threshold = threshold, .symboliser = symboliser_new()};
+    module_map_load(db, &load.map);
+    load.files = (struct file_lookup){json_object(), json_object()};
+    store_cov_files_each(db, STORE_COV_FILES_ANY, know_file, load.files.known);
+    table->entries = load.entries = json_array();
+    store_cov_sites_each(db, add_site, &load);
+    json_decref(load.files.by_path);
+    json_decref(load.files.known);
+    module_map_free(&load.map);
+    symboliser_free(load.symboliser);
+    table->count = load.ids.count;
+    table->ids = load.ids.items;
+    table->sites = load.sites.items;
+    table->calls = load.owned.items;
 }
 
 static void site_table_free(struct site_table *table)
@@ -435,6 +445,30 @@ static json_t *file_entry(const struct coverage_result *result, const char *path
     return file;
 }
 
+/* file_entries's walk over the source files, by path. */
+struct file_walk {
+    const struct coverage_result *result;
+    const char *cwd, *source_globs;
+    json_t *line_total, *branch_total;
+    json_t *ranges; /* file id -> [first, end) of its lines */
+    json_t *files;
+};
+
+static bool add_file_entry(void *context, int64_t id, const char *path)
+{
+    struct file_walk *walk = context;
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)id);
+    json_t *range = json_object_get(walk->ranges, key);
+    if (!range || !source_matches(walk->source_globs, path))
+        return true; /* no lines; or --source: not a file of the code under test */
+    json_array_append_new(walk->files, file_entry(walk->result, path, walk->cwd,
+        (size_t)json_integer_value(json_array_get(range, 0)),
+        (size_t)json_integer_value(json_array_get(range, 1)), walk->line_total,
+        walk->branch_total));
+    return true;
+}
+
 /* Every file with its lines and branches, by path; the summaries per file and in total. */
 static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, const char *cwd,
                             const char *source_globs, json_t *line_total, json_t *branch_total)
@@ -450,16 +484,8 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
         json_object_set_new(ranges, key, json_pack("[I,I]", (json_int_t)first, (json_int_t)l + 1));
         first = l + 1;
     }
-    sqlite3_stmt *statement = database_prepare(db, "SELECT id, path FROM cov_files ORDER BY path");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        json_t *range = json_object_get(ranges, (const char *)sqlite3_column_text(statement, 0));
-        if (!range || !source_matches(source_globs, (const char *)sqlite3_column_text(statement, 1)))
-            continue; /* no lines; or --source: not a file of the code under test */
-        json_array_append_new(files, file_entry(result, (const char *)sqlite3_column_text(statement, 1), cwd,
-            (size_t)json_integer_value(json_array_get(range, 0)),
-            (size_t)json_integer_value(json_array_get(range, 1)), line_total, branch_total));
-    }
-    database_finalize(statement);
+    struct file_walk walk = {result, cwd, source_globs, line_total, branch_total, ranges, files};
+    store_cov_files_each(db, STORE_COV_FILES_BY_PATH, add_file_entry, &walk);
     json_decref(ranges);
     return files;
 }
@@ -473,44 +499,12 @@ static json_t *file_entries(sqlite3 *db, const struct coverage_result *result, c
    json-c's suite). */
 static json_t *crash_missing(sqlite3 *db)
 {
-    json_t *missing = json_array();
-    sqlite3_stmt *statement = database_prepare(
-        db, "WITH written AS MATERIALIZED (SELECT DISTINCT o.owner, y.data FROM runs o"
-            "  JOIN cov_run_data y ON y.run = o.id"
-            "  WHERE o.owner IS NOT NULL AND o.outcome NOT IN ('crash', 'caller-crash'))"
-            " SELECT d.path, count(*) FROM runs r"
-            " JOIN cov_runs c ON c.run = r.id"
-            " JOIN cov_run_data b ON b.run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
-            " JOIN cov_data d ON d.id = b.data"
-            " WHERE r.outcome IN ('crash', 'caller-crash') AND NOT EXISTS"
-            "  (SELECT 1 FROM cov_run_data x WHERE x.run = r.id AND x.data = b.data)"
-            " AND (r.owner IS NULL OR EXISTS (SELECT 1 FROM written w"
-            "  WHERE w.owner = r.owner AND w.data = b.data))"
-            " GROUP BY d.path ORDER BY d.path");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(missing, json_pack("{s:s,s:I}",
-            "data_file", (const char *)sqlite3_column_text(statement, 0),
-            "runs", (json_int_t)sqlite3_column_int64(statement, 1)));
-    database_finalize(statement);
-    return missing;
+    return store_cov_crash_missing(db);
 }
 
 static json_t *run_counts(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM runs WHERE state = 'done' AND kind = 'baseline'),"
-            " (SELECT count(*) FROM runs WHERE state = 'done' AND kind = 'fault'),"
-            " (SELECT count(*) FROM cov_runs c JOIN runs r ON r.id = c.run WHERE c.data_files = 0),"
-            " (SELECT coalesce(sum(data_files), 0) FROM cov_runs),"
-            " (SELECT coalesce(sum(gcov_files), 0) FROM cov_runs)");
-    sqlite3_step(statement);
-    json_t *runs = json_pack("{s:I,s:I,s:I,s:I,s:I}",
-        "baseline", (json_int_t)sqlite3_column_int64(statement, 0),
-        "fault", (json_int_t)sqlite3_column_int64(statement, 1),
-        "without_data", (json_int_t)sqlite3_column_int64(statement, 2),
-        "data_files", (json_int_t)sqlite3_column_int64(statement, 3),
-        "gcov_files", (json_int_t)sqlite3_column_int64(statement, 4));
-    database_finalize(statement);
+    json_t *runs = store_cov_run_totals(db);
     json_object_set_new(runs, "crash_missing", crash_missing(db));
     return runs;
 }
@@ -564,10 +558,7 @@ static json_t *nofail_check(json_t *report, const char *other_path,
     campaign_load(other, &settings);
     json_int_t threshold = json_integer_value(json_object_get(report, "nofail_below"));
     json_t *theirs = build(other, (uint64_t)threshold, other_path, NULL, progress);
-    sqlite3_stmt *statement = database_prepare(other, "SELECT count(*) FROM runs"
-                                                      " WHERE kind = 'fault' AND state = 'done'");
-    json_int_t runs = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
+    json_int_t runs = store_cov_fault_runs_done(other);
     database_close(other);
     json_t *legs = json_object(); /* "path:line" of every error-leg line of the other campaign */
     size_t index, at;
