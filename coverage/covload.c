@@ -151,7 +151,8 @@ static bool file_callees(void *context, int64_t file, const char *path)
     char *text = read_whole_file(path, NULL);
     const char *cursor = text;
     int number = 1;
-    for (; l < layout->line_count && layout->lines[l].file == file; w->starts[++l] = w->callees.count) {
+    for (; l < layout->line_count && layout->lines[l].file == file;
+         w->starts[++l] = w->callees.count) {
         while (cursor && number < layout->lines[l].line) {
             cursor = strchr(cursor, '\n');
             cursor = cursor ? cursor + 1 : NULL;

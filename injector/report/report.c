@@ -687,7 +687,8 @@ static void add_run(void *context, const struct store_fault_run *row)
     json_object_set_new(run, "wall_ms", json_integer(row->wall_ms));
     json_object_set_new(run, "exit_code", json_integer(row->exit_code));
     json_object_set_new(run, "signal", json_integer(row->signal));
-    json_object_set_new(run, "finding", row->has_finding ? json_integer(row->finding) : json_null());
+    json_object_set_new(run, "finding",
+                        row->has_finding ? json_integer(row->finding) : json_null());
     const char *function = row->function;
     json_object_set_new(run, "function", json_string(function ? function : "?"));
     json_object_set_new(run, "size", json_integer(row->max_size));

@@ -52,9 +52,10 @@ void store_cov_functions_each(sqlite3 *db,
                                            const char *name),
                               void *context)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT file, start_line, end_line, min(name) FROM cov_functions"
-                                                   " GROUP BY file, start_line, end_line"
-                                                   " ORDER BY file, start_line, end_line");
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT file, start_line, end_line, min(name) FROM cov_functions"
+            " GROUP BY file, start_line, end_line"
+            " ORDER BY file, start_line, end_line");
     while (sqlite3_step(statement) == SQLITE_ROW)
         each(context, sqlite3_column_int64(statement, 0), sqlite3_column_int(statement, 1),
              sqlite3_column_int(statement, 2), (const char *)sqlite3_column_text(statement, 3));

@@ -56,7 +56,8 @@ json_t *store_unexplored_counts(sqlite3 *db)
 {
     json_t *unexplored = json_object();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT unexplored, count(*) FROM sites WHERE unexplored IS NOT NULL GROUP BY 1 ORDER BY 1");
+        db, "SELECT unexplored, count(*) FROM sites WHERE unexplored IS NOT NULL"
+            " GROUP BY 1 ORDER BY 1");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_object_set_new(unexplored, (const char *)sqlite3_column_text(statement, 0),
                             json_integer(sqlite3_column_int64(statement, 1)));
@@ -130,10 +131,10 @@ json_t *store_unpreloaded_rows(sqlite3 *db)
             " WHERE run = (SELECT min(id) FROM runs WHERE kind = 'baseline')"
             " ORDER BY program, reason");
     while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:s, s:I}",
-                                              "program", sqlite3_column_text(statement, 0),
-                                              "reason", sqlite3_column_text(statement, 1),
-                                              "count", (json_int_t)sqlite3_column_int64(statement, 2)));
+        json_array_append_new(
+            list, json_pack("{s:s, s:s, s:I}", "program", sqlite3_column_text(statement, 0),
+                            "reason", sqlite3_column_text(statement, 1), "count",
+                            (json_int_t)sqlite3_column_int64(statement, 2)));
     database_finalize(statement);
     return list;
 }
@@ -143,8 +144,9 @@ json_t *store_fixture_rows(sqlite3 *db)
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(db, "SELECT exe, why FROM fixtures ORDER BY exe");
     while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:s}", "exe", sqlite3_column_text(statement, 0),
-                                              "why", sqlite3_column_text(statement, 1)));
+        json_array_append_new(list, json_pack("{s:s, s:s}", "exe",
+                                              sqlite3_column_text(statement, 0), "why",
+                                              sqlite3_column_text(statement, 1)));
     database_finalize(statement);
     return list;
 }
@@ -155,8 +157,9 @@ json_t *store_sites_per_exe(sqlite3 *db)
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT exe, count(*) FROM sites GROUP BY exe ORDER BY count(*) DESC, exe");
     while (sqlite3_step(statement) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:s, s:I}", "exe", sqlite3_column_text(statement, 0),
-                                              "sites", (json_int_t)sqlite3_column_int64(statement, 1)));
+        json_array_append_new(list, json_pack("{s:s, s:I}", "exe",
+                                              sqlite3_column_text(statement, 0), "sites",
+                                              (json_int_t)sqlite3_column_int64(statement, 1)));
     database_finalize(statement);
     return list;
 }
@@ -293,7 +296,8 @@ void store_fault_runs_each(sqlite3 *db,
 {
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT r.id, r.site, r.chain, r.plan, r.outcome, r.wall_ms, r.exit_code, r.signal,"
-            " r.finding, s.function, s.max_size, s.kind FROM runs r LEFT JOIN sites s ON s.id = r.site"
+            " r.finding, s.function, s.max_size, s.kind"
+            " FROM runs r LEFT JOIN sites s ON s.id = r.site"
             " WHERE r.kind = 'fault' AND r.state = 'done' ORDER BY r.id");
     while (sqlite3_step(statement) == SQLITE_ROW) {
         struct store_fault_run row = {
