@@ -29,9 +29,12 @@
  *   epoll_pwait) lose SIGSYS, and what it reads back shows what it asked for;
  * - the signal mask and the alternate stack are restored from the signal frame when the
  *   handler returns: a call that changed them has its change copied into the frame;
- * - a program that installs its own SIGSYS handler, a seccomp filter or syscall user dispatch
+ * - a program that installs its own SIGSYS handler, a seccomp filter or syscall user dispatch,
+ *   or asks to be traced (PTRACE_TRACEME: its tracer would be stopped by every trap's SIGSYS),
  *   gets a message, and from then on the wrappers of kernel.c (the fallback); SIG_DFL and
  *   SIG_IGN for SIGSYS are only remembered, as what the program sees;
+ * - a child of clone3 with CLONE_CLEAR_SIGHAND has no handler for SIGSYS: it uses the wrappers,
+ *   without a message;
  * - execve, exit and rt_sigreturn are no sites: fail-nth outlives exec, and exit never returns
  *   to read it back.
  *
@@ -53,6 +56,9 @@
 #include <linux/prctl.h>
 #include <sched.h>
 
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
 #ifndef SYS_USER_DISPATCH
 #define SYS_USER_DISPATCH 2
 #endif
@@ -624,6 +630,9 @@ static const char *LF_TEXT takes_over(long number, const long *a)
         return "the program installs a seccomp filter";
     if (number == SYS_prctl && a[0] == PR_SET_SYSCALL_USER_DISPATCH)
         return "the program uses syscall user dispatch itself";
+    if (number == SYS_ptrace && a[0] == 0 /* PTRACE_TRACEME */)
+        return "the program asks to be traced (PTRACE_TRACEME), and its tracer would be "
+               "stopped by each trapped call's SIGSYS";
     return NULL;
 }
 
@@ -686,11 +695,16 @@ static void LF_TEXT dispatch_call(ucontext_t *uc, bool own)
     struct call call;
     int fd = -1;
     uint64_t nth = why ? 0 : site_of(uc, number, &call, &fd);
+    bool clears_handlers = number == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t) &&
+                           (*(const uint64_t *)a[0] & CLONE_CLEAR_SIGHAND);
     long result = execute(uc, number, a, &child);
     if (child != CHILD_NONE) {
         /* A fork child, continuing in this handler: a new task starts with dispatch off. A
-           vfork's child only executes a program or exits, and shares its parent's state. */
-        if (child == CHILD_FORK && dispatch_active() && !enable_thread())
+           vfork's child only executes a program or exits, and shares its parent's state. One
+           whose handlers were reset would die of the next trap: it keeps the wrappers. */
+        if (child == CHILD_FORK && clears_handlers)
+            atomic_store(&dispatch_state, DISPATCH_ABANDONED);
+        else if (child == CHILD_FORK && dispatch_active() && !enable_thread())
             disable_thread();
         regs[REG_RAX] = 0;
         return;

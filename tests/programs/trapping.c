@@ -8,18 +8,31 @@
  *                      asks again, handles a signal on the alternate stack
  *   trapping handler   installs a SIGSYS handler of its own, then writes
  *   trapping seccomp   installs a seccomp filter (that allows everything), then writes
+ *   trapping traced    forks a child that asks to be traced (PTRACE_TRACEME), stops itself and
+ *                      makes calls; the parent, its tracer, prints every stop signal it sees
+ *   trapping cleared   clone3 with CLONE_CLEAR_SIGHAND: the child, whose handlers are reset,
+ *                      makes calls and exits 0; the parent prints how it ended
  *
  * Each prints what it saw, one line per fact, and exits 0.
  */
 #include <linux/filter.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
 
 static volatile sig_atomic_t on_alternate;
 
@@ -98,6 +111,64 @@ static int filter(void)
     return 0;
 }
 
+/* A tracer sees a stop for every signal its tracee gets: only the SIGSTOP the child sends itself
+   is expected, never a SIGSYS of a trap. */
+static int traced(void)
+{
+    pid_t child = fork();
+    if (child < 0)
+        return 1;
+    if (child == 0) {
+        if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0)
+            _exit(2);
+        raise(SIGSTOP);
+        if (getppid() <= 0 || write(STDOUT_FILENO, "", 0) != 0)
+            _exit(3);
+        _exit(0);
+    }
+    int status, stops = 0;
+    while (waitpid(child, &status, 0) == child && WIFSTOPPED(status)) {
+        int signo = WSTOPSIG(status);
+        printf("tracee stopped by signal %d\n", signo);
+        if (++stops == 20) { /* a tracer that keeps being stopped: enough said */
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            break;
+        }
+        /* As debuggers do: the signal goes on to the tracee, but the stop it asked for. */
+        if (ptrace(PTRACE_CONT, child, NULL, (void *)(intptr_t)(signo == SIGSTOP ? 0 : signo)) != 0)
+            return 1;
+    }
+    printf("tracee %s %d\n", WIFEXITED(status) ? "exited" : "killed by signal",
+           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return 0;
+}
+
+/* A child whose signal handlers are reset (SIGSYS's too) still runs and exits as it means to. */
+static int cleared(void)
+{
+    struct clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_CLEAR_SIGHAND;
+    args.exit_signal = SIGCHLD;
+    long child = syscall(SYS_clone3, &args, sizeof args);
+    if (child < 0) {
+        printf("clone3 unsupported\n");
+        return 0;
+    }
+    if (child == 0) {
+        if (getppid() <= 0 || write(STDOUT_FILENO, "", 0) != 0)
+            _exit(3);
+        _exit(0);
+    }
+    int status;
+    if (waitpid((pid_t)child, &status, 0) != child)
+        return 1;
+    printf("child %s %d\n", WIFEXITED(status) ? "exited" : "killed by signal",
+           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -107,6 +178,10 @@ int main(int argc, char **argv)
         return handler();
     if (argc == 2 && !strcmp(argv[1], "seccomp"))
         return filter();
-    fprintf(stderr, "usage: trapping masks|handler|seccomp\n");
+    if (argc == 2 && !strcmp(argv[1], "traced"))
+        return traced();
+    if (argc == 2 && !strcmp(argv[1], "cleared"))
+        return cleared();
+    fprintf(stderr, "usage: trapping masks|handler|seccomp|traced|cleared\n");
     return 2;
 }
