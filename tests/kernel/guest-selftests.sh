@@ -1,19 +1,24 @@
 #!/bin/sh
-# guest-selftests.sh — the guest side of `make check-kernel`'s third boot, on the debug kernel
-# (KASAN, lockdep, list debugging): the kernel's own selftests
-# (tests/kernel/build-selftests.sh builds them from the same source as the kernel) as one suite
-# under `failrun kernel --once-per-syscall --kmem-trace --kcov`: each selftest program runs alone
-# for its sites, and the suite's first site of each system call is swept N = 1, 2, ... within
-# SELFTESTS_MAX_RUNS runs (default 500: about a quarter of an hour in qemu's emulation of the
-# debug kernel; 0 for no bound). The report's two tables (per system call, per kernel subsystem)
-# and every finding are printed as "# " lines for check.sh, which judges the findings against
-# tests/kernel/expected-findings.tsv. Then the kernel's checkers are provoked through LKDTM
-# during an armed call: each must be one finding with a syzbot-style title. check.sh fills in @ROOT@ (failrun and libfail-kernel.so in
-# the guest), @SELFTESTS@ (the selftests' folder in the guest) and @VMLINUX@.
+# guest-selftests.sh — the guest side of `make check-kernel`'s third and fourth boots: the
+# kernel's own selftests (tests/kernel/build-selftests.sh builds them from the same source as the
+# kernel) as one suite under `failrun kernel --once-per-syscall --kmem-trace --kcov`: each
+# selftest program runs alone for its sites, and the suite's first site of each system call is
+# swept N = 1, 2, ... within SELFTESTS_MAX_RUNS runs (default 500; 0 for no bound). Two modes
+# (@MODE@):
+#   debug   the third boot, on the debug kernel (KASAN, lockdep, list debugging), with the first
+#           set of selftests: the sweep, then the kernel's checkers provoked through LKDTM during
+#           an armed call, each one finding with a syzbot-style title;
+#   census  the fourth boot, on the plain kernel (several times faster in qemu), with both sets:
+#           the sweep must make 100 system calls or more, each a site.
+# The report's two tables (per system call, per kernel subsystem) and every finding, with its
+# lines, are printed as "# " lines for check.sh, which judges the findings against
+# tests/kernel/expected-findings.tsv. check.sh fills in @ROOT@ (failrun and libfail-kernel.so in
+# the guest), @SELFTESTS@ (the selftests' folder in the guest), @VMLINUX@ and @MODE@.
 root=@ROOT@
 failrun="$root/build/failrun"
 selftests=@SELFTESTS@
 vmlinux=@VMLINUX@
+mode=@MODE@
 ok() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
 
 ip link set lo up
@@ -50,10 +55,10 @@ sed -n '/^kernel fail-nth, per system call /,/^$/p' /tmp/selftests.txt | grep '^
 sed 's/^/# table: /' /tmp/st-table.txt
 calls=$(sed -n 's/^  system calls: \([0-9]*\) with sites, .*/\1/p' /tmp/selftests.txt)
 swept=$(wc -l </tmp/st-table.txt)
-# (Measured: 75 system calls, 69 swept; the issue's aim of 100 needs more selftests than this
-# boot's time allows.)
-ok "$([ "${calls:-0}" -ge 70 ] && [ "$swept" -ge 60 ]; echo $?)" \
-    "the selftests make 70 or more different system calls, each a site, 60 or more swept (${calls:-0}; $swept swept)"
+# (Measured: the first set 75 system calls, 69 swept; both sets 105, 96 swept.)
+if [ "$mode" = census ]; then least_calls=100 least_swept=90; else least_calls=70 least_swept=60; fi
+ok "$([ "${calls:-0}" -ge $least_calls ] && [ "$swept" -ge $least_swept ]; echo $?)" \
+    "the selftests make $least_calls or more different system calls, each a site, $least_swept or more swept (${calls:-0}; $swept swept)"
 sed -n '/^kernel error legs per subsystem /,/^$/p' /tmp/selftests.txt | grep '^  ' |
     grep -v '^  subsystem ' >/tmp/st-census.txt
 sed 's/^/# census: /' /tmp/st-census.txt
@@ -62,6 +67,9 @@ ok "$([ "$(grep -c -E '^  (fs|net|mm|kernel|ipc)/ [|]' /tmp/st-census.txt)" -ge 
 # Every finding's headline, for check.sh to judge (tests/kernel/expected-findings.tsv).
 grep -E '^BUG [0-9]+: ' /tmp/selftests.txt | sed 's/^BUG [0-9]*: /# finding: /'
 grep -c -E '^BUG [0-9]+: ' /tmp/selftests.txt | sed 's/^/# findings: /'
+# Each finding's lines (the armed call, its stacks, the replay), for judging it by hand.
+sed -n '/^BUG [0-9]*: /,/^  replay: /p' /tmp/selftests.txt | sed 's/^/# detail: /'
+[ "$mode" = debug ] || exit 0
 
 # The debug kernel's own checkers (KASAN, list debugging): a report of each while a call is
 # armed is one finding, titled as syzbot titles it, whatever N it came with. After the sweep:
