@@ -9,7 +9,7 @@
  */
 #include "kernel/kernelcov.h"
 #include "kernel/buildid.h"
-#include "store/database.h"
+#include "store/kernelrows.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -73,16 +73,8 @@ bool kernelcov_store_run(sqlite3 *db, int64_t run, const char *dir)
     }
     closedir(folder);
     sort_unique(&pcs);
-    if (pcs.count) {
-        sqlite3_stmt *statement = database_prepare(
-            db, "INSERT OR REPLACE INTO kernel_cov(run, pcs, count) VALUES (?, ?, ?)");
-        sqlite3_bind_int64(statement, 1, run);
-        sqlite3_bind_blob64(statement, 2, pcs.items, pcs.count * sizeof *pcs.items,
-                            SQLITE_TRANSIENT);
-        sqlite3_bind_int64(statement, 3, (sqlite3_int64)pcs.count);
-        database_step_done(statement);
-        database_finalize(statement);
-    }
+    if (pcs.count)
+        store_kernel_cov_add(db, run, pcs.items, pcs.count);
     bool stored = pcs.count > 0;
     free(pcs.items);
     return stored;
@@ -93,21 +85,12 @@ char *kernelcov_vmlinux(sqlite3 *db)
     const char *env = getenv("LIBFAIL_VMLINUX");
     if (env && *env)
         return xstrdup(env);
-    sqlite3_stmt *statement =
-        database_prepare(db, "SELECT vmlinux FROM campaign");
-    char *path = NULL;
-    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
-        path = xstrdup((const char *)sqlite3_column_text(statement, 0));
-    database_finalize(statement);
-    return path;
+    return store_campaign_vmlinux(db);
 }
 
 bool kernelcov_present(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov LIMIT 1");
-    bool present = sqlite3_step(statement) == SQLITE_ROW;
-    database_finalize(statement);
-    return present;
+    return store_kernel_cov_present(db);
 }
 
 /* The machinery of fault injection, tracing (--kmem-trace's events, stack trace triggers and
@@ -272,11 +255,7 @@ static void analyse_site(sqlite3 *db, struct lines *lines, struct covered_run *r
         for (size_t i = 0; i < count; i++) {
             if (!runs[i].fired || runs[i].done)
                 continue;
-            sqlite3_stmt *statement = database_prepare(
-                db, "INSERT OR REPLACE INTO kernel_cov_done(run, leg_pcs) VALUES (?, -1)");
-            sqlite3_bind_int64(statement, 1, runs[i].run);
-            database_step_done(statement);
-            database_finalize(statement);
+            store_kernel_cov_done(db, runs[i].run, -1);
             (*analysed)++;
         }
         return;
@@ -301,42 +280,45 @@ static void analyse_site(sqlite3 *db, struct lines *lines, struct covered_run *r
             if (at == (size_t)-1 || !lines->keys[at] ||
                 contains(base_keys.items, base_keys.count, lines->keys[at]))
                 continue;
-            sqlite3_stmt *statement = database_prepare(
-                db, "INSERT OR IGNORE INTO kernel_legs(file, line, run, function)"
-                    " VALUES (?, ?, ?, ?)");
-            sqlite3_bind_text(statement, 1, lines->files.items[(lines->keys[at] >> 32) - 1], -1,
-                              SQLITE_STATIC);
-            sqlite3_bind_int64(statement, 2, (sqlite3_int64)(lines->keys[at] & 0xffffffffu));
-            sqlite3_bind_int64(statement, 3, runs[i].run);
-            if (lines->functions[at])
-                sqlite3_bind_text(statement, 4, lines->functions[at], -1, SQLITE_STATIC);
-            else
-                sqlite3_bind_null(statement, 4);
-            database_step_done(statement);
-            database_finalize(statement);
+            store_kernel_leg_add(db, lines->files.items[(lines->keys[at] >> 32) - 1],
+                                 (int64_t)(lines->keys[at] & 0xffffffffu), runs[i].run,
+                                 lines->functions[at]);
             legs++;
         }
-        sqlite3_stmt *statement = database_prepare(
-            db, "INSERT OR REPLACE INTO kernel_cov_done(run, leg_pcs) VALUES (?, ?)");
-        sqlite3_bind_int64(statement, 1, runs[i].run);
-        sqlite3_bind_int64(statement, 2, (sqlite3_int64)legs);
-        database_step_done(statement);
-        database_finalize(statement);
+        store_kernel_cov_done(db, runs[i].run, (int64_t)legs);
         (*analysed)++;
     }
     free(base.items);
     free(base_keys.items);
 }
 
+/* The runs with PCs, as read (store_kernel_cov_runs_each), and every PC of them. */
+struct analysis {
+    VECTOR(struct covered_run) runs;
+    struct lines lines;
+};
+
+static void add_covered_run(const struct store_kernel_cov_run *row, void *data)
+{
+    struct analysis *analysis = data;
+    struct covered_run run = {0};
+    run.run = row->run;
+    run.site = xstrdup(row->site);
+    run.fired = row->fired;
+    run.done = row->done;
+    run.count = row->count;
+    run.pcs = xmalloc(run.count ? run.count * sizeof *run.pcs : 1);
+    if (run.count)
+        memcpy(run.pcs, row->pcs, run.count * sizeof *run.pcs);
+    for (size_t k = 0; k < run.count; k++)
+        VECTOR_PUSH(analysis->lines.pcs, run.pcs[k]);
+    VECTOR_PUSH(analysis->runs, run);
+}
+
 int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
 {
     /* Anything left to do? */
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT COUNT(*) FROM kernel_cov c JOIN kernel_faults k ON k.run = c.run"
-            " WHERE k.fired AND c.run NOT IN (SELECT run FROM kernel_cov_done)");
-    int pending = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int(statement, 0) : 0;
-    database_finalize(statement);
-    if (!pending)
+    if (!store_kernel_cov_pending(db))
         return 0;
     static const Dwfl_Callbacks callbacks = {
         .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -355,11 +337,7 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
     }
     /* Another build's line tables would name wrong lines, silently: the vmlinux must be the
        kernel the campaign ran on (buildid.h). */
-    statement = database_prepare(db, "SELECT kernel_build_id FROM campaign");
-    char *expected = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0)
-                         ? xstrdup((const char *)sqlite3_column_text(statement, 0))
-                         : NULL;
-    database_finalize(statement);
+    char *expected = store_campaign_kernel_build_id(db);
     const unsigned char *bits = NULL;
     GElf_Addr id_address = 0;
     int id_length = dwfl_module_build_id(module, &bits, &id_address);
@@ -375,27 +353,11 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
         dwfl_end(dwfl);
         return -1;
     }
-    VECTOR(struct covered_run) runs = {0};
-    struct lines lines = {0};
-    statement = database_prepare(
-        db, "SELECT c.run, r.site, k.fired, c.pcs, c.run IN (SELECT run FROM kernel_cov_done)"
-            " FROM kernel_cov c JOIN runs r ON r.id = c.run JOIN kernel_faults k ON k.run = c.run"
-            " WHERE r.site IS NOT NULL ORDER BY r.site, c.run");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        struct covered_run run = {0};
-        run.run = sqlite3_column_int64(statement, 0);
-        run.site = xstrdup((const char *)sqlite3_column_text(statement, 1));
-        run.fired = sqlite3_column_int(statement, 2);
-        run.done = sqlite3_column_int(statement, 4);
-        run.count = (size_t)sqlite3_column_bytes(statement, 3) / sizeof(uint64_t);
-        run.pcs = xmalloc(run.count ? run.count * sizeof *run.pcs : 1);
-        if (run.count)
-            memcpy(run.pcs, sqlite3_column_blob(statement, 3), run.count * sizeof *run.pcs);
-        for (size_t k = 0; k < run.count; k++)
-            VECTOR_PUSH(lines.pcs, run.pcs[k]);
-        VECTOR_PUSH(runs, run);
-    }
-    database_finalize(statement);
+    struct analysis analysis = {0};
+    store_kernel_cov_runs_each(db, add_covered_run, &analysis);
+    struct covered_run *runs = analysis.runs.items;
+    size_t run_count = analysis.runs.count;
+    struct lines lines = analysis.lines;
     sort_unique(&lines.pcs);
     int analysed = 0;
     if (!symbolise_all(module, &lines)) {
@@ -404,21 +366,21 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
              vmlinux);
         analysed = -1;
     } else {
-        database_exec(db, "BEGIN");
-        for (size_t first = 0; first < runs.count;) {
+        store_kernel_legs_begin(db);
+        for (size_t first = 0; first < run_count;) {
             size_t end = first + 1;
-            while (end < runs.count && !strcmp(runs.items[end].site, runs.items[first].site))
+            while (end < run_count && !strcmp(runs[end].site, runs[first].site))
                 end++;
-            analyse_site(db, &lines, runs.items + first, end - first, &analysed);
+            analyse_site(db, &lines, runs + first, end - first, &analysed);
             first = end;
         }
-        database_exec(db, "COMMIT");
+        store_kernel_legs_commit(db);
     }
-    for (size_t i = 0; i < runs.count; i++) {
-        free(runs.items[i].site);
-        free(runs.items[i].pcs);
+    for (size_t i = 0; i < run_count; i++) {
+        free(runs[i].site);
+        free(runs[i].pcs);
     }
-    free(runs.items);
+    free(runs);
     for (size_t i = 0; i < lines.files.count; i++)
         free(lines.files.items[i]);
     free(lines.files.items);
@@ -431,43 +393,7 @@ int kernelcov_analyse(sqlite3 *db, const char *vmlinux)
 
 json_t *kernelcov_files(sqlite3 *db)
 {
-    json_t *files = json_array();
-    json_t *file = NULL;
-    const char *current = NULL;
-    long long file_lines = 0, file_small = 0;
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT l.file, l.line, COUNT(*), MIN(l.function),"
-            " SUM(COALESCE(a.too_small, 0) = 0) = 0"
-            " FROM kernel_legs l LEFT JOIN kernel_allocs a ON a.run = l.run"
-            " GROUP BY l.file, l.line ORDER BY l.file, l.line");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(statement, 0);
-        if (!file || strcmp(path, current)) {
-            if (file) {
-                json_object_set_new(file, "legs", json_integer(file_lines));
-                json_object_set_new(file, "only_too_small", json_integer(file_small));
-            }
-            file = json_pack("{s:s, s:[]}", "path", path, "lines");
-            json_array_append_new(files, file);
-            current = json_string_value(json_object_get(file, "path"));
-            file_lines = file_small = 0;
-        }
-        const char *function = (const char *)sqlite3_column_text(statement, 3);
-        bool small = sqlite3_column_int(statement, 4);
-        json_array_append_new(
-            json_object_get(file, "lines"),
-            json_pack("{s:I, s:I, s:s?, s:b}", "line", (json_int_t)sqlite3_column_int64(statement, 1),
-                      "runs", (json_int_t)sqlite3_column_int64(statement, 2), "function", function,
-                      "only_too_small", small));
-        file_lines++;
-        file_small += small;
-    }
-    if (file) {
-        json_object_set_new(file, "legs", json_integer(file_lines));
-        json_object_set_new(file, "only_too_small", json_integer(file_small));
-    }
-    database_finalize(statement);
-    return files;
+    return store_kernel_leg_files(db);
 }
 
 const char *kernel_tree_path(const char *path)
@@ -581,10 +507,7 @@ void kernelcov_prepare_report(sqlite3 *db)
              "failrun kernel or set LIBFAIL_VMLINUX");
     else if (kernelcov_analyse(db, vmlinux) >= 0) {
         /* One that worked (LIBFAIL_VMLINUX's, say) is the campaign's from now on. */
-        sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET vmlinux = ?");
-        sqlite3_bind_text(statement, 1, vmlinux, -1, SQLITE_TRANSIENT);
-        database_step_done(statement);
-        database_finalize(statement);
+        store_campaign_set_vmlinux(db, vmlinux);
     }
     free(vmlinux);
 }

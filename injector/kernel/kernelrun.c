@@ -5,7 +5,7 @@
 #include "kernel/kernelrun.h"
 #include "kernel/kmem.h"
 #include "base/util.h"
-#include "store/database.h"
+#include "store/kernelrows.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -17,17 +17,8 @@ void kernelrun_store_fault(sqlite3 *db, int64_t run_id, const struct run_records
         const struct ingest_fault *fault = &records->faults.items[i];
         if (!fault->kernel)
             continue;
-        sqlite3_stmt *statement = database_prepare(
-            db, "INSERT OR REPLACE INTO kernel_faults(run, nth, fired, call_failed, errno, pid)"
-                " VALUES (?, ?, ?, ?, ?, ?)");
-        sqlite3_bind_int64(statement, 1, run_id);
-        sqlite3_bind_int64(statement, 2, (sqlite3_int64)fault->nth);
-        sqlite3_bind_int(statement, 3, fault->fired);
-        sqlite3_bind_int(statement, 4, fault->call_failed);
-        sqlite3_bind_int(statement, 5, fault->error);
-        sqlite3_bind_int64(statement, 6, fault->tid ? fault->tid : fault->pid);
-        database_step_done(statement);
-        database_finalize(statement);
+        store_kernel_fault_add(db, run_id, fault->nth, fault->fired, fault->call_failed,
+                               fault->error, fault->tid ? fault->tid : fault->pid);
         return;
     }
 }
@@ -44,24 +35,18 @@ void kernelrun_store_alloc(sqlite3 *db, int64_t run_id, const char *dir)
         struct kmem_alloc alloc;
         if (trace && kmem_parse_trace(trace, &alloc)) {
             const char *reason = kmem_can_fail(alloc.gfp, alloc.bytes_alloc);
-            sqlite3_stmt *statement = database_prepare(
-                db, "INSERT OR REPLACE INTO kernel_allocs(run, kind, call_site, frames, bytes_req,"
-                    " bytes_alloc, gfp, via_page, too_small, can_fail) VALUES (?,?,?,?,?,?,?,?,?,?)");
-            sqlite3_bind_int64(statement, 1, run_id);
-            sqlite3_bind_text(statement, 2, alloc.kind, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(statement, 3, alloc.call_site, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(statement, 4, alloc.frames, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(statement, 5, (sqlite3_int64)alloc.bytes_req);
-            sqlite3_bind_int64(statement, 6, (sqlite3_int64)alloc.bytes_alloc);
-            sqlite3_bind_int64(statement, 7, alloc.gfp);
-            sqlite3_bind_int(statement, 8, alloc.via_page);
-            sqlite3_bind_int(statement, 9, reason == NULL);
-            if (reason)
-                sqlite3_bind_text(statement, 10, reason, -1, SQLITE_STATIC);
-            else
-                sqlite3_bind_null(statement, 10);
-            database_step_done(statement);
-            database_finalize(statement);
+            struct store_kernel_alloc row = {
+                .kind = alloc.kind,
+                .call_site = alloc.call_site,
+                .frames = alloc.frames,
+                .bytes_req = alloc.bytes_req,
+                .bytes_alloc = alloc.bytes_alloc,
+                .gfp = alloc.gfp,
+                .via_page = alloc.via_page,
+                .too_small = reason == NULL,
+                .can_fail = reason,
+            };
+            store_kernel_alloc_add(db, run_id, &row);
             stored = true;
         }
         free(trace);

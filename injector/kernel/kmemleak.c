@@ -15,7 +15,7 @@
  * call (kernel_faults.pid), so a leak allocated inside an armed call is that run's.
  */
 #include "kernel/kmemleak.h"
-#include "store/database.h"
+#include "store/kernelrows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,19 +43,5 @@ size_t kmemleak_parse(const char *text, void (*each)(const struct kmemleak_leak 
 
 int64_t kmemleak_run_of(sqlite3 *db, uint32_t pid, char site[17])
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT r.id, r.site FROM kernel_faults k JOIN runs r ON r.id = k.run"
-            " WHERE k.pid = ? AND r.kind = 'fault' AND r.site IS NOT NULL LIMIT 2");
-    sqlite3_bind_int64(statement, 1, pid);
-    int64_t run = 0;
-    int rows = 0;
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        rows++;
-        run = sqlite3_column_int64(statement, 0);
-        const char *text = (const char *)sqlite3_column_text(statement, 1);
-        strncpy(site, text ? text : "", 16);
-        site[16] = '\0';
-    }
-    database_finalize(statement);
-    return rows == 1 ? run : 0;
+    return store_kernel_run_of_thread(db, pid, site);
 }

@@ -6,7 +6,7 @@
 #include "kernel/kernelcov.h"
 #include "kernel/kmem.h"
 #include "store/campaign.h"
-#include "store/database.h"
+#include "store/kernelrows.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
 
@@ -15,65 +15,55 @@
 
 /* failrun kernel: the kernel allocation the injected failure of `run` hit (kmem.c), into `into`
    as "allocation"; nothing when the run's trace named none. */
-static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
+static void add_allocation(const struct store_kernel_alloc *row, void *data)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT kind, call_site, frames, bytes_req, bytes_alloc, gfp, via_page, too_small,"
-            " can_fail FROM kernel_allocs WHERE run = ?");
-    sqlite3_bind_int64(statement, 1, run);
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        json_t *allocation = json_object();
-        uint32_t gfp = (uint32_t)sqlite3_column_int64(statement, 5);
-        char flags[256];
-        kmem_gfp_format(gfp, flags, sizeof flags);
-        const char *frames = (const char *)sqlite3_column_text(statement, 2);
-        const char *reason = (const char *)sqlite3_column_text(statement, 8);
-        json_object_set_new(allocation, "kind", json_string((const char *)sqlite3_column_text(statement, 0)));
-        json_object_set_new(allocation, "call_site", json_string((const char *)sqlite3_column_text(statement, 1)));
-        json_object_set_new(allocation, "stack", frames && *frames ? json_string(frames) : json_null());
-        json_object_set_new(allocation, "bytes_req", json_integer(sqlite3_column_int64(statement, 3)));
-        json_object_set_new(allocation, "bytes_alloc", json_integer(sqlite3_column_int64(statement, 4)));
-        json_object_set_new(allocation, "gfp", json_integer(gfp));
-        json_object_set_new(allocation, "gfp_flags", json_string(flags));
-        json_object_set_new(allocation, "via_page", json_boolean(sqlite3_column_int(statement, 6)));
-        json_object_set_new(allocation, "too_small_to_fail", json_boolean(sqlite3_column_int(statement, 7)));
-        json_object_set_new(allocation, "can_fail", reason ? json_string(reason) : json_null());
-        json_object_set_new(into, "allocation", allocation);
-    }
-    database_finalize(statement);
+    json_t *into = data;
+    json_t *allocation = json_object();
+    uint32_t gfp = (uint32_t)row->gfp;
+    char flags[256];
+    kmem_gfp_format(gfp, flags, sizeof flags);
+    json_object_set_new(allocation, "kind", json_string(row->kind));
+    json_object_set_new(allocation, "call_site", json_string(row->call_site));
+    json_object_set_new(allocation, "stack",
+                        row->frames && *row->frames ? json_string(row->frames) : json_null());
+    json_object_set_new(allocation, "bytes_req", json_integer((json_int_t)row->bytes_req));
+    json_object_set_new(allocation, "bytes_alloc", json_integer((json_int_t)row->bytes_alloc));
+    json_object_set_new(allocation, "gfp", json_integer(gfp));
+    json_object_set_new(allocation, "gfp_flags", json_string(flags));
+    json_object_set_new(allocation, "via_page", json_boolean(row->via_page));
+    json_object_set_new(allocation, "too_small_to_fail", json_boolean(row->too_small));
+    json_object_set_new(allocation, "can_fail",
+                        row->can_fail ? json_string(row->can_fail) : json_null());
+    json_object_set_new(into, "allocation", allocation);
 }
 
-/* Has kernelcov.c compared any run (analysed KCOV data)? */
-static bool kernel_legs_analysed(sqlite3 *db)
+static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT 1 FROM kernel_cov_done LIMIT 1");
-    bool present = sqlite3_step(statement) == SQLITE_ROW;
-    database_finalize(statement);
-    return present;
+    store_kernel_alloc_of_run(db, run, add_allocation, into);
 }
+
 
 /* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
    of them only failures too small to fail reached: no run anywhere in the campaign whose
    failure can really happen (or whose allocation was not named) reached that line. Into
    `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
+struct leg_counts {
+    json_t *legs, *small;
+};
+
+static void add_leg_count(const char *name, int64_t lines, int64_t only_too_small, void *data)
+{
+    struct leg_counts *counts = data;
+    json_object_set_new(counts->legs, name, json_integer(lines));
+    json_object_set_new(counts->small, name, json_integer(only_too_small));
+}
+
 static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
 {
-    if (!kernel_legs_analysed(db))
+    if (!store_kernel_legs_analysed(db))
         return false;
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT s.function, COUNT(DISTINCT l.file || ':' || l.line),"
-            " COUNT(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM kernel_legs o"
-            "   LEFT JOIN kernel_allocs oa ON oa.run = o.run"
-            "   WHERE o.file = l.file AND o.line = l.line AND COALESCE(oa.too_small, 0) = 0)"
-            "  THEN l.file || ':' || l.line END)"
-            " FROM kernel_legs l JOIN runs r ON r.id = l.run JOIN sites s ON s.id = r.site"
-            " GROUP BY s.function");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(statement, 0);
-        json_object_set_new(legs, name, json_integer(sqlite3_column_int64(statement, 1)));
-        json_object_set_new(small, name, json_integer(sqlite3_column_int64(statement, 2)));
-    }
-    database_finalize(statement);
+    struct leg_counts counts = {legs, small};
+    store_kernel_leg_counts_each(db, add_leg_count, &counts);
     return true;
 }
 
@@ -81,41 +71,44 @@ static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
    failures), how many of them the trace named and how many were too small to fail, the kernel
    error-leg lines (with --kcov; null without) and of them those only too-small-to-fail
    failures reached, and the findings of its sites, the program's and the kernel's. */
+struct table {
+    json_t *rows, *legs, *small;
+    bool covered;
+};
+
+static void add_call_row(const struct store_kernel_call *call, void *data)
+{
+    struct table *table = data;
+    json_t *row = json_object();
+    const char *name = call->function;
+    json_object_set_new(row, "system_call", json_string(name));
+    json_object_set_new(row, "sites", json_integer(call->sites));
+    json_object_set_new(row, "fault_points", json_integer(call->fault_points));
+    json_object_set_new(row, "allocations_named", json_integer(call->allocations_named));
+    json_object_set_new(row, "too_small_to_fail", json_integer(call->too_small));
+    json_t *leg_count = json_object_get(table->legs, name);
+    json_t *small_count = json_object_get(table->small, name);
+    json_object_set_new(row, "kernel_error_leg_lines",
+                        !table->covered ? json_null()
+                        : leg_count     ? json_incref(leg_count)
+                                        : json_integer(0));
+    json_object_set_new(row, "error_leg_lines_only_too_small",
+                        !table->covered ? json_null()
+                        : small_count   ? json_incref(small_count)
+                                        : json_integer(0));
+    json_object_set_new(row, "userspace_findings", json_integer(call->userspace_findings));
+    json_object_set_new(row, "kernel_findings", json_integer(call->kernel_findings));
+    json_array_append_new(table->rows, row);
+}
+
 json_t *kernel_table(sqlite3 *db)
 {
-    json_t *rows = json_array();
-    json_t *legs = json_object(), *small = json_object();
-    bool covered = kernel_leg_counts(db, legs, small);
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT s.function, COUNT(DISTINCT r.site), COALESCE(SUM(k.fired), 0),"
-            " COALESCE(SUM(k.fired AND a.run IS NOT NULL), 0), COALESCE(SUM(k.fired AND a.too_small), 0),"
-            " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"
-            "   WHERE fs.function = s.function AND f.outcome != 'kernel'),"
-            " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"
-            "   WHERE fs.function = s.function AND f.outcome = 'kernel')"
-            " FROM runs r JOIN kernel_faults k ON k.run = r.id JOIN sites s ON s.id = r.site"
-            " LEFT JOIN kernel_allocs a ON a.run = r.id GROUP BY s.function ORDER BY s.function");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        json_t *row = json_object();
-        const char *name = (const char *)sqlite3_column_text(statement, 0);
-        json_object_set_new(row, "system_call", json_string(name));
-        json_object_set_new(row, "sites", json_integer(sqlite3_column_int64(statement, 1)));
-        json_object_set_new(row, "fault_points", json_integer(sqlite3_column_int64(statement, 2)));
-        json_object_set_new(row, "allocations_named", json_integer(sqlite3_column_int64(statement, 3)));
-        json_object_set_new(row, "too_small_to_fail", json_integer(sqlite3_column_int64(statement, 4)));
-        json_t *leg_count = json_object_get(legs, name), *small_count = json_object_get(small, name);
-        json_object_set_new(row, "kernel_error_leg_lines",
-                            !covered ? json_null() : leg_count ? json_incref(leg_count) : json_integer(0));
-        json_object_set_new(row, "error_leg_lines_only_too_small",
-                            !covered ? json_null() : small_count ? json_incref(small_count) : json_integer(0));
-        json_object_set_new(row, "userspace_findings", json_integer(sqlite3_column_int64(statement, 5)));
-        json_object_set_new(row, "kernel_findings", json_integer(sqlite3_column_int64(statement, 6)));
-        json_array_append_new(rows, row);
-    }
-    database_finalize(statement);
-    json_decref(legs);
-    json_decref(small);
-    return rows;
+    struct table table = {.rows = json_array(), .legs = json_object(), .small = json_object()};
+    table.covered = kernel_leg_counts(db, table.legs, table.small);
+    store_kernel_calls_each(db, add_call_row, &table);
+    json_decref(table.legs);
+    json_decref(table.small);
+    return table.rows;
 }
 
 /* The kernel subsystem of a source path: its first component that is a top-level folder of the
@@ -137,31 +130,30 @@ static void subsystem_of(const char *path, char *out, size_t size)
    only failures too small to fail reached (see kernel_leg_counts), and those a failure that can
    happen in practice reached (an allocation named, and not too small to fail: what a realistic
    allocator would still exercise). Null without analysed KCOV data. */
+static void add_census_line(const char *file, bool only_too_small, bool can_fail, void *data)
+{
+    json_t *by_name = data;
+    char name[64];
+    subsystem_of(file, name, sizeof name);
+    json_t *row = json_object_get(by_name, name);
+    if (!row) {
+        row = json_pack("{s:s, s:i, s:i, s:i}", "subsystem", name, "error_leg_lines", 0,
+                        "only_too_small", 0, "can_fail", 0);
+        json_object_set_new(by_name, name, row);
+    }
+    const char *keys[] = {"error_leg_lines", "only_too_small", "can_fail"};
+    int adds[] = {1, only_too_small, can_fail};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(row, keys[i],
+                            json_integer(json_integer_value(json_object_get(row, keys[i])) + adds[i]));
+}
+
 json_t *kernel_census(sqlite3 *db)
 {
-    if (!kernel_legs_analysed(db))
+    if (!store_kernel_legs_analysed(db))
         return json_null();
     json_t *by_name = json_object();
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT l.file, SUM(COALESCE(a.too_small, 0) = 0) = 0, SUM(a.too_small = 0) > 0"
-            " FROM kernel_legs l LEFT JOIN kernel_allocs a ON a.run = l.run"
-            " GROUP BY l.file, l.line");
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        char name[64];
-        subsystem_of((const char *)sqlite3_column_text(statement, 0), name, sizeof name);
-        json_t *row = json_object_get(by_name, name);
-        if (!row) {
-            row = json_pack("{s:s, s:i, s:i, s:i}", "subsystem", name, "error_leg_lines", 0,
-                            "only_too_small", 0, "can_fail", 0);
-            json_object_set_new(by_name, name, row);
-        }
-        const char *keys[] = {"error_leg_lines", "only_too_small", "can_fail"};
-        int adds[] = {1, sqlite3_column_int(statement, 1), sqlite3_column_int(statement, 2)};
-        for (int i = 0; i < 3; i++)
-            json_object_set_new(row, keys[i],
-                                json_integer(json_integer_value(json_object_get(row, keys[i])) + adds[i]));
-    }
-    database_finalize(statement);
+    store_kernel_leg_lines_each(db, add_census_line, by_name);
     /* Most lines first; by name among equals. */
     json_t *rows = json_array();
     const char *name;
@@ -184,34 +176,26 @@ json_t *kernel_census(sqlite3 *db)
 
 json_t *kernel_calls(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(DISTINCT function) FROM sites),"
-            " (SELECT count(DISTINCT s.function) FROM runs r JOIN sites s ON s.id = r.site"
-            "  WHERE r.kind = 'fault')");
     json_t *calls = json_object();
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        json_object_set_new(calls, "with_sites", json_integer(sqlite3_column_int64(statement, 0)));
-        json_object_set_new(calls, "swept", json_integer(sqlite3_column_int64(statement, 1)));
+    int64_t with_sites, swept;
+    if (store_kernel_call_counts(db, &with_sites, &swept)) {
+        json_object_set_new(calls, "with_sites", json_integer(with_sites));
+        json_object_set_new(calls, "swept", json_integer(swept));
     }
-    database_finalize(statement);
     return calls;
 }
 
 /* failrun kernel: what the armed system call of `run` did, into `into`. */
 void kernel_detail(sqlite3 *db, int64_t run, json_t *into)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT nth, fired, call_failed, errno FROM kernel_faults WHERE run = ?");
-    sqlite3_bind_int64(statement, 1, run);
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        json_object_set_new(into, "kernel_nth", json_integer(sqlite3_column_int64(statement, 0)));
-        json_object_set_new(into, "kernel_fired", json_boolean(sqlite3_column_int(statement, 1)));
-        bool failed = sqlite3_column_int(statement, 2);
-        int error = sqlite3_column_int(statement, 3);
-        const char *name = failed ? strerrorname_np(error) : NULL;
-        json_object_set_new(into, "errno", failed ? json_string(name ? name : "?") : json_null());
+    struct store_kernel_fault fault;
+    if (store_kernel_fault_of_run(db, run, &fault)) {
+        json_object_set_new(into, "kernel_nth", json_integer(fault.nth));
+        json_object_set_new(into, "kernel_fired", json_boolean(fault.fired));
+        const char *name = fault.call_failed ? strerrorname_np(fault.error) : NULL;
+        json_object_set_new(into, "errno",
+                            fault.call_failed ? json_string(name ? name : "?") : json_null());
     }
-    database_finalize(statement);
     kernel_allocation(db, run, into);
 }
 
@@ -255,44 +239,46 @@ json_t *syscall_via(struct symboliser *symboliser, json_t *stack, const char *na
 }
 
 /* failrun kernel: per system-call site, what each N did, in order (the sweep). */
+struct sweeps {
+    sqlite3 *db;
+    struct symboliser *symboliser;
+    struct module_map map;
+    json_t *list, *calls;
+};
+
+static void add_sweep_call(int64_t run, const char *outcome, void *data)
+{
+    struct sweeps *sweeps = data;
+    json_t *call = json_object();
+    kernel_detail(sweeps->db, run, call);
+    json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
+    json_array_append_new(sweeps->calls, call);
+}
+
+static void add_sweep(const char *site, void *data)
+{
+    struct sweeps *sweeps = data;
+    json_t *sweep = json_object(), *function, *size;
+    json_t *stack = site_stack(sweeps->db, sweeps->symboliser, &sweeps->map, site, &function, &size);
+    json_object_set_new(sweep, "site", json_string(site));
+    json_object_set_new(sweep, "function", function);
+    json_object_set_new(sweep, "location", stack_location(stack));
+    json_object_set_new(sweep, "via",
+                        syscall_via(sweeps->symboliser, stack, json_string_value(function)));
+    json_decref(stack);
+    json_decref(size);
+    sweeps->calls = json_array();
+    store_kernel_sweep_runs_each(sweeps->db, site, add_sweep_call, sweeps);
+    json_object_set_new(sweep, "calls", sweeps->calls);
+    json_array_append_new(sweeps->list, sweep);
+}
+
 json_t *kernel_sweeps(sqlite3 *db)
 {
-    struct symboliser *symboliser = symboliser_new();
-    struct module_map map;
-    module_map_load(db, &map);
-    json_t *list = json_array();
-    sqlite3_stmt *sites = database_prepare(
-        db, "SELECT DISTINCT r.site FROM runs r JOIN kernel_faults k ON k.run = r.id"
-            " ORDER BY r.id");
-    while (sqlite3_step(sites) == SQLITE_ROW) {
-        const char *site = (const char *)sqlite3_column_text(sites, 0);
-        json_t *sweep = json_object(), *function, *size;
-        json_t *stack = site_stack(db, symboliser, &map, site, &function, &size);
-        json_object_set_new(sweep, "site", json_string(site));
-        json_object_set_new(sweep, "function", function);
-        json_object_set_new(sweep, "location", stack_location(stack));
-        json_object_set_new(sweep, "via",
-                            syscall_via(symboliser, stack, json_string_value(function)));
-        json_decref(stack);
-        json_decref(size);
-        json_t *calls = json_array();
-        sqlite3_stmt *runs = database_prepare(
-            db, "SELECT r.id, r.outcome FROM runs r JOIN kernel_faults k ON k.run = r.id"
-                " WHERE r.site = ? ORDER BY k.nth");
-        sqlite3_bind_text(runs, 1, site, -1, SQLITE_TRANSIENT);
-        while (sqlite3_step(runs) == SQLITE_ROW) {
-            json_t *call = json_object();
-            kernel_detail(db, sqlite3_column_int64(runs, 0), call);
-            const char *outcome = (const char *)sqlite3_column_text(runs, 1);
-            json_object_set_new(call, "outcome", json_string(outcome ? outcome : "?"));
-            json_array_append_new(calls, call);
-        }
-        database_finalize(runs);
-        json_object_set_new(sweep, "calls", calls);
-        json_array_append_new(list, sweep);
-    }
-    database_finalize(sites);
-    module_map_free(&map);
-    symboliser_free(symboliser);
-    return list;
+    struct sweeps sweeps = {.db = db, .symboliser = symboliser_new(), .list = json_array()};
+    module_map_load(db, &sweeps.map);
+    store_kernel_swept_sites_each(db, add_sweep, &sweeps);
+    module_map_free(&sweeps.map);
+    symboliser_free(sweeps.symboliser);
+    return sweeps.list;
 }
