@@ -18,6 +18,7 @@
 #include "kernel/kmemleak.h"
 #include "kernel/ktitle.h"
 #include "store/database.h"
+#include "store/runs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,9 +264,9 @@ static void kmemleak_finish(struct campaign_context *context)
     char *report = read_whole_file(path, NULL);
     free(path);
     struct leak_scan scan = {.context = context};
-    database_exec(context->db, "BEGIN IMMEDIATE");
+    store_begin(context->db);
     size_t objects = kmemleak_parse(report, credit_leak, &scan);
-    database_exec(context->db, "COMMIT");
+    store_commit(context->db);
     if (!context->options->quiet)
         fprintf(stderr, "failrun: kmemleak: %zu unreferenced object(s), %zu of them allocated "
                         "by an armed call\n", objects, scan.credited);

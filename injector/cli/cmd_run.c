@@ -12,6 +12,8 @@
 #include "verdict/boundary.h"
 #include "cli/commands.h"
 #include "store/database.h"
+#include "store/kernelrows.h"
+#include "store/runs.h"
 #include "format/plan.h"
 #include "format/text.h"
 #include "verdict/policy.h"
@@ -522,11 +524,7 @@ static void open_campaign(struct campaign_context *context)
     struct campaign_settings stored = {0};
     bool resume = false;
     if (campaign_load(context->db, &stored)) {
-        sqlite3_stmt *statement =
-            database_prepare(context->db, "SELECT wall_ms IS NULL FROM campaign");
-        bool unfinished = sqlite3_step(statement) == SQLITE_ROW &&
-                          sqlite3_column_int(statement, 0);
-        database_finalize(statement);
+        bool unfinished = store_campaign_unfinished(context->db);
         bool same = campaign_same_command(&stored, &options->settings);
         /* A kernel campaign belongs to the build it ran on: another build's system calls have
            other fault points, allocations and lines, and resuming would mix the two. */
@@ -561,10 +559,7 @@ static void open_campaign(struct campaign_context *context)
             options->settings.timeout_ms = stored.timeout_ms;
         /* A vmlinux given now replaces the stored one; else the stored one stays. */
         if (options->settings.vmlinux) {
-            sqlite3_stmt *update = database_prepare(context->db, "UPDATE campaign SET vmlinux = ?");
-            sqlite3_bind_text(update, 1, options->settings.vmlinux, -1, SQLITE_TRANSIENT);
-            database_step_done(update);
-            database_finalize(update);
+            store_campaign_set_vmlinux(context->db, options->settings.vmlinux);
         } else if (stored.vmlinux) {
             options->settings.vmlinux = xstrdup(stored.vmlinux);
         }
@@ -578,10 +573,10 @@ static void open_campaign(struct campaign_context *context)
         char *runs = xasprintf("%s/runs", context->state_dir);
         remove_tree(runs);
         free(runs);
-        database_exec(context->db, "BEGIN IMMEDIATE");
+        store_begin(context->db);
         database_reset(context->db);
         campaign_store(context->db, &options->settings, now_ms());
-        database_exec(context->db, "COMMIT");
+        store_commit(context->db);
     }
     campaign_settings_free(&stored);
 }
@@ -640,11 +635,7 @@ int run_campaign(int argc, char **argv, const struct option_table *table, bool k
     if (after)
         after(&context);
 
-    sqlite3_stmt *statement = database_prepare(
-        context.db, "UPDATE campaign SET wall_ms = coalesce(wall_ms, 0) + ?");
-    sqlite3_bind_int64(statement, 1, now_ms() - started);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_campaign_add_wall_ms(context.db, now_ms() - started);
 
     json_t *report = report_build(context.db, options.database_path, rules);
     if (options.keep_runs) { /* what the bound on kept folders removed (bound_kept_runs) */

@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include "engine/campaign_run.h"
 #include "store/database.h"
+#include "store/runs.h"
 
 #include <stdlib.h>
 
@@ -18,16 +19,16 @@
 static void batch_begin(struct campaign_context *context)
 {
     if (!context->batch_open) {
-        database_exec(context->db, "BEGIN IMMEDIATE");
+        store_begin(context->db);
         context->batch_open = true;
         context->batch_started_ms = now_ms();
     }
-    database_exec(context->db, "SAVEPOINT conclude");
+    store_conclusion_begin(context->db);
 }
 
 static void batch_end(struct campaign_context *context, int64_t run_wall_ms)
 {
-    database_exec(context->db, "RELEASE conclude");
+    store_conclusion_end(context->db);
     if (run_wall_ms >= BATCH_MS || now_ms() - context->batch_started_ms >= BATCH_MS)
         conclusions_commit(context);
 }
@@ -35,7 +36,7 @@ static void batch_end(struct campaign_context *context, int64_t run_wall_ms)
 void conclusions_commit(struct campaign_context *context)
 {
     if (context->batch_open)
-        database_exec(context->db, "COMMIT");
+        store_commit(context->db);
     context->batch_open = false;
 }
 

@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include "engine/campaign_run.h"
 #include "store/database.h"
+#include "store/runs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -51,32 +52,27 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
 /* The folder of a run as the database names it, or NULL. */
 static char *run_folder(sqlite3 *db, int64_t run_id)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT dir FROM runs WHERE id = ?");
-    sqlite3_bind_int64(statement, 1, run_id);
-    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
-    database_finalize(statement);
-    return dir;
+    return store_run_dir(db, run_id);
+}
+
+/* A folder an earlier, interrupted failrun kept, into the bound's list. */
+static void count_kept_run(int64_t id, void *data)
+{
+    struct campaign_context *context = data;
+    char *dir = run_folder(context->db, id);
+    uint64_t bytes = dir ? tree_bytes(dir) : 0;
+    free(dir);
+    if (bytes) {
+        VECTOR_PUSH(context->kept_runs, id);
+        context->kept_bytes += bytes;
+    }
 }
 
 void bound_kept_runs(struct campaign_context *context, int64_t run_id)
 {
     if (!context->kept_loaded) { /* folders an earlier, interrupted failrun kept */
         context->kept_loaded = true;
-        sqlite3_stmt *statement = database_prepare(
-            context->db, "SELECT id FROM runs WHERE kind = 'fault' AND state = 'done'"
-                         " AND finding IS NULL AND dir IS NOT NULL AND id <> ? ORDER BY id");
-        sqlite3_bind_int64(statement, 1, run_id);
-        while (sqlite3_step(statement) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(statement, 0);
-            char *dir = run_folder(context->db, id);
-            uint64_t bytes = dir ? tree_bytes(dir) : 0;
-            free(dir);
-            if (bytes) {
-                VECTOR_PUSH(context->kept_runs, id);
-                context->kept_bytes += bytes;
-            }
-        }
-        database_finalize(statement);
+        store_kept_runs_each(context->db, run_id, count_kept_run, context);
     }
     char *dir = run_folder(context->db, run_id);
     context->kept_bytes += dir ? tree_bytes(dir) : 0;

@@ -8,6 +8,7 @@
 #include "engine/campaign_run.h"
 #include "verdict/policy.h"
 #include "store/database.h"
+#include "store/runs.h"
 #include "format/plan.h"
 #include "format/text.h"
 #include "kernel/kernelcov.h"
@@ -253,12 +254,7 @@ static uint64_t module_for_path(struct campaign_context *context, const char *pa
     uint64_t id = hash_bytes(2, path, strlen(path));
     char text[17];
     hex16(text, id);
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, '')");
-    sqlite3_bind_text(statement, 1, text, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 2, path, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_module_add(context->db, text, path);
     module_map_free(&context->modules);
     module_map_load(context->db, &context->modules);
     return id;
@@ -291,30 +287,8 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
                                     (unsigned long long)symptom)
                         : finding_key_at(context, outcome, signal, evidence, library);
     char *frames = frames_to_json(evidence);
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "INSERT INTO findings(key, outcome, signal, site, frames, first_run, runs,"
-                     " detail, bytes) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)"
-                     " ON CONFLICT(key) DO UPDATE SET runs = runs + 1,"
-                     /* The run of the smallest site id represents it (the earliest of that
-                        site's): the same whatever order -j finishes runs in, and whether
-                        the campaign ran whole or as shards merged later (cmd_merge.c). */
-                     "  site = iif(" FINDING_REPLACES ", excluded.site, site),"
-                     "  frames = iif(" FINDING_REPLACES ", excluded.frames, frames),"
-                     "  detail = iif(" FINDING_REPLACES ", excluded.detail, detail),"
-                     "  bytes = iif(" FINDING_REPLACES ", excluded.bytes, bytes),"
-                     "  first_run = iif(" FINDING_REPLACES ", excluded.first_run, first_run)"
-                     " RETURNING id");
-    sqlite3_bind_text(statement, 1, key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 2, outcome_name(outcome), -1, SQLITE_STATIC);
-    sqlite3_bind_int(statement, 3, signal);
-    sqlite3_bind_text(statement, 4, site, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 5, frames, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(statement, 6, run_id);
-    bind_text_or_null(statement, 7, detail);
-    if (bytes)
-        sqlite3_bind_int64(statement, 8, (sqlite3_int64)bytes);
-    int64_t id = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
+    int64_t id = store_finding_add(context->db, key, outcome_name(outcome), signal, site, frames,
+                                   run_id, detail, bytes);
     free(key);
     free(frames);
     return id;
@@ -346,29 +320,16 @@ static void compare_faulted_process(struct campaign_context *context,
         return;
     char command_line[17];
     hex16(command_line, image->command_line);
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT exit_code FROM processes WHERE run = ? AND exe = ? AND"
-                     " command_line = ? AND forked = ? AND exit_code IS NOT NULL"
-                     " GROUP BY exit_code ORDER BY count(*) DESC LIMIT 1");
-    sqlite3_bind_int64(statement, 1, context->baseline_id);
-    sqlite3_bind_text(statement, 2, image->exe, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 3, command_line, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(statement, 4, image->forked);
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        baseline->exit_code = sqlite3_column_int(statement, 0);
+    if (store_process_exit_code(context->db, context->baseline_id, image->exe, command_line,
+                                image->forked, &baseline->exit_code))
         run->exit_code = image->exit_status;
-    }
-    database_finalize(statement);
 }
 
 /* A sanitizer report the program makes without any fault (a leak it always has) is not a
    finding of the fault runs: remember its key. */
 void load_baseline_sanitizer(struct campaign_context *context)
 {
-    sqlite3_stmt *statement =
-        database_prepare(context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
-    char *dir = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
-    database_finalize(statement);
+    char *dir = store_baseline_dir(context->db);
     struct sanitizer_report report;
     if (dir && sanitizer_read(dir, &report)) {
         struct frame_list frames;
@@ -504,7 +465,6 @@ void judge_kernel_leak(struct campaign_context *context, int64_t run, const char
         record_kernel_report(context, run, site, &stack, log, title);
 }
 
-/* One value into a column of the run's row (`column`: a name of ours, never the user's). */
 /* The call into the code under test that the run's fault fired in, as it returned to its caller
    in the faulted process: NULL when there was none or it never returned. */
 static const struct ingest_boundary *faulted_call(const struct run_records *records, uint32_t pid)
@@ -519,70 +479,19 @@ static const struct ingest_boundary *faulted_call(const struct run_records *reco
    `at_call` there at the same call (call_conventions); 0: unknown. */
 static uint64_t learned_classes(sqlite3 *db, const struct ingest_boundary *call, bool at_call)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, at_call ? "SELECT classes FROM call_conventions WHERE module = ? AND function = ?"
-                      " AND caller_module = ? AND caller_offset = ?"
-                    : "SELECT classes FROM conventions WHERE module = ? AND function = ?");
-    sqlite3_bind_int64(statement, 1, (sqlite3_int64)call->module);
-    sqlite3_bind_text(statement, 2, call->function, -1, SQLITE_TRANSIENT);
-    if (at_call) {
-        sqlite3_bind_int64(statement, 3, (sqlite3_int64)call->caller.module);
-        sqlite3_bind_int64(statement, 4, (sqlite3_int64)call->caller.offset);
-    }
-    uint64_t classes =
-        sqlite3_step(statement) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
-    return classes;
+    return store_learned_classes(db, call->module, call->function, at_call, call->caller.module,
+                                 call->caller.offset);
 }
 
 static void store_api(sqlite3 *db, int64_t run_id, const struct ingest_boundary *call,
                       enum api_verdict verdict, const char *reaction)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "UPDATE runs SET api = ?, api_value = ?, api_errno = ?, api_verdict = ?, reaction = ?"
-            " WHERE id = ?");
-    sqlite3_bind_text(statement, 1, call->function, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(statement, 2, (sqlite3_int64)call->value);
-    sqlite3_bind_int64(statement, 3, (sqlite3_int64)call->value2);
-    sqlite3_bind_text(statement, 4, api_verdict_name(verdict), -1, SQLITE_STATIC);
-    bind_text_or_null(statement, 5, reaction);
-    sqlite3_bind_int64(statement, 6, run_id);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_run_api(db, run_id, call->function, call->value, call->value2,
+                  api_verdict_name(verdict), reaction);
 }
 
-static void set_run_value(sqlite3 *db, int64_t run_id, const char *column, uint64_t value)
-{
-    char *sql = sqlite3_mprintf("UPDATE runs SET \"%w\" = ? WHERE id = ?", column);
-    sqlite3_stmt *statement = database_prepare(db, sql);
-    sqlite3_free(sql);
-    sqlite3_bind_int64(statement, 1, (sqlite3_int64)value);
-    sqlite3_bind_int64(statement, 2, run_id);
-    database_step_done(statement);
-    database_finalize(statement);
-}
 
-static void set_run_text(sqlite3 *db, int64_t run_id, const char *column, const char *value)
-{
-    char *sql = sqlite3_mprintf("UPDATE runs SET \"%w\" = ? WHERE id = ?", column);
-    sqlite3_stmt *statement = database_prepare(db, sql);
-    sqlite3_free(sql);
-    sqlite3_bind_text(statement, 1, value, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(statement, 2, run_id);
-    database_step_done(statement);
-    database_finalize(statement);
-}
 
-/* How the run was made: the program it started alone, or (NULL) the whole command. */
-static void set_run_owner(sqlite3 *db, int64_t run_id, int64_t program)
-{
-    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET owner = ? WHERE id = ?");
-    if (program)
-        sqlite3_bind_int64(statement, 1, program);
-    sqlite3_bind_int64(statement, 2, run_id);
-    database_step_done(statement);
-    database_finalize(statement);
-}
 
 /* A chain fails its prefix's sites first: output that differs from the baseline's because of
    them is the prefix run's finding. When this run ended as the prefix run did (same status, same
@@ -592,16 +501,8 @@ static bool same_as_prefix(sqlite3 *db, const struct job *job, uint64_t stdout_h
     const char *last = job->chain ? strrchr(job->chain, ',') : NULL;
     if (!last)
         return false;
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT count(*) FROM runs WHERE chain = ? AND state = 'done' AND exit_code = ?"
-            " AND signal = ? AND stdout_hash = ?");
-    sqlite3_bind_text(statement, 1, job->chain, (int)(last - job->chain), SQLITE_TRANSIENT);
-    sqlite3_bind_int(statement, 2, job->result.exit_code);
-    sqlite3_bind_int(statement, 3, job->result.signal);
-    sqlite3_bind_int64(statement, 4, (sqlite3_int64)stdout_hash);
-    bool same = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
-    database_finalize(statement);
-    return same;
+    return store_chain_ended_alike(db, job->chain, (size_t)(last - job->chain),
+                                   job->result.exit_code, job->result.signal, stdout_hash);
 }
 
 /* Is the frame in one of our own modules (libfail-preload*.so, libfail.so): an interposer? */
@@ -873,13 +774,14 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     finish_run(context->db, job->run_id, job->site, &job->result, outcome_name(outcome), frames,
                records->problems, finding);
     if (leaked)
-        set_run_value(context->db, job->run_id, "leak_bytes", leaked);
-    set_run_owner(context->db, job->run_id, program ? program->id : 0);
+        store_run_leak_bytes(context->db, job->run_id, leaked);
+    /* How the run was made: the program it started alone, or (0) the whole command. */
+    store_run_owner(context->db, job->run_id, program ? program->id : 0);
     if (call)
         store_api(context->db, job->run_id, call, verdict, reaction);
     if (job->test_case)
-        set_run_text(context->db, job->run_id, "test_case", job->test_case);
-    set_run_value(context->db, job->run_id, "stdout_hash", stdout_hash);
+        store_run_test_case(context->db, job->run_id, job->test_case);
+    store_run_stdout_hash(context->db, job->run_id, stdout_hash);
     *fired = target != NULL;
     *worth_keeping = outcome_is_bug(outcome) || finding;
     free(frames);

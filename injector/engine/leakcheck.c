@@ -26,7 +26,7 @@
  */
 #include "engine/leakcheck.h"
 #include "engine/campaign_run.h"
-#include "store/database.h"
+#include "store/runs.h"
 #include "verdict/sanitizer.h"
 #include "base/util.h"
 
@@ -58,28 +58,23 @@ static const char *scanner_runtime(void)
 
 /* The baseline's live blocks per caller, kept in memory so that runs can be judged candidates
    without the database. */
+static void add_live_count(const char *site, uint64_t blocks, void *data)
+{
+    struct campaign_context *context = data;
+    struct live_count count = {0};
+    if (!parse_hex16(site, &count.signature))
+        return;
+    count.blocks = blocks;
+    VECTOR_PUSH(context->baseline_live, count);
+}
+
 void leak_load_baseline(struct campaign_context *context)
 {
     context->baseline_live.count = 0;
-    sqlite3_stmt *statement =
-        database_prepare(context->db, "SELECT site, blocks FROM live WHERE run = ?");
-    sqlite3_bind_int64(statement, 1, context->baseline_id);
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        struct live_count count = {0};
-        if (!parse_hex16((const char *)sqlite3_column_text(statement, 0), &count.signature))
-            continue;
-        count.blocks = (uint64_t)sqlite3_column_int64(statement, 1);
-        VECTOR_PUSH(context->baseline_live, count);
-    }
-    database_finalize(statement);
+    store_live_each(context->db, context->baseline_id, add_live_count, context);
     /* A target built with a sanitizer runs LeakSanitizer in every run already (sanitizer
        findings); a second runtime cannot be preloaded beside it. */
-    sqlite3_stmt *modules = database_prepare(
-        context->db, "SELECT count(*) FROM modules WHERE path LIKE '%/libasan.so%'"
-                     " OR path LIKE '%/liblsan.so%' OR path LIKE '%/libtsan.so%'");
-    context->target_sanitized =
-        sqlite3_step(modules) == SQLITE_ROW && sqlite3_column_int(modules, 0) > 0;
-    database_finalize(modules);
+    context->target_sanitized = store_sanitizer_runtime_loaded(context->db);
 }
 
 static uint64_t baseline_blocks(const struct campaign_context *context, const struct job *job,

@@ -4,7 +4,7 @@
  */
 #include "base/util.h"
 #include "engine/campaign_run.h"
-#include "store/database.h"
+#include "store/runs.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -37,24 +37,20 @@ static void job_free(struct job *job)
 /* Under the lock: the next planned run nobody took yet (runs are taken in id order). */
 static bool take_job(struct campaign_context *context, struct job *job)
 {
-    sqlite3_stmt *next = database_prepare(
-        context->db, "SELECT id, site, chain, plan, owner FROM runs WHERE state = 'planned'"
-                     " AND id > ? ORDER BY id LIMIT 1");
-    sqlite3_bind_int64(next, 1, context->last_taken);
-    bool found = sqlite3_step(next) == SQLITE_ROW;
+    struct store_planned_run next;
+    bool found = store_run_next_planned(context->db, context->last_taken, &next);
     if (found) {
         memset(job, 0, sizeof *job);
-        job->run_id = sqlite3_column_int64(next, 0);
-        job->site = column_text(next, 1);
-        job->chain = column_text(next, 2);
-        job->plan = column_text(next, 3);
-        int64_t owner = sqlite3_column_int64(next, 4);
+        job->run_id = next.id;
+        job->site = next.site;
+        job->chain = next.chain;
+        job->plan = next.plan;
+        int64_t owner = next.owner;
         job->program = owner ? program_get(context, owner) : NULL;
         if (job->program && !job->program->alone)
             job->program = NULL; /* not checked (or failed it): the whole command */
         context->last_taken = job->run_id;
     }
-    database_finalize(next);
     return found;
 }
 
@@ -138,14 +134,7 @@ static void *worker(void *argument)
 void run_planned(struct campaign_context *context)
 {
     check_output(context);
-    sqlite3_stmt *count = database_prepare(
-        context->db, "SELECT count(*), coalesce(sum(state = 'done'), 0),"
-                     " (SELECT count(*) FROM findings) FROM runs WHERE kind = 'fault'");
-    sqlite3_step(count);
-    context->total = sqlite3_column_int64(count, 0);
-    context->done = sqlite3_column_int64(count, 1);
-    context->findings = sqlite3_column_int64(count, 2);
-    database_finalize(count);
+    store_fault_run_counts(context->db, &context->total, &context->done, &context->findings);
     context->terminal = isatty(2);
     context->started_ms = now_ms();
     context->last_taken = 0;
