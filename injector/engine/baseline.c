@@ -6,6 +6,8 @@
 #include "base/util.h"
 #include "engine/campaign_run.h"
 #include "store/database.h"
+#include "store/plan.h"
+#include "store/runs.h"
 #include "symbols/source.h"
 #include "verdict/policy.h"
 
@@ -18,13 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void store_scope(sqlite3 *db, const char *scope)
-{
-    sqlite3_stmt *statement = database_prepare(db, "UPDATE campaign SET scope = ?");
-    sqlite3_bind_text(statement, 1, scope, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
-}
 
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
    says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
@@ -90,44 +85,43 @@ static const char *failing_processes(const struct run_records *records)
 /* --source that matches no site's file: say so, with a path to write the glob against. */
 static void warn_empty_scope(sqlite3 *db, const char *globs)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source),"
-            " (SELECT count(*) FROM sites),"
-            " (SELECT source FROM sites WHERE source <> '' ORDER BY rowid LIMIT 1)");
-    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) == 0 &&
-        sqlite3_column_int64(statement, 1) > 0) {
-        const char *example = (const char *)sqlite3_column_text(statement, 2);
+    int64_t inside = 0, total = 0;
+    char *example = NULL;
+    if (store_source_scope_counts(db, &inside, &total, &example) && inside == 0 && total > 0)
         warn("--source %s leaves out all %lld sites: no site's source file matches (the debug "
-             "info names them like %s)", globs, (long long)sqlite3_column_int64(statement, 1),
+             "info names them like %s)", globs, (long long)total,
              example ? example : "(none: no debug info)");
-    }
-    database_finalize(statement);
+    free(example);
 }
 
 /* Programs the command started without the preload (a harness that cleared LD_PRELOAD, a
    set-user-ID program): their allocations are in no run, and the campaign would look complete. */
+struct unpreloaded {
+    char *list;
+    int programs;
+};
+
+static void add_unpreloaded(const char *program, const char *reason, int64_t count, void *data)
+{
+    struct unpreloaded *unpreloaded = data;
+    char *list = unpreloaded->list;
+    char *item = xasprintf("%s%s%s (%s; %lld time%s)", list ? list : "", list ? ", " : "",
+                           program, unpreloaded_reason_words(reason), (long long)count,
+                           count == 1 ? "" : "s");
+    free(list);
+    unpreloaded->list = item;
+    unpreloaded->programs++;
+}
+
 static void warn_unpreloaded(sqlite3 *db, int64_t run_id)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT program, reason, count FROM unpreloaded WHERE run = ? ORDER BY program, reason");
-    sqlite3_bind_int64(statement, 1, run_id);
-    char *list = NULL;
-    int programs = 0;
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        const char *reason = (const char *)sqlite3_column_text(statement, 1);
-        long long count = sqlite3_column_int64(statement, 2);
-        char *item = xasprintf("%s%s%s (%s; %lld time%s)", list ? list : "", list ? ", " : "",
-                               (const char *)sqlite3_column_text(statement, 0),
-                               unpreloaded_reason_words(reason), count, count == 1 ? "" : "s");
-        free(list);
-        list = item;
-        programs++;
-    }
-    database_finalize(statement);
-    if (list)
+    struct unpreloaded unpreloaded = {0};
+    store_unpreloaded_each(db, run_id, add_unpreloaded, &unpreloaded);
+    int programs = unpreloaded.programs;
+    if (unpreloaded.list)
         warn("%d program%s of the command ran without libfail's preload, so no run covers "
-             "them: %s", programs, programs == 1 ? "" : "s", list);
-    free(list);
+             "them: %s", programs, programs == 1 ? "" : "s", unpreloaded.list);
+    free(unpreloaded.list);
 }
 
 /* The command failed under the preload: run it once without (in DIR/plain). When it passes
@@ -277,12 +271,7 @@ static bool same_output(const struct twin_run *twin, uint64_t stdout_hash, uint6
 /* What the baseline learnt about running the command, kept for a resumed campaign. */
 static void set_campaign_note(sqlite3 *db, const char *kind, const char *text)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "INSERT OR REPLACE INTO campaign_notes(kind, text) VALUES (?, ?)");
-    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(statement, 2, text, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_campaign_note_set(db, kind, text);
 }
 
 /* Compares the twin with the baseline; runs one more alone when they differ. True when the
@@ -361,29 +350,14 @@ static void note_fixtures(struct campaign_context *context, json_t *fixtures)
     fputs("; --exe brings one back\n", stderr);
 }
 
-static void store_fixtures(sqlite3 *db, json_t *fixtures)
-{
-    database_exec(db, "DELETE FROM fixtures");
-    sqlite3_stmt *insert = database_prepare(db, "INSERT INTO fixtures(exe, why) VALUES (?, ?)");
-    const char *exe;
-    json_t *why;
-    json_object_foreach(fixtures, exe, why) {
-        sqlite3_bind_text(insert, 1, exe, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 2, json_string_value(why), -1, SQLITE_TRANSIENT);
-        database_step_done(insert);
-    }
-    database_finalize(insert);
-}
 
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
-    database_exec(db, "BEGIN IMMEDIATE");
-    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
-                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;"
-                      " DELETE FROM unpreloaded;" DATABASE_CLEAR_KERNEL_RUNS);
+    store_begin(db);
+    store_runs_clear(db);
     int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
-    database_exec(db, "COMMIT");
+    store_commit(db);
     /* The baseline stays, and the messages below point into it: it runs where it is kept. */
     char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
     char *plan = plan_record(&context->options->settings);
@@ -474,9 +448,9 @@ void run_baseline(struct campaign_context *context)
     remove_tree(twin.dir);
     free(twin.dir);
     free(plan);
-    database_exec(db, "BEGIN IMMEDIATE");
-    store_scope(db, settings->scope);
-    store_fixtures(db, fixtures);
+    store_begin(db);
+    store_campaign_set_scope(db, settings->scope);
+    store_fixtures_replace(db, fixtures);
     json_decref(fixtures);
     owners_store(context, &records, result.pid);
     database_store_records(db, run_id, &records, frames_are_instrumentation);
@@ -486,20 +460,10 @@ void run_baseline(struct campaign_context *context)
     if (settings->source_globs && *settings->source_globs)
         warn_empty_scope(db, settings->source_globs);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
-    sqlite3_stmt *statement = database_prepare(
-        db, "UPDATE campaign SET baseline_exit = ?, baseline_signal = ?, baseline_stdout = ?,"
-            " baseline_stderr = ?, baseline_wall_ms = ?");
-    sqlite3_bind_int(statement, 1, result.exit_code);
-    sqlite3_bind_int(statement, 2, result.signal);
-    if (stdout_hash)
-        sqlite3_bind_int64(statement, 3, (sqlite3_int64)stdout_hash);
-    if (stderr_hash)
-        sqlite3_bind_int64(statement, 4, (sqlite3_int64)stderr_hash);
-    sqlite3_bind_int64(statement, 5, result.wall_ms);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_baseline_set(db, result.exit_code, result.signal, stdout_hash, stderr_hash,
+                       result.wall_ms);
     plan_first_runs(context);
-    database_exec(db, "COMMIT");
+    store_commit(db);
     free(out);
     free(err);
     free(dir);
@@ -510,13 +474,7 @@ void check_output(struct campaign_context *context)
 {
     if (!context->output_pending)
         return;
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT count(*) FROM runs r LEFT JOIN programs p ON p.id = r.owner"
-                     " WHERE r.kind = 'fault' AND r.state = 'planned'"
-                     " AND (r.owner IS NULL OR p.alone IS NOT 'yes')");
-    bool needed = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int64(statement, 0) > 0;
-    database_finalize(statement);
-    if (!needed)
+    if (!store_whole_command_runs_planned(context->db))
         return; /* not yet: a run of the whole command may still be planned later */
     context->output_pending = false;
     uint64_t stdout_hash = context->pending_stdout, stderr_hash = context->pending_stderr;
@@ -525,14 +483,7 @@ void check_output(struct campaign_context *context)
                                                            : 3600 * 1000;
     stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
     free(plan);
-    statement = database_prepare(context->db,
-                                 "UPDATE campaign SET baseline_stdout = ?, baseline_stderr = ?");
-    if (stdout_hash)
-        sqlite3_bind_int64(statement, 1, (sqlite3_int64)stdout_hash);
-    if (stderr_hash)
-        sqlite3_bind_int64(statement, 2, (sqlite3_int64)stderr_hash);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_baseline_output_set(context->db, stdout_hash, stderr_hash);
     context->baseline_stdout = stdout_hash;
     context->baseline_stderr = stderr_hash;
 }
@@ -547,61 +498,48 @@ static void set_hang_cpu(struct campaign_context *context)
 {
     struct campaign_settings *settings = &context->options->settings;
     settings->hang_cpu_ms = 0;
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT CAST(text AS INTEGER) FROM campaign_notes WHERE kind = 'baseline_cpu_ms'");
-    if (sqlite3_step(statement) == SQLITE_ROW && !settings->kernel) {
-        int64_t limit = 5 * sqlite3_column_int64(statement, 0) + 2000;
+    int64_t cpu_ms = 0;
+    if (store_baseline_cpu_ms(context->db, &cpu_ms) && !settings->kernel) {
+        int64_t limit = 5 * cpu_ms + 2000;
         if (limit < context->timeout_ms)
             settings->hang_cpu_ms = limit;
     }
-    database_finalize(statement);
 }
 
 void load_baseline(struct campaign_context *context)
 {
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT baseline_exit, baseline_signal, baseline_stdout, baseline_stderr,"
-                     " baseline_wall_ms, (SELECT id FROM runs WHERE kind = 'baseline')"
-                     " FROM campaign");
-    if (sqlite3_step(statement) != SQLITE_ROW)
+    struct store_baseline stored;
+    if (!store_baseline_load(context->db, &stored))
         fatal("the campaign database lost its baseline; remove it and run again");
-    context->baseline.exit_code = sqlite3_column_int(statement, 0);
-    context->baseline.signal = sqlite3_column_int(statement, 1);
-    context->baseline_stdout = (uint64_t)sqlite3_column_int64(statement, 2);
-    context->baseline_stderr = (uint64_t)sqlite3_column_int64(statement, 3);
-    int64_t wall = sqlite3_column_int64(statement, 4);
-    context->baseline_id = sqlite3_column_int64(statement, 5);
-    database_finalize(statement);
+    context->baseline.exit_code = stored.exit_code;
+    context->baseline.signal = stored.signal;
+    context->baseline_stdout = stored.stdout_hash;
+    context->baseline_stderr = stored.stderr_hash;
+    int64_t wall = stored.wall_ms;
+    context->baseline_id = stored.run;
     context->timeout_ms = context->options->settings.timeout_ms
                               ? context->options->settings.timeout_ms
                               : 10 * wall + 5000;
     set_hang_cpu(context);
     leak_load_baseline(context);
     /* Runs that disturb each other at the same time (check_twin): one at a time, resumed too. */
-    statement = database_prepare(context->db, "SELECT text FROM campaign_notes WHERE kind = 'jobs'");
-    if (sqlite3_step(statement) == SQLITE_ROW && context->options->jobs > 1) {
+    char *jobs = NULL;
+    if (store_campaign_jobs_note(context->db, &jobs) && context->options->jobs > 1) {
         context->options->jobs = 1;
         if (!context->options->quiet)
-            fprintf(stderr, "failrun: runs go one at a time: %s\n", sqlite3_column_text(statement, 0));
+            fprintf(stderr, "failrun: runs go one at a time: %s\n", jobs);
     }
-    database_finalize(statement);
+    free(jobs);
     /* A baseline that followed no call into a library in scope (its sources compiled into the
        programs, as expat's tests have them) learned nothing the fault runs could use: they run
        without the audit module, whose trampoline every call through the PLT pays. */
     struct campaign_settings *settings = &context->options->settings;
     if (settings->boundary) {
-        statement = database_prepare(context->db, "SELECT count(*) FROM conventions");
-        settings->boundary_idle = sqlite3_step(statement) == SQLITE_ROW &&
-                                  sqlite3_column_int64(statement, 0) == 0;
-        database_finalize(statement);
+        settings->boundary_idle = store_conventions_empty(context->db);
     }
 }
 
 bool baseline_done(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT count(*) FROM runs WHERE kind = 'baseline' AND state = 'done'");
-    bool done = sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_int(statement, 0) > 0;
-    database_finalize(statement);
-    return done;
+    return store_baseline_done(db);
 }

@@ -6,6 +6,7 @@
 #include "engine/campaign_run.h"
 #include "format/plan.h"
 #include "store/database.h"
+#include "store/plan.h"
 #include "verdict/policy.h"
 
 #include <jansson.h>
@@ -13,29 +14,11 @@
 #include <string.h>
 
 int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *chain,
-                          const char *plan, int64_t owner)
+                   const char *plan, int64_t owner)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "INSERT INTO runs(kind, site, chain, plan, state, owner)"
-            " VALUES (?, ?, ?, ?, 'planned', ?)");
-    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
-    bind_text_or_null(statement, 2, site);
-    bind_text_or_null(statement, 3, chain);
-    bind_text_or_null(statement, 4, plan);
-    if (owner)
-        sqlite3_bind_int64(statement, 5, owner);
-    database_step_done(statement);
-    database_finalize(statement);
-    return sqlite3_last_insert_rowid(db);
+    return store_run_plan(db, kind, site, chain, plan, owner);
 }
 
-static int64_t fault_run_count(sqlite3 *db)
-{
-    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
-    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
-    return count;
-}
 
 /* The chain with each site's first frame ("S:K@MODULE+OFFSET"), which lets the preload skip
    the unwind of every call that cannot be a planned site (plan.c). */
@@ -43,23 +26,18 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
 {
     char *result = xstrdup("");
     char *copy = xstrdup(chain);
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT json_extract(frames, '$[0][0]'), json_extract(frames, '$[0][1]')"
-            " FROM sites WHERE id = ?");
     for (char *item = strtok(copy, ","); item; item = strtok(NULL, ",")) {
-        sqlite3_bind_text(statement, 1, item, 16, SQLITE_TRANSIENT);
-        char *next;
-        if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
-            next = xasprintf("%s%s%s@%s+%llx", result, *result ? "," : "", item,
-                             (const char *)sqlite3_column_text(statement, 0),
-                             (unsigned long long)sqlite3_column_int64(statement, 1));
+        char *next, *module = NULL;
+        int64_t offset = 0;
+        if (store_site_top_frame(db, item, &module, &offset))
+            next = xasprintf("%s%s%s@%s+%llx", result, *result ? "," : "", item, module,
+                             (unsigned long long)offset);
         else
             next = xasprintf("%s%s%s", result, *result ? "," : "", item);
-        sqlite3_reset(statement);
+        free(module);
         free(result);
         result = next;
     }
-    database_finalize(statement);
     free(copy);
     return result;
 }
@@ -68,7 +46,7 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
 static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
                      uint64_t nth, uint64_t seed)
 {
-    if (fault_run_count(context->db) >= context->options->settings.max_runs)
+    if (store_fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
@@ -77,6 +55,20 @@ static bool plan_run(struct campaign_context *context, const char *site, const c
     free(located);
     context->total++;
     return true;
+}
+
+/* A site's first run, unless it is another shard's. */
+static void plan_first_run(const char *site, void *data)
+{
+    struct campaign_context *context = data;
+    const struct campaign_settings *settings = &context->options->settings;
+    uint64_t signature = 0;
+    if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
+        return; /* another shard's */
+    char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
+    /* failrun kernel: each system-call site starts its sweep at N = 1. */
+    plan_run(context, site, chain, settings->kernel ? 1 : 0, 0);
+    free(chain);
 }
 
 /* After the baseline: one run per site (in the order first seen), or the first nth/random runs. */
@@ -100,29 +92,10 @@ void plan_first_runs(struct campaign_context *context)
     if (settings->kernel && settings->syscall_once) {
         /* --once-per-syscall: the campaign's first site of each system call is swept (a
            census of the kernel, whichever program makes the call); the others say why not. */
-        char *query = xasprintf(
-            "UPDATE sites SET unexplored = 'same-syscall' WHERE unexplored IS NULL AND %s AND"
-            " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY function)",
-            failable, failable);
-        database_exec(context->db, query);
-        free(query);
+        store_sites_mark_same_syscall(context->db, failable);
     }
-    char *query = xasprintf("SELECT id FROM sites WHERE %s AND (unexplored IS NOT 'same-syscall')"
-                            " ORDER BY rowid", failable);
-    sqlite3_stmt *sites = database_prepare(context->db, query);
-    free(query);
+    store_sites_to_plan_each(context->db, failable, plan_first_run, context);
     free(failable);
-    while (sqlite3_step(sites) == SQLITE_ROW) {
-        const char *site = (const char *)sqlite3_column_text(sites, 0);
-        uint64_t signature = 0;
-        if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
-            continue; /* another shard's */
-        char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
-        /* failrun kernel: each system-call site starts its sweep at N = 1. */
-        plan_run(context, site, chain, settings->kernel ? 1 : 0, 0);
-        free(chain);
-    }
-    database_finalize(sites);
 }
 
 /* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
@@ -134,16 +107,8 @@ static void leave_unexplored(struct campaign_context *context, int64_t run_id, c
 {
     /* Only sites a run could fail (not exempt by the NOFAIL policy) count. */
     char *failable = failable_sites_condition(&context->options->settings);
-    char *query = xasprintf("UPDATE sites SET unexplored = ? WHERE first_run = ? AND"
-                            " unexplored IS NULL AND (?3 IS NULL OR id = ?3) AND %s", failable);
-    sqlite3_stmt *statement = database_prepare(context->db, query);
-    free(query);
+    store_sites_leave_unexplored(context->db, failable, run_id, site, reason);
     free(failable);
-    sqlite3_bind_text(statement, 1, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(statement, 2, run_id);
-    bind_text_or_null(statement, 3, site);
-    database_step_done(statement);
-    database_finalize(statement);
 }
 
 static uint64_t site_key(struct campaign_context *context, const char *site)
@@ -153,6 +118,12 @@ static uint64_t site_key(struct campaign_context *context, const char *site)
     return exploration_key(context, &frames);
 }
 
+static void add_explored(const char *site, void *data)
+{
+    struct campaign_context *context = data;
+    VECTOR_PUSH(context->explored, site_key(context, site));
+}
+
 /* Has a site with the same exploration key had a run? If not, remember this one as explored. */
 static bool explored_before(struct campaign_context *context, const char *site)
 {
@@ -160,14 +131,7 @@ static bool explored_before(struct campaign_context *context, const char *site)
         context->explored_loaded = true;
         /* Every site of the baseline (each has a run, in this shard or another) and every site
            that got a run since. */
-        sqlite3_stmt *sites = database_prepare(
-            context->db, "SELECT id FROM sites WHERE first_run IN"
-                         " (SELECT id FROM runs WHERE kind = 'baseline') UNION"
-                         " SELECT site FROM runs WHERE kind = 'fault' AND site IS NOT NULL");
-        while (sqlite3_step(sites) == SQLITE_ROW)
-            VECTOR_PUSH(context->explored,
-                        site_key(context, (const char *)sqlite3_column_text(sites, 0)));
-        database_finalize(sites);
+        store_sites_explored_each(context->db, add_explored, context);
     }
     uint64_t key = site_key(context, site);
     for (size_t i = 0; i < context->explored.count; i++)
@@ -175,6 +139,28 @@ static bool explored_before(struct campaign_context *context, const char *site)
             return true;
     VECTOR_PUSH(context->explored, key);
     return false;
+}
+
+struct follow_up {
+    struct campaign_context *context;
+    const struct job *job;
+};
+
+/* A site `job` revealed first: a run with the chain that led there, unless it is nothing new. */
+static void plan_follow_up(const char *site, void *data)
+{
+    struct follow_up *follow_up = data;
+    struct campaign_context *context = follow_up->context;
+    const struct job *job = follow_up->job;
+    if (explored_before(context, site)) {
+        /* The same allocation call, made from the same call of its function: nothing new. */
+        leave_unexplored(context, job->run_id, site, "same-call");
+        return;
+    }
+    char *chain = xasprintf("%s,%s:1", job->chain, site);
+    if (!plan_run(context, site, chain, 0, 0))
+        leave_unexplored(context, job->run_id, site, "max-runs");
+    free(chain);
 }
 
 void plan_follow_ups(struct campaign_context *context, const struct job *job,
@@ -215,23 +201,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
         return;
     }
     char *failable = failable_sites_condition(settings);
-    char *query = xasprintf("SELECT id FROM sites WHERE first_run = ? AND %s ORDER BY rowid",
-                            failable);
-    sqlite3_stmt *fresh = database_prepare(context->db, query);
-    free(query);
+    struct follow_up follow_up = {context, job};
+    store_sites_first_seen_each(context->db, failable, job->run_id, plan_follow_up, &follow_up);
     free(failable);
-    sqlite3_bind_int64(fresh, 1, job->run_id);
-    while (sqlite3_step(fresh) == SQLITE_ROW) {
-        const char *site = (const char *)sqlite3_column_text(fresh, 0);
-        if (explored_before(context, site)) {
-            /* The same allocation call, made from the same call of its function: nothing new. */
-            leave_unexplored(context, job->run_id, site, "same-call");
-            continue;
-        }
-        char *chain = xasprintf("%s,%s:1", job->chain, site);
-        if (!plan_run(context, site, chain, 0, 0))
-            leave_unexplored(context, job->run_id, site, "max-runs");
-        free(chain);
-    }
-    database_finalize(fresh);
 }
