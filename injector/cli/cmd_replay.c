@@ -10,6 +10,7 @@
 #include "store/campaign.h"
 #include "cli/commands.h"
 #include "store/database.h"
+#include "store/forks.h"
 #include "store/ingest.h"
 #include "base/spawn.h"
 #include "base/util.h"
@@ -76,6 +77,31 @@ const struct option_table replay_options_table = {
     .rows = replay_rows,
 };
 
+struct recorded {
+    char *const *argv;
+    char ***environment;
+    char **found;
+};
+
+/* A program started with the arguments asked for (argv[0] aside): its argv and environment. */
+static bool same_arguments(const void *argv, int argv_length, const void *environment,
+                           int environment_length, void *data)
+{
+    struct recorded *wanted = data;
+    char **recorded = strings_from_blob(argv, argv_length);
+    bool same = recorded[0] != NULL;
+    size_t i = 1;
+    for (; same && wanted->argv[i] && recorded[i]; i++)
+        same = !strcmp(wanted->argv[i], recorded[i]);
+    if (same && !wanted->argv[i] && !recorded[i]) {
+        wanted->found = recorded;
+        *wanted->environment = strings_from_blob(environment, environment_length);
+        return true;
+    }
+    environment_free(recorded);
+    return false;
+}
+
 /* A program of the campaign's baseline with this executable and arguments, started in the
    current folder: its recorded argv (argv[0] as it was) and, in *environment, its environment. */
 static char **recorded_program(sqlite3 *db, const char *exe, char *const *argv,
@@ -84,28 +110,9 @@ static char **recorded_program(sqlite3 *db, const char *exe, char *const *argv,
     char cwd[PATH_MAX];
     if (!exe || !getcwd(cwd, sizeof cwd))
         return NULL;
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT argv, environment FROM programs WHERE exe = ? AND cwd = ? ORDER BY id");
-    sqlite3_bind_text(statement, 1, exe, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(statement, 2, cwd, -1, SQLITE_TRANSIENT);
-    char **found = NULL;
-    while (!found && sqlite3_step(statement) == SQLITE_ROW) {
-        char **recorded = strings_from_blob(sqlite3_column_blob(statement, 0),
-                                            sqlite3_column_bytes(statement, 0));
-        bool same = recorded[0] != NULL;
-        size_t i = 1;
-        for (; same && argv[i] && recorded[i]; i++)
-            same = !strcmp(argv[i], recorded[i]);
-        if (same && !argv[i] && !recorded[i]) {
-            found = recorded;
-            *environment = strings_from_blob(sqlite3_column_blob(statement, 1),
-                                             sqlite3_column_bytes(statement, 1));
-        } else {
-            environment_free(recorded);
-        }
-    }
-    database_finalize(statement);
-    return found;
+    struct recorded recorded = {argv, environment, NULL};
+    store_programs_at_each(db, exe, cwd, same_arguments, &recorded);
+    return recorded.found;
 }
 
 int cmd_replay(int argc, char **argv)

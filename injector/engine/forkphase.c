@@ -9,6 +9,8 @@
 #include "format/plan.h"
 #include "format/text.h"
 #include "store/database.h"
+#include "store/forks.h"
+#include "store/runs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -62,15 +64,7 @@ static bool start_in_command(const struct program *program)
 static char *ordinal_name(struct campaign_context *context, const char *root,
                           const struct program *program)
 {
-    sqlite3_stmt *place = database_prepare(
-        context->db, "SELECT count(*) FROM processes p JOIN runs r ON r.id = p.run"
-                     " WHERE r.kind = 'baseline' AND p.exe = ?1 AND p.forked = 0 AND p.pid <"
-                     " (SELECT min(q.pid) FROM processes q JOIN runs s ON s.id = q.run"
-                     "  WHERE s.kind = 'baseline' AND q.program = ?2 AND q.forked = 0)");
-    sqlite3_bind_text(place, 1, program->exe, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(place, 2, program->id);
-    int64_t ordinal = sqlite3_step(place) == SQLITE_ROW ? sqlite3_column_int64(place, 0) : -1;
-    database_finalize(place);
+    int64_t ordinal = store_program_start_ordinal(context->db, program->exe, program->id);
     char *list = xasprintf("%s/starts/exes", root);
     size_t length = 0;
     char *text = read_whole_file(list, &length);
@@ -93,19 +87,30 @@ static char *ordinal_name(struct campaign_context *context, const char *root,
     return ordinal >= 0 ? xasprintf("ord-%d-%lld", line, (long long)ordinal) : NULL;
 }
 
+struct start_lines {
+    struct campaign_context *context;
+    FILE *out;
+};
+
+/* "SITE PLAN": a forkable run of the program, in its start file. */
+static void write_start_line(const struct store_fork_run *run, void *data)
+{
+    struct start_lines *lines = data;
+    char *plan = plan_with_cpu_limit(&lines->context->options->settings, run->plan);
+    fprintf(lines->out, "%s %s\n", run->site, plan);
+    free(plan);
+}
+
 /* ROOT/starts/HASH-N for `program` (libfail/fork/forkstart.c, forkmode_start): its executable,
    working folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name
    ("HASH-N"), or NULL when the baseline has no command line for it. */
 static char *write_start_file(struct campaign_context *context, const char *root,
                               const struct program *program)
 {
-    sqlite3_stmt *line = database_prepare(
-        context->db, "SELECT p.command_line FROM processes p JOIN runs r ON r.id = p.run"
-                     " WHERE r.kind = 'baseline' AND p.program = ? AND p.forked = 0 LIMIT 1");
-    sqlite3_bind_int64(line, 1, program->id);
     char *name = program->in_command ? ordinal_name(context, root, program) : NULL;
-    if (!program->in_command && sqlite3_step(line) == SQLITE_ROW) {
-        const char *hash = (const char *)sqlite3_column_text(line, 0);
+    char *hash = !program->in_command ? store_program_command_line(context->db, program->id)
+                                      : NULL;
+    if (hash) {
         for (int n = 0; !name && n < 64; n++) {
             char *path = xasprintf("%s/starts/%s-%d", root, hash, n);
             if (access(path, F_OK) != 0)
@@ -113,7 +118,7 @@ static char *write_start_file(struct campaign_context *context, const char *root
             free(path);
         }
     }
-    database_finalize(line);
+    free(hash);
     if (!name)
         return NULL;
     char *path = xasprintf("%s/starts/%s", root, name);
@@ -122,12 +127,7 @@ static char *write_start_file(struct campaign_context *context, const char *root
         fatal("cannot write %s: %s; check the folder of --db", path, strerror(errno));
     /* A working folder inside the baseline's run folder (a harness that makes its scratch
        folder in LIBFAIL_DIR) is that folder inside the fork run's: "@/REST". */
-    sqlite3_stmt *baseline = database_prepare(
-        context->db, "SELECT dir FROM runs WHERE kind = 'baseline'");
-    char *base = sqlite3_step(baseline) == SQLITE_ROW && sqlite3_column_text(baseline, 0)
-                     ? xstrdup((const char *)sqlite3_column_text(baseline, 0))
-                     : NULL;
-    database_finalize(baseline);
+    char *base = store_baseline_dir(context->db);
     size_t length = base ? strlen(base) : 0;
     if (base && !strncmp(program->cwd, base, length) &&
         (program->cwd[length] == '/' || program->cwd[length] == '\0'))
@@ -135,16 +135,8 @@ static char *write_start_file(struct campaign_context *context, const char *root
     else
         fprintf(out, "%s\n%s\n", program->exe, program->cwd);
     free(base);
-    sqlite3_stmt *runs = database_prepare(
-        context->db, "SELECT site, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
-    sqlite3_bind_int64(runs, 1, program->id);
-    while (sqlite3_step(runs) == SQLITE_ROW) {
-        char *plan = plan_with_cpu_limit(&context->options->settings,
-                                         (const char *)sqlite3_column_text(runs, 1));
-        fprintf(out, "%s %s\n", (const char *)sqlite3_column_text(runs, 0), plan);
-        free(plan);
-    }
-    database_finalize(runs);
+    struct start_lines lines = {context, out};
+    store_fork_runs_each(context->db, program->id, write_start_line, &lines);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s", path, strerror(errno));
     free(path);
@@ -230,23 +222,13 @@ static void control_reference(const char *root, const char *name, struct program
 static void release_in_command(struct campaign_context *context, struct program **starts,
                                size_t count)
 {
-    sqlite3_stmt *release = database_prepare(
-        context->db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
-    sqlite3_stmt *unmark = database_prepare(
-        context->db, "DELETE FROM temp.start_programs WHERE id = ?");
     for (size_t i = 0; i < count; i++) {
         if (!starts[i]->in_command)
             continue;
-        sqlite3_bind_int64(release, 1, starts[i]->id);
-        database_step_done(release);
-        sqlite3_reset(release);
-        sqlite3_bind_int64(unmark, 1, starts[i]->id);
-        database_step_done(unmark);
-        sqlite3_reset(unmark);
+        store_program_runs_release(context->db, starts[i]->id);
+        store_start_program_unmark(context->db, starts[i]->id);
         starts[i]->in_command = false;
     }
-    database_finalize(unmark);
-    database_finalize(release);
 }
 
 /* One run of the command (the `pass`-th, from 1) in which each program of `starts` forks its
@@ -256,40 +238,36 @@ static void release_in_command(struct campaign_context *context, struct program 
 /* Lends each program that forks at its start inside the command the planned runs whose first
    site it reached in the baseline (the first program to reach one has it), chains included,
    and adds it to `starts` and temp.start_programs. */
+struct lending {
+    struct campaign_context *context;
+    program_list *starts;
+    int64_t *start_sites, *start_cost, baseline_wall;
+};
+
+/* A program that does not run alone: when it can fork at its start inside the command, it is
+   lent its runs. */
+static void lend_to(int64_t id, void *data)
+{
+    struct lending *lending = data;
+    struct campaign_context *context = lending->context;
+    struct program *program = program_get(context, id);
+    if (!program || !start_in_command(program))
+        return;
+    int64_t sites = store_fork_runs_lend(context->db, program->id);
+    if (sites <= 0)
+        return;
+    store_start_program_mark(context->db, program->id);
+    program->in_command = true;
+    VECTOR_PUSH(*lending->starts, program);
+    *lending->start_sites += sites;
+    *lending->start_cost += sites * (lending->baseline_wall > 0 ? lending->baseline_wall : 1);
+}
+
 static void lend_in_command(struct campaign_context *context, program_list *starts,
                             int64_t *start_sites, int64_t *start_cost, int64_t baseline_wall)
 {
-    sqlite3_stmt *others = database_prepare(
-        context->db, "SELECT id FROM programs WHERE alone IS NOT NULL AND alone <> 'yes'"
-                     " ORDER BY id");
-    sqlite3_stmt *lend = database_prepare(
-        context->db, "UPDATE runs SET owner = ?1 WHERE kind = 'fault' AND state = 'planned'"
-                     " AND dir IS NULL AND site IS NOT NULL AND owner IS NULL"
-                     " AND substr(chain, 1, 16) IN"
-                     " (SELECT site FROM program_sites WHERE program = ?1)");
-    sqlite3_stmt *mark = database_prepare(
-        context->db, "INSERT OR IGNORE INTO temp.start_programs(id) VALUES (?)");
-    while (sqlite3_step(others) == SQLITE_ROW) {
-        struct program *program = program_get(context, sqlite3_column_int64(others, 0));
-        if (!program || !start_in_command(program))
-            continue;
-        sqlite3_bind_int64(lend, 1, program->id);
-        database_step_done(lend);
-        sqlite3_reset(lend);
-        int64_t sites = sqlite3_changes(context->db);
-        if (sites <= 0)
-            continue;
-        sqlite3_bind_int64(mark, 1, program->id);
-        database_step_done(mark);
-        sqlite3_reset(mark);
-        program->in_command = true;
-        VECTOR_PUSH(*starts, program);
-        *start_sites += sites;
-        *start_cost += sites * (baseline_wall > 0 ? baseline_wall : 1);
-    }
-    database_finalize(mark);
-    database_finalize(lend);
-    database_finalize(others);
+    struct lending lending = {context, starts, start_sites, start_cost, baseline_wall};
+    store_programs_not_alone_each(context->db, lend_to, &lending);
 }
 
 /* The folder of the `number`-th start fork run of this failrun (each its own: the folders of
@@ -510,22 +488,23 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
     return true;
 }
 
+typedef VECTOR(int64_t) id_list;
+
+static void add_id(int64_t id, void *data)
+{
+    id_list *ids = data;
+    VECTOR_PUSH(*ids, id);
+}
+
 void run_fork_phase(struct campaign_context *context)
 {
     int64_t forkable = 0, concluded = 0;
-    database_exec(context->db, "CREATE TEMP TABLE IF NOT EXISTS start_programs"
-                               "(id INTEGER PRIMARY KEY)");
-    sqlite3_stmt *wall = database_prepare(context->db, "SELECT baseline_wall_ms FROM campaign");
-    int64_t baseline_wall = sqlite3_step(wall) == SQLITE_ROW ? sqlite3_column_int64(wall, 0) : 0;
-    database_finalize(wall);
+    store_start_programs_create(context->db);
+    int64_t baseline_wall = store_baseline_wall_ms(context->db);
     if (owner_mode(&context->options->settings)) {
         owners_check(context); /* which programs run alone: they fork alone too */
-        VECTOR(int64_t) programs = {0};
-        sqlite3_stmt *owners = database_prepare(
-            context->db, "SELECT DISTINCT owner" FORKABLE_RUNS " AND owner IS NOT NULL ORDER BY owner");
-        while (sqlite3_step(owners) == SQLITE_ROW)
-            VECTOR_PUSH(programs, sqlite3_column_int64(owners, 0));
-        database_finalize(owners);
+        id_list programs = {0};
+        store_fork_run_owners_each(context->db, add_id, &programs);
         bool told = false;
         program_list starts = {0};
         int64_t start_sites = 0, start_cost = 0;

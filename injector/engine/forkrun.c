@@ -46,28 +46,24 @@
 
 int64_t forkable_count(sqlite3 *db, int64_t program)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*)" FORKABLE_RUNS OF_PROGRAM);
-    sqlite3_bind_int64(statement, 1, program);
-    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
-    return count;
+    return store_fork_runs_count(db, program);
 }
 
 /* Every known site that must not be forked (its run is done, or not this campaign's to make,
    or not this fork run's) gets its folder made now: the preload's claim on a site is the
    creation of that folder. */
+static void claim_site(const char *site, void *data)
+{
+    const char *root = data;
+    char *dir = xasprintf("%s/%s", root, site);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
+    free(dir);
+}
+
 static void claim_unwanted_sites(sqlite3 *db, const char *root, int64_t program)
 {
-    sqlite3_stmt *sites = database_prepare(
-        db, "SELECT id FROM sites WHERE id NOT IN (SELECT site" FORKABLE_RUNS OF_PROGRAM ")");
-    sqlite3_bind_int64(sites, 1, program);
-    while (sqlite3_step(sites) == SQLITE_ROW) {
-        char *dir = xasprintf("%s/%s", root, (const char *)sqlite3_column_text(sites, 0));
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
-        free(dir);
-    }
-    database_finalize(sites);
+    store_sites_not_forkable_each(db, program, claim_site, (void *)root);
 }
 
 /* The last part of a path: how stderr and the report name a program. */
@@ -80,13 +76,7 @@ const char *base_name(const char *path)
 /* A line of the campaign's fork note (the report's), once. */
 void add_fork_note(struct campaign_context *context, const char *note)
 {
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "UPDATE campaign SET fork_note = CASE WHEN fork_note IS NULL OR fork_note = ''"
-                     " THEN ?1 WHEN instr(fork_note, ?1) THEN fork_note"
-                     " ELSE fork_note || char(10) || ?1 END");
-    sqlite3_bind_text(statement, 1, note, -1, SQLITE_TRANSIENT);
-    database_step_done(statement);
-    database_finalize(statement);
+    store_fork_note_add(context->db, note);
 }
 
 /* ---- progress: a fork run is one long process; how many of its sites are answered shows on
@@ -234,10 +224,10 @@ static void check_output_stable(struct campaign_context *context, const char *di
     }
     if (context->baseline_stderr && file_hash(err) != context->baseline_stderr) {
         context->baseline_stderr = 0;
-        database_exec(context->db, "UPDATE campaign SET baseline_stderr = NULL");
+        store_baseline_stderr_forget(context->db);
     }
     if (forget)
-        database_exec(context->db, "UPDATE campaign SET baseline_stdout = NULL");
+        store_baseline_stdout_forget(context->db);
     free(out);
     free(err);
 }
@@ -358,24 +348,32 @@ static void *read_children(void *argument)
     return NULL;
 }
 
+typedef VECTOR(struct job) job_vector;
+
+struct job_list {
+    struct program *program;
+    job_vector jobs;
+};
+
+static void add_job(const struct store_fork_run *run, void *data)
+{
+    struct job_list *list = data;
+    struct job job = {.program = list->program};
+    job.run_id = run->id;
+    job.site = run->site ? xstrdup(run->site) : NULL;
+    job.chain = run->chain ? xstrdup(run->chain) : NULL;
+    job.plan = run->plan ? xstrdup(run->plan) : NULL;
+    VECTOR_PUSH(list->jobs, job);
+}
+
 /* Conclude the planned run of each site a child answered; returns how many. */
 int64_t conclude_children(struct campaign_context *context, const char *root,
                           const char *command_dir, const struct spawn_result *command,
                           struct program *program, int64_t selector, bool at_start)
 {
-    sqlite3_stmt *runs = database_prepare(
-        context->db, "SELECT id, site, chain, plan" FORKABLE_RUNS OF_PROGRAM " ORDER BY id");
-    sqlite3_bind_int64(runs, 1, selector);
-    VECTOR(struct job) jobs = {0};
-    while (sqlite3_step(runs) == SQLITE_ROW) {
-        struct job job = {.program = program};
-        job.run_id = sqlite3_column_int64(runs, 0);
-        job.site = column_text(runs, 1);
-        job.chain = column_text(runs, 2);
-        job.plan = column_text(runs, 3);
-        VECTOR_PUSH(jobs, job);
-    }
-    database_finalize(runs);
+    struct job_list list = {program, {0}};
+    store_fork_runs_each(context->db, selector, add_job, &list);
+    job_vector jobs = list.jobs;
     struct children children = {.context = context, .jobs = jobs.items, .count = jobs.count,
                                 .answered = xcalloc(jobs.count + 1, sizeof(bool)),
                                 .root = root, .command_dir = command_dir,
@@ -437,7 +435,6 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
     if (!folder)
         return;
     VECTOR(char *) unkept = {0};
-    sqlite3_stmt *kept = database_prepare(db, "SELECT count(*) FROM runs WHERE dir = ?");
     struct dirent *entry;
     while ((entry = readdir(folder))) {
         if (entry->d_name[0] == '.')
@@ -445,14 +442,11 @@ static void remove_unkept_folders(sqlite3 *db, const char *root)
         char *path = xasprintf("%s/%s", root, entry->d_name);
         size_t length = strlen(path);
         bool coverage = length > 5 && !strcmp(path + length - 5, ".gcov");
-        sqlite3_bind_text(kept, 1, path, (int)(coverage ? length - 5 : length), SQLITE_TRANSIENT);
-        if (sqlite3_step(kept) == SQLITE_ROW && sqlite3_column_int(kept, 0) == 0)
+        if (store_dir_of_no_run(db, path, coverage ? length - 5 : length))
             VECTOR_PUSH(unkept, path);
         else
             free(path);
-        sqlite3_reset(kept);
     }
-    database_finalize(kept);
     closedir(folder);
     for (size_t i = 0; i < unkept.count; i++) {
         remove_tree(unkept.items[i]);
@@ -478,6 +472,23 @@ static const char *refusal_words(const char *why)
         if (!strcmp(why, words[i][0]))
             return words[i][1];
     return NULL;
+}
+
+struct refusal_counts {
+    json_t *reasons, *counts;
+    int64_t total;
+};
+
+/* A site the fork run left: counted under why. */
+static void count_refusal(const char *site, void *data)
+{
+    struct refusal_counts *tally = data;
+    json_t *why = json_object_get(tally->reasons, site);
+    const char *words = why ? refusal_words(json_string_value(why)) : "not reached by it";
+    json_t *count = json_object_get(tally->counts, words);
+    json_object_set_new(tally->counts, words,
+                        json_integer(count ? json_integer_value(count) + 1 : 1));
+    tally->total++;
 }
 
 /* The sites the fork run left to re-runs, by why (the refused.PID files its processes wrote, or
@@ -508,16 +519,9 @@ void explain_refusals(struct campaign_context *context, const char *root, const 
         closedir(folder);
     json_t *counts = json_object();
     int64_t total = 0;
-    sqlite3_stmt *left = database_prepare(context->db, "SELECT site" FORKABLE_RUNS OF_PROGRAM);
-    sqlite3_bind_int64(left, 1, selector);
-    while (sqlite3_step(left) == SQLITE_ROW) {
-        json_t *why = json_object_get(reasons, (const char *)sqlite3_column_text(left, 0));
-        const char *words = why ? refusal_words(json_string_value(why)) : "not reached by it";
-        json_t *count = json_object_get(counts, words);
-        json_object_set_new(counts, words, json_integer(count ? json_integer_value(count) + 1 : 1));
-        total++;
-    }
-    database_finalize(left);
+    struct refusal_counts tally = {reasons, counts, 0};
+    store_fork_run_sites_each(context->db, selector, count_refusal, &tally);
+    total = tally.total;
     if (total) {
         const char *base = base_name(name);
         char *note = xasprintf("%s's fork run left %lld site%s to re-runs:", base, (long long)total,
@@ -545,14 +549,9 @@ void explain_refusals(struct campaign_context *context, const char *root, const 
    is re-run, also after a resume. */
 void finish_fork_run(struct campaign_context *context, const char *root, int64_t selector)
 {
-    sqlite3_stmt *tried = database_prepare(
-        context->db, "UPDATE runs SET dir = ?2 WHERE id IN (SELECT id" FORKABLE_RUNS OF_PROGRAM ")");
-    sqlite3_bind_int64(tried, 1, selector);
     char *kept_root = kept_path(context, root);
-    sqlite3_bind_text(tried, 2, kept_root, -1, SQLITE_TRANSIENT);
+    store_fork_runs_tried(context->db, selector, kept_root);
     free(kept_root);
-    database_step_done(tried);
-    database_finalize(tried);
 }
 
 /* The fork run's folder goes once its children are concluded. */

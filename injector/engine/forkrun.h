@@ -6,20 +6,16 @@
 #define FAILRUN_FORKRUN_H
 
 #include "engine/campaign_run.h"
+#include "store/forks.h"
 
-/* Planned first runs of a single site at its first call: what a fork can answer. A program
-   that forks at its start inside the command (temp.start_programs, while it does) answers the
-   runs of chains too: its child runs the plan from the start, as a re-run would. */
-#define FORKABLE_RUNS                                                                          \
-    " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
-    " AND site IS NOT NULL AND (chain = site || ':1'"                                          \
-    " OR owner IN (SELECT id FROM temp.start_programs))"
-/* ... and of them those a fork run of `program` answers (its owner runs), or the command's: with
-   ?1 = 0 any left (owner runs not answered by their program's fork run are marked tried by then),
-   with ?1 = UNOWNED those of no program alone (by default the command forks only for them: a
-   program alone that is not worth forking keeps its runs alone). */
-#define OF_PROGRAM " AND (?1 = 0 OR owner = ?1 OR (?1 = -1 AND owner IS NULL))"
-#define UNOWNED (-1)
+/* Planned first runs of a single site at its first call: what a fork can answer (forks.h, the
+   forkable runs). A program that forks at its start inside the command answers the runs of
+   chains too: its child runs the plan from the start, as a re-run would. Of them a fork run of
+   `program` answers its owner runs, the command's with selector 0 any left (owner runs not
+   answered by their program's fork run are marked tried by then), with UNOWNED those of no
+   program alone (by default the command forks only for them: a program alone that is not worth
+   forking keeps its runs alone). */
+#define UNOWNED STORE_UNOWNED
 
 typedef VECTOR(struct program *) program_list;
 

@@ -28,6 +28,8 @@
  */
 #include "engine/campaign_run.h"
 #include "store/database.h"
+#include "store/forks.h"
+#include "store/runs.h"
 #include "base/util.h"
 
 #include <jansson.h>
@@ -59,34 +61,17 @@ static const char *reproducible_stdin(const struct ingest_invocation *invocation
 static int64_t program_row(sqlite3 *db, const struct ingest_process *process)
 {
     const struct ingest_invocation *invocation = process->invocation;
-    const char *input = reproducible_stdin(invocation);
-    sqlite3_stmt *find = database_prepare(
-        db, "SELECT id FROM programs WHERE exe = ? AND cwd = ? AND argv = ? AND environment = ?"
-            " AND stdin_kind = ? AND stdin IS ?");
-    sqlite3_bind_text(find, 1, invocation->exe, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(find, 2, invocation->cwd, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(find, 3, invocation->argv, (int)invocation->argv_length, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(find, 4, invocation->environment, (int)invocation->environment_length,
-                      SQLITE_TRANSIENT);
-    sqlite3_bind_text(find, 5, invocation->stdin_kind, -1, SQLITE_TRANSIENT);
-    bind_text_or_null(find, 6, input);
-    int64_t id = sqlite3_step(find) == SQLITE_ROW ? sqlite3_column_int64(find, 0) : 0;
-    database_finalize(find);
-    if (id)
-        return id;
-    sqlite3_stmt *insert = database_prepare(
-        db, "INSERT INTO programs(exe, cwd, argv, environment, stdin_kind, stdin, top, exit_code,"
-            " signal) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)");
-    sqlite3_bind_text(insert, 1, invocation->exe, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 2, invocation->cwd, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(insert, 3, invocation->argv, (int)invocation->argv_length, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(insert, 4, invocation->environment, (int)invocation->environment_length,
-                      SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 5, invocation->stdin_kind, -1, SQLITE_TRANSIENT);
-    bind_text_or_null(insert, 6, input);
-    database_step_done(insert);
-    database_finalize(insert);
-    return sqlite3_last_insert_rowid(db);
+    struct store_program_start start = {
+        .exe = invocation->exe,
+        .cwd = invocation->cwd,
+        .argv = invocation->argv,
+        .argv_length = invocation->argv_length,
+        .environment = invocation->environment,
+        .environment_length = invocation->environment_length,
+        .stdin_kind = invocation->stdin_kind,
+        .stdin_path = reproducible_stdin(invocation),
+    };
+    return store_program_row(db, &start);
 }
 
 /* The process a run starts alone to reach what `index` did: the process itself, or for a fork
@@ -143,8 +128,6 @@ static void store_reached(sqlite3 *db, const struct run_records *records)
         }
         if (reached.count)
             qsort(reached.items, reached.count, sizeof *reached.items, compare_signatures);
-        sqlite3_stmt *insert = database_prepare(
-            db, "INSERT OR IGNORE INTO program_sites(program, site) VALUES (?, ?)");
         for (size_t k = 0; k < reached.count; k++) {
             if ((k && reached.items[k] == reached.items[k - 1]) ||
                 !bsearch(&reached.items[k], scope, records->sites.count, sizeof *scope,
@@ -152,11 +135,8 @@ static void store_reached(sqlite3 *db, const struct run_records *records)
                 continue;
             char site[17];
             hex16(site, reached.items[k]);
-            sqlite3_bind_int64(insert, 1, process->program);
-            sqlite3_bind_text(insert, 2, site, -1, SQLITE_TRANSIENT);
-            database_step_done(insert);
+            store_program_site_add(db, process->program, site);
         }
-        database_finalize(insert);
         free(reached.items);
     }
     free(done.items);
@@ -172,17 +152,10 @@ void owners_store(struct campaign_context *context, struct run_records *records,
             continue;
         process->program = program_row(context->db, process);
         const struct ingest_process *ending = final_image(records, process->pid);
-        sqlite3_stmt *statement = database_prepare(
-            context->db, "UPDATE programs SET top = top OR ?, exit_code = coalesce(exit_code, ?),"
-                         " signal = coalesce(signal, ?) WHERE id = ?");
-        sqlite3_bind_int(statement, 1, (int)process->pid == top_pid);
         /* how the pid ended: an exec'd program's status is its successor's */
-        if (ending && ending->exited)
-            sqlite3_bind_int(statement, 2, ending->exit_status);
-        sqlite3_bind_int(statement, 3, ending ? ending->signal : 0);
-        sqlite3_bind_int64(statement, 4, process->program);
-        database_step_done(statement);
-        database_finalize(statement);
+        bool exited = ending && ending->exited;
+        store_program_ending(context->db, process->program, (int)process->pid == top_pid, exited,
+                             exited ? ending->exit_status : 0, ending ? ending->signal : 0);
     }
     if (!owner_mode(settings))
         return;
@@ -220,44 +193,47 @@ static void set_timeout(struct campaign_context *context, struct program *progra
                           : own < context->timeout_ms ? own : context->timeout_ms;
 }
 
+struct program_load {
+    struct campaign_context *context;
+    int64_t id;
+    struct program *program;
+};
+
+static void load_program(const struct store_program *row, void *data)
+{
+    struct program_load *load = data;
+    struct program *program = xcalloc(1, sizeof *program);
+    program->id = load->id;
+    program->exe = row->exe ? xstrdup(row->exe) : NULL;
+    program->cwd = row->cwd ? xstrdup(row->cwd) : NULL;
+    program->argv = strings_from_blob(row->argv, row->argv_length);
+    program->environment = strings_from_blob(row->environment, row->environment_length);
+    program->stdin_kind = row->stdin_kind ? xstrdup(row->stdin_kind) : NULL;
+    program->stdin_path = row->stdin_path ? xstrdup(row->stdin_path) : NULL;
+    program->top = row->top;
+    program->exit_code = row->exit_code;
+    program->signal = row->signal;
+    program->checked = row->alone != NULL;
+    program->reason = row->alone ? xstrdup(row->alone) : NULL;
+    program->alone = program->checked && !strcmp(program->reason, "yes");
+    program->alone_stdout = row->alone_stdout;
+    program->alone_stderr = row->alone_stderr;
+    program->alone_wall_ms = row->alone_wall_ms;
+    load_live(program, row->alone_live);
+    pthread_mutex_init(&program->scan_lock, NULL);
+    set_timeout(load->context, program);
+    VECTOR_PUSH(load->context->programs, program);
+    load->program = program;
+}
+
 struct program *program_get(struct campaign_context *context, int64_t id)
 {
     for (size_t i = 0; i < context->programs.count; i++)
         if (context->programs.items[i]->id == id)
             return context->programs.items[i];
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT exe, cwd, argv, environment, stdin_kind, stdin, top, exit_code,"
-                     " signal, alone, alone_stdout, alone_stderr, alone_wall_ms, alone_live"
-                     " FROM programs WHERE id = ?");
-    sqlite3_bind_int64(statement, 1, id);
-    struct program *program = NULL;
-    if (sqlite3_step(statement) == SQLITE_ROW) {
-        program = xcalloc(1, sizeof *program);
-        program->id = id;
-        program->exe = column_text(statement, 0);
-        program->cwd = column_text(statement, 1);
-        program->argv = strings_from_blob(sqlite3_column_blob(statement, 2),
-                                          sqlite3_column_bytes(statement, 2));
-        program->environment = strings_from_blob(sqlite3_column_blob(statement, 3),
-                                                 sqlite3_column_bytes(statement, 3));
-        program->stdin_kind = column_text(statement, 4);
-        program->stdin_path = column_text(statement, 5);
-        program->top = sqlite3_column_int(statement, 6);
-        program->exit_code = sqlite3_column_int(statement, 7);
-        program->signal = sqlite3_column_int(statement, 8);
-        program->checked = sqlite3_column_type(statement, 9) != SQLITE_NULL;
-        program->reason = column_text(statement, 9);
-        program->alone = program->checked && !strcmp(program->reason, "yes");
-        program->alone_stdout = (uint64_t)sqlite3_column_int64(statement, 10);
-        program->alone_stderr = (uint64_t)sqlite3_column_int64(statement, 11);
-        program->alone_wall_ms = sqlite3_column_int64(statement, 12);
-        load_live(program, (const char *)sqlite3_column_text(statement, 13));
-        pthread_mutex_init(&program->scan_lock, NULL);
-        set_timeout(context, program);
-        VECTOR_PUSH(context->programs, program);
-    }
-    database_finalize(statement);
-    return program;
+    struct program_load load = {context, id, NULL};
+    store_program_load(context->db, id, load_program, &load);
+    return load.program;
 }
 
 void programs_free(struct campaign_context *context)
@@ -284,10 +260,7 @@ int64_t chain_owner(struct campaign_context *context, const char *chain)
 {
     if (!chain || !owner_mode(&context->options->settings))
         return 0;
-    sqlite3_stmt *statement = database_prepare(context->db, "SELECT owner FROM sites WHERE id = ?");
-    sqlite3_bind_text(statement, 1, chain, (int)strcspn(chain, ":,"), SQLITE_TRANSIENT);
-    int64_t owner = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-    database_finalize(statement);
+    int64_t owner = store_site_owner(context->db, chain, strcspn(chain, ":,"));
     struct program *program = owner ? program_get(context, owner) : NULL;
     return program && !program->top && (!program->checked || program->alone) ? owner : 0;
 }
@@ -462,29 +435,14 @@ static void store_verdict(struct campaign_context *context, struct check *check)
 {
     struct program *program = check->program;
     sqlite3 *db = context->db;
-    database_exec(db, "BEGIN IMMEDIATE");
-    sqlite3_stmt *statement = database_prepare(
-        db, "UPDATE programs SET alone = ?, alone_stdout = ?, alone_stderr = ?, alone_wall_ms = ?,"
-            " alone_live = ?, alone_dir = ? WHERE id = ?");
-    sqlite3_bind_text(statement, 1, check->reason ? check->reason : "yes", -1, SQLITE_TRANSIENT);
-    if (!check->reason && check->stdout_hash)
-        sqlite3_bind_int64(statement, 2, (sqlite3_int64)check->stdout_hash);
-    if (!check->reason && check->stderr_hash)
-        sqlite3_bind_int64(statement, 3, (sqlite3_int64)check->stderr_hash);
-    sqlite3_bind_int64(statement, 4, check->wall_ms);
-    bind_text_or_null(statement, 5, check->live);
-    bind_text_or_null(statement, 6, check->reason ? NULL : check->alone_dir);
-    sqlite3_bind_int64(statement, 7, program->id);
-    database_step_done(statement);
-    database_finalize(statement);
-    if (check->reason) {
-        statement = database_prepare(
-            db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
-        sqlite3_bind_int64(statement, 1, program->id);
-        database_step_done(statement);
-        database_finalize(statement);
-    }
-    database_exec(db, "COMMIT");
+    store_begin(db);
+    store_program_verdict(db, program->id, check->reason ? check->reason : "yes",
+                          !check->reason ? check->stdout_hash : 0,
+                          !check->reason ? check->stderr_hash : 0, check->wall_ms, check->live,
+                          check->reason ? NULL : check->alone_dir);
+    if (check->reason)
+        store_program_runs_release(db, program->id);
+    store_commit(db);
     program->checked = true;
     program->alone = !check->reason;
     free(program->reason);
@@ -525,32 +483,39 @@ static void *check_worker(void *argument)
    shard's. Every one of them, not only those it owns (reached first): a site it shares with the
    programs before it can tell that it found what an earlier run left. A database made before
    program_sites compares the sites it owns. */
+static void add_expected_site(const char *site, void *data)
+{
+    struct check *check = data;
+    uint64_t signature;
+    if (parse_hex16(site, &signature))
+        VECTOR_PUSH(check->sites, signature);
+}
+
 static void expected_sites(sqlite3 *db, struct check *check)
 {
-    sqlite3_stmt *statement = database_prepare(
-        db, "SELECT site FROM program_sites WHERE program = ?1 AND site IN (SELECT site FROM runs)"
-            " UNION SELECT id FROM sites WHERE owner = ?1 AND id IN (SELECT site FROM runs)");
-    sqlite3_bind_int64(statement, 1, check->program->id);
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        uint64_t signature;
-        if (parse_hex16((const char *)sqlite3_column_text(statement, 0), &signature))
-            VECTOR_PUSH(check->sites, signature);
-    }
-    database_finalize(statement);
+    store_program_expected_sites_each(db, check->program->id, add_expected_site, check);
+}
+
+typedef VECTOR(struct check) check_vector;
+
+struct check_list {
+    struct campaign_context *context;
+    check_vector checks;
+};
+
+static void add_check(int64_t id, void *data)
+{
+    struct check_list *list = data;
+    struct check check = {.program = program_get(list->context, id)};
+    if (check.program)
+        VECTOR_PUSH(list->checks, check);
 }
 
 void owners_check(struct campaign_context *context)
 {
-    sqlite3_stmt *statement = database_prepare(
-        context->db, "SELECT DISTINCT r.owner FROM runs r JOIN programs p ON p.id = r.owner"
-                     " WHERE r.state = 'planned' AND p.alone IS NULL ORDER BY r.owner");
-    VECTOR(struct check) checks = {0};
-    while (sqlite3_step(statement) == SQLITE_ROW) {
-        struct check check = {.program = program_get(context, sqlite3_column_int64(statement, 0))};
-        if (check.program)
-            VECTOR_PUSH(checks, check);
-    }
-    database_finalize(statement);
+    struct check_list list = {context, {0}};
+    store_programs_unchecked_each(context->db, add_check, &list);
+    check_vector checks = list.checks;
     if (!checks.count)
         return;
     for (size_t i = 0; i < checks.count; i++)
