@@ -143,9 +143,10 @@ static void add_census_line(const char *file, bool only_too_small, bool can_fail
     }
     const char *keys[] = {"error_leg_lines", "only_too_small", "can_fail"};
     int adds[] = {1, only_too_small, can_fail};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(row, keys[i],
-                            json_integer(json_integer_value(json_object_get(row, keys[i])) + adds[i]));
+    for (int i = 0; i < 3; i++) {
+        json_int_t value = json_integer_value(json_object_get(row, keys[i]));
+        json_object_set_new(row, keys[i], json_integer(value + adds[i]));
+    }
 }
 
 json_t *kernel_census(sqlite3 *db)
@@ -259,7 +260,8 @@ static void add_sweep(const char *site, void *data)
 {
     struct sweeps *sweeps = data;
     json_t *sweep = json_object(), *function, *size;
-    json_t *stack = site_stack(sweeps->db, sweeps->symboliser, &sweeps->map, site, &function, &size);
+    json_t *stack =
+        site_stack(sweeps->db, sweeps->symboliser, &sweeps->map, site, &function, &size);
     json_object_set_new(sweep, "site", json_string(site));
     json_object_set_new(sweep, "function", function);
     json_object_set_new(sweep, "location", stack_location(stack));

@@ -199,7 +199,8 @@ void store_program_expected_sites_each(sqlite3 *db, int64_t program,
                                        void (*each)(const char *site, void *data), void *data)
 {
     texts_each(db,
-               "SELECT site FROM program_sites WHERE program = ?1 AND site IN (SELECT site FROM runs)"
+               "SELECT site FROM program_sites WHERE program = ?1"
+               " AND site IN (SELECT site FROM runs)"
                " UNION SELECT id FROM sites WHERE owner = ?1 AND id IN (SELECT site FROM runs)",
                program, each, data);
 }

@@ -259,8 +259,9 @@ json_t *store_kernel_leg_files(sqlite3 *db)
         bool small = sqlite3_column_int(statement, 4);
         json_array_append_new(
             json_object_get(file, "lines"),
-            json_pack("{s:I, s:I, s:s?, s:b}", "line", (json_int_t)sqlite3_column_int64(statement, 1),
-                      "runs", (json_int_t)sqlite3_column_int64(statement, 2), "function", function,
+            json_pack("{s:I, s:I, s:s?, s:b}", "line",
+                      (json_int_t)sqlite3_column_int64(statement, 1), "runs",
+                      (json_int_t)sqlite3_column_int64(statement, 2), "function", function,
                       "only_too_small", small));
         file_lines++;
         file_small += small;
@@ -308,7 +309,8 @@ void store_kernel_calls_each(sqlite3 *db,
 {
     sqlite3_stmt *statement = database_prepare(
         db, "SELECT s.function, COUNT(DISTINCT r.site), COALESCE(SUM(k.fired), 0),"
-            " COALESCE(SUM(k.fired AND a.run IS NOT NULL), 0), COALESCE(SUM(k.fired AND a.too_small), 0),"
+            " COALESCE(SUM(k.fired AND a.run IS NOT NULL), 0),"
+            " COALESCE(SUM(k.fired AND a.too_small), 0),"
             " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"
             "   WHERE fs.function = s.function AND f.outcome != 'kernel'),"
             " (SELECT COUNT(*) FROM findings f JOIN sites fs ON fs.id = f.site"

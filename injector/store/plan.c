@@ -11,9 +11,9 @@
 
 void store_runs_clear(sqlite3 *db)
 {
-    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live; DELETE FROM processes;"
-                      " DELETE FROM findings; DELETE FROM modules; DELETE FROM programs;"
-                      " DELETE FROM unpreloaded;" DATABASE_CLEAR_KERNEL_RUNS);
+    database_exec(db, "DELETE FROM runs; DELETE FROM sites; DELETE FROM live;"
+                      " DELETE FROM processes; DELETE FROM findings; DELETE FROM modules;"
+                      " DELETE FROM programs; DELETE FROM unpreloaded;" DATABASE_CLEAR_KERNEL_RUNS);
 }
 
 bool store_baseline_done(sqlite3 *db)
@@ -140,7 +140,8 @@ void store_unpreloaded_each(sqlite3 *db, int64_t run,
                             void *data)
 {
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT program, reason, count FROM unpreloaded WHERE run = ? ORDER BY program, reason");
+        db, "SELECT program, reason, count FROM unpreloaded WHERE run = ?"
+            " ORDER BY program, reason");
     sqlite3_bind_int64(statement, 1, run);
     while (sqlite3_step(statement) == SQLITE_ROW)
         each((const char *)sqlite3_column_text(statement, 0),
@@ -197,7 +198,8 @@ int64_t store_run_plan(sqlite3 *db, const char *kind, const char *site, const ch
 
 int64_t store_fault_run_count(sqlite3 *db)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT count(*) FROM runs WHERE kind = 'fault'");
     int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
     database_finalize(statement);
     return count;
