@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
    says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
    stream that differed (0 = not compared; such runs cannot be `silent`). */
@@ -349,7 +348,6 @@ static void note_fixtures(struct campaign_context *context, json_t *fixtures)
     }
     fputs("; --exe brings one back\n", stderr);
 }
-
 
 void run_baseline(struct campaign_context *context)
 {

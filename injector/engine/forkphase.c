@@ -235,9 +235,6 @@ static void release_in_command(struct campaign_context *context, struct program 
    runs at its start. Returns true when the command ended otherwise than in the baseline; then
    untaken[i] says that starts[i] never started in it (a harness that stops at its first failed
    test stopped before it), and its runs stay planned for another pass. */
-/* Lends each program that forks at its start inside the command the planned runs whose first
-   site it reached in the baseline (the first program to reach one has it), chains included,
-   and adds it to `starts` and temp.start_programs. */
 struct lending {
     struct campaign_context *context;
     program_list *starts;
@@ -263,6 +260,9 @@ static void lend_to(int64_t id, void *data)
     *lending->start_cost += sites * (lending->baseline_wall > 0 ? lending->baseline_wall : 1);
 }
 
+/* Lends each program that forks at its start inside the command the planned runs whose first
+   site it reached in the baseline (the first program to reach one has it), chains included,
+   and adds it to `starts` and temp.start_programs. */
 static void lend_in_command(struct campaign_context *context, program_list *starts,
                             int64_t *start_sites, int64_t *start_cost, int64_t baseline_wall)
 {

@@ -490,9 +490,6 @@ static void store_api(sqlite3 *db, int64_t run_id, const struct ingest_boundary 
                   api_verdict_name(verdict), reaction);
 }
 
-
-
-
 /* A chain fails its prefix's sites first: output that differs from the baseline's because of
    them is the prefix run's finding. When this run ended as the prefix run did (same status, same
    output), the chain's own failure changed nothing. */

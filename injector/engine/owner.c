@@ -478,11 +478,6 @@ static void *check_worker(void *argument)
     return NULL;
 }
 
-/* The sites it reached in the baseline that have runs: not gcov's (whose allocations differ when
-   its data file exists already, as in a suite where one program runs many times), nor another
-   shard's. Every one of them, not only those it owns (reached first): a site it shares with the
-   programs before it can tell that it found what an earlier run left. A database made before
-   program_sites compares the sites it owns. */
 static void add_expected_site(const char *site, void *data)
 {
     struct check *check = data;
@@ -491,6 +486,11 @@ static void add_expected_site(const char *site, void *data)
         VECTOR_PUSH(check->sites, signature);
 }
 
+/* The sites it reached in the baseline that have runs: not gcov's (whose allocations differ when
+   its data file exists already, as in a suite where one program runs many times), nor another
+   shard's. Every one of them, not only those it owns (reached first): a site it shares with the
+   programs before it can tell that it found what an earlier run left. A database made before
+   program_sites compares the sites it owns. */
 static void expected_sites(sqlite3 *db, struct check *check)
 {
     store_program_expected_sites_each(db, check->program->id, add_expected_site, check);

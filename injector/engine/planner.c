@@ -19,7 +19,6 @@ int64_t insert_run(sqlite3 *db, const char *kind, const char *site, const char *
     return store_run_plan(db, kind, site, chain, plan, owner);
 }
 
-
 /* The chain with each site's first frame ("S:K@MODULE+OFFSET"), which lets the preload skip
    the unwind of every call that cannot be a planned site (plan.c). */
 static char *chain_with_tops(sqlite3 *db, const char *chain)

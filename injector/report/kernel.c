@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* failrun kernel: the kernel allocation the injected failure of `run` hit (kmem.c), into `into`
-   as "allocation"; nothing when the run's trace named none. */
 static void add_allocation(const struct store_kernel_alloc *row, void *data)
 {
     json_t *into = data;
@@ -37,16 +35,13 @@ static void add_allocation(const struct store_kernel_alloc *row, void *data)
     json_object_set_new(into, "allocation", allocation);
 }
 
+/* failrun kernel: the kernel allocation the injected failure of `run` hit (kmem.c), into `into`
+   as "allocation"; nothing when the run's trace named none. */
 static void kernel_allocation(sqlite3 *db, int64_t run, json_t *into)
 {
     store_kernel_alloc_of_run(db, run, add_allocation, into);
 }
 
-
-/* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
-   of them only failures too small to fail reached: no run anywhere in the campaign whose
-   failure can really happen (or whose allocation was not named) reached that line. Into
-   `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
 struct leg_counts {
     json_t *legs, *small;
 };
@@ -58,6 +53,10 @@ static void add_leg_count(const char *name, int64_t lines, int64_t only_too_smal
     json_object_set_new(counts->small, name, json_integer(only_too_small));
 }
 
+/* failrun kernel --kcov: per system call, its kernel error-leg lines (kernelcov.c) and how many
+   of them only failures too small to fail reached: no run anywhere in the campaign whose
+   failure can really happen (or whose allocation was not named) reached that line. Into
+   `legs` and `small` by system call; false when the campaign has no analysed KCOV data. */
 static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
 {
     if (!store_kernel_legs_analysed(db))
@@ -67,10 +66,6 @@ static bool kernel_leg_counts(sqlite3 *db, json_t *legs, json_t *small)
     return true;
 }
 
-/* failrun kernel: one row per system call: its sites, the fault points that failed (injected
-   failures), how many of them the trace named and how many were too small to fail, the kernel
-   error-leg lines (with --kcov; null without) and of them those only too-small-to-fail
-   failures reached, and the findings of its sites, the program's and the kernel's. */
 struct table {
     json_t *rows, *legs, *small;
     bool covered;
@@ -101,6 +96,10 @@ static void add_call_row(const struct store_kernel_call *call, void *data)
     json_array_append_new(table->rows, row);
 }
 
+/* failrun kernel: one row per system call: its sites, the fault points that failed (injected
+   failures), how many of them the trace named and how many were too small to fail, the kernel
+   error-leg lines (with --kcov; null without) and of them those only too-small-to-fail
+   failures reached, and the findings of its sites, the program's and the kernel's. */
 json_t *kernel_table(sqlite3 *db)
 {
     struct table table = {.rows = json_array(), .legs = json_object(), .small = json_object()};
@@ -126,10 +125,6 @@ static void subsystem_of(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)keep, inside);
 }
 
-/* failrun kernel --kcov: the census per kernel subsystem: its error-leg lines, of them those
-   only failures too small to fail reached (see kernel_leg_counts), and those a failure that can
-   happen in practice reached (an allocation named, and not too small to fail: what a realistic
-   allocator would still exercise). Null without analysed KCOV data. */
 static void add_census_line(const char *file, bool only_too_small, bool can_fail, void *data)
 {
     json_t *by_name = data;
@@ -149,6 +144,10 @@ static void add_census_line(const char *file, bool only_too_small, bool can_fail
     }
 }
 
+/* failrun kernel --kcov: the census per kernel subsystem: its error-leg lines, of them those
+   only failures too small to fail reached (see kernel_leg_counts), and those a failure that can
+   happen in practice reached (an allocation named, and not too small to fail: what a realistic
+   allocator would still exercise). Null without analysed KCOV data. */
 json_t *kernel_census(sqlite3 *db)
 {
     if (!store_kernel_legs_analysed(db))
@@ -239,7 +238,6 @@ json_t *syscall_via(struct symboliser *symboliser, json_t *stack, const char *na
     return !wrapper_of(via, name) ? json_string(via) : json_null();
 }
 
-/* failrun kernel: per system-call site, what each N did, in order (the sweep). */
 struct sweeps {
     sqlite3 *db;
     struct symboliser *symboliser;
@@ -275,6 +273,7 @@ static void add_sweep(const char *site, void *data)
     json_array_append_new(sweeps->list, sweep);
 }
 
+/* failrun kernel: per system-call site, what each N did, in order (the sweep). */
 json_t *kernel_sweeps(sqlite3 *db)
 {
     struct sweeps sweeps = {.db = db, .symboliser = symboliser_new(), .list = json_array()};
