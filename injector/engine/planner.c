@@ -87,14 +87,13 @@ void plan_first_runs(struct campaign_context *context)
                 plan_run(context, NULL, NULL, 0, settings->seed + (uint64_t)i);
         return;
     }
-    char *failable = failable_sites_condition(settings);
+    struct store_failable failable = failable_sites(settings);
     if (settings->kernel && settings->syscall_once) {
         /* --once-per-syscall: the campaign's first site of each system call is swept (a
            census of the kernel, whichever program makes the call); the others say why not. */
-        store_sites_mark_same_syscall(context->db, failable);
+        store_sites_mark_same_syscall(context->db, &failable);
     }
-    store_sites_to_plan_each(context->db, failable, plan_first_run, context);
-    free(failable);
+    store_sites_to_plan_each(context->db, &failable, plan_first_run, context);
 }
 
 /* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
@@ -105,9 +104,8 @@ static void leave_unexplored(struct campaign_context *context, int64_t run_id, c
                              const char *reason)
 {
     /* Only sites a run could fail (not exempt by the NOFAIL policy) count. */
-    char *failable = failable_sites_condition(&context->options->settings);
-    store_sites_leave_unexplored(context->db, failable, run_id, site, reason);
-    free(failable);
+    struct store_failable failable = failable_sites(&context->options->settings);
+    store_sites_leave_unexplored(context->db, &failable, run_id, site, reason);
 }
 
 static uint64_t site_key(struct campaign_context *context, const char *site)
@@ -199,8 +197,7 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
         leave_unexplored(context, job->run_id, NULL, outcome_name(outcome));
         return;
     }
-    char *failable = failable_sites_condition(settings);
+    struct store_failable failable = failable_sites(settings);
     struct follow_up follow_up = {context, job};
-    store_sites_first_seen_each(context->db, failable, job->run_id, plan_follow_up, &follow_up);
-    free(failable);
+    store_sites_first_seen_each(context->db, &failable, job->run_id, plan_follow_up, &follow_up);
 }

@@ -222,12 +222,23 @@ bool store_site_top_frame(sqlite3 *db, const char *site, char **module, int64_t 
     return found;
 }
 
-void store_sites_mark_same_syscall(sqlite3 *db, const char *failable)
+/* The rule as a condition over the `sites` table (allocated). */
+static char *failable_condition(const struct store_failable *failable)
 {
+    if (!failable->nofail)
+        return xstrdup("NOT nofail AND NOT outside_source");
+    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
+                     (unsigned long long)failable->nofail_below);
+}
+
+void store_sites_mark_same_syscall(sqlite3 *db, const struct store_failable *failable)
+{
+    char *condition = failable_condition(failable);
     char *query = xasprintf(
         "UPDATE sites SET unexplored = 'same-syscall' WHERE unexplored IS NULL AND %s AND"
         " rowid NOT IN (SELECT min(rowid) FROM sites WHERE %s GROUP BY function)",
-        failable, failable);
+        condition, condition);
+    free(condition);
     database_exec(db, query);
     free(query);
 }
@@ -245,22 +256,26 @@ static void sites_each(sqlite3 *db, char *query, int64_t run,
     database_finalize(sites);
 }
 
-void store_sites_to_plan_each(sqlite3 *db, const char *failable,
+void store_sites_to_plan_each(sqlite3 *db, const struct store_failable *failable,
                               void (*each)(const char *site, void *data), void *data)
 {
+    char *condition = failable_condition(failable);
     sites_each(db,
                xasprintf("SELECT id FROM sites WHERE %s AND (unexplored IS NOT 'same-syscall')"
-                         " ORDER BY rowid", failable),
+                         " ORDER BY rowid", condition),
                0, each, data);
+    free(condition);
 }
 
-void store_sites_first_seen_each(sqlite3 *db, const char *failable, int64_t run,
+void store_sites_first_seen_each(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                  void (*each)(const char *site, void *data), void *data)
 {
+    char *condition = failable_condition(failable);
     sites_each(db,
                xasprintf("SELECT id FROM sites WHERE first_run = ? AND %s ORDER BY rowid",
-                         failable),
+                         condition),
                run, each, data);
+    free(condition);
 }
 
 void store_sites_explored_each(sqlite3 *db, void (*each)(const char *site, void *data),
@@ -273,11 +288,13 @@ void store_sites_explored_each(sqlite3 *db, void (*each)(const char *site, void 
                0, each, data);
 }
 
-void store_sites_leave_unexplored(sqlite3 *db, const char *failable, int64_t run,
+void store_sites_leave_unexplored(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                   const char *site, const char *reason)
 {
+    char *condition = failable_condition(failable);
     char *query = xasprintf("UPDATE sites SET unexplored = ? WHERE first_run = ? AND"
-                            " unexplored IS NULL AND (?3 IS NULL OR id = ?3) AND %s", failable);
+                            " unexplored IS NULL AND (?3 IS NULL OR id = ?3) AND %s", condition);
+    free(condition);
     sqlite3_stmt *statement = database_prepare(db, query);
     free(query);
     sqlite3_bind_text(statement, 1, reason, -1, SQLITE_STATIC);

@@ -4,7 +4,8 @@
  * sites planning reads and marks (which get a run, which stay unexplored and why).
  *
  * Which sites a run may fail is the NOFAIL policy's (verdict/policy.h): the functions taking
- * `failable` are given its condition on a site (failable_sites_condition), as it is.
+ * `failable` are given its rule (failable_sites), which the store turns into its condition on
+ * a site.
  */
 #ifndef FAILRUN_PLAN_H
 #define FAILRUN_PLAN_H
@@ -13,6 +14,14 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+/* The sites a campaign may plan failures at: never the NOFAIL ones (they cannot fail) nor those
+   outside --source (recorded, never failed); with `nofail`, no allocation site whose largest
+   request is `nofail_below` bytes or less either. */
+struct store_failable {
+    bool nofail;
+    uint64_t nofail_below;
+};
 
 /* ---- the baseline ---- */
 
@@ -75,12 +84,12 @@ int64_t store_fault_run_count(sqlite3 *db);
 bool store_site_top_frame(sqlite3 *db, const char *site, char **module, int64_t *offset);
 /* --once-per-syscall: the campaign's first failable site of each system call stays; the
    others are marked unexplored ('same-syscall'). */
-void store_sites_mark_same_syscall(sqlite3 *db, const char *failable);
+void store_sites_mark_same_syscall(sqlite3 *db, const struct store_failable *failable);
 /* Each failable site not marked 'same-syscall', in the order first seen. */
-void store_sites_to_plan_each(sqlite3 *db, const char *failable,
+void store_sites_to_plan_each(sqlite3 *db, const struct store_failable *failable,
                               void (*each)(const char *site, void *data), void *data);
 /* Each failable site run `run` revealed first, in the order seen. */
-void store_sites_first_seen_each(sqlite3 *db, const char *failable, int64_t run,
+void store_sites_first_seen_each(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                  void (*each)(const char *site, void *data), void *data);
 /* Each site that had a run: the baseline's (each has one, in this shard or another) and every
    site a fault run was planned for. */
@@ -88,7 +97,7 @@ void store_sites_explored_each(sqlite3 *db, void (*each)(const char *site, void 
                                void *data);
 /* The failable sites run `run` revealed first (or only `site`, when not NULL) that are not
    marked yet get no run of their own, for `reason` (a static string). */
-void store_sites_leave_unexplored(sqlite3 *db, const char *failable, int64_t run,
+void store_sites_leave_unexplored(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                   const char *site, const char *reason);
 
 #endif

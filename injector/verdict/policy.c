@@ -18,13 +18,10 @@ bool site_nofail_eligible(bool nofail, enum function_kind kind, uint64_t max_siz
     return kind == KIND_ALLOC && max_size <= threshold;
 }
 
-char *failable_sites_condition(const struct campaign_settings *settings)
+struct store_failable failable_sites(const struct campaign_settings *settings)
 {
-    /* Sites outside --source (source.c) are recorded but never failed. */
-    if (!settings->policy_nofail)
-        return xstrdup("NOT nofail AND NOT outside_source");
-    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
-                     (unsigned long long)settings->nofail_below);
+    /* Sites outside --source (source.c) are recorded but never failed: the store's rule. */
+    return (struct store_failable){settings->policy_nofail, settings->nofail_below};
 }
 
 bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)

@@ -9,6 +9,7 @@
 
 #include "format/record.h"
 #include "store/campaign.h"
+#include "store/plan.h"
 
 #include <sqlite3.h>
 
@@ -27,9 +28,9 @@
 bool site_nofail_eligible(bool nofail, enum function_kind kind, uint64_t max_size,
                           uint64_t threshold);
 
-/* An SQL condition over the `sites` table: the sites this campaign may plan failures at. Never
+/* The sites this campaign may plan failures at, as the store applies it (store/plan.h): never
    the NOFAIL ones (they cannot fail); under --policy nofail, not the eligible ones either. */
-char *failable_sites_condition(const struct campaign_settings *settings);
+struct store_failable failable_sites(const struct campaign_settings *settings);
 
 /* Is this stack (its first frame outside libc and failrun) an allocation of gcov's own runtime
    (libgcov, linked into a target built with --coverage, allocates while it writes the .gcda

@@ -16,8 +16,8 @@ check "the check saw the parts' dependencies (the runner's command line uses the
 # The check can fail: a copy of the tree where storage includes the engine, a file is over the
 # limit, a listed file grew, a subfolder of the core holds 13 .c files, a file is in no part (in a
 # new folder of failrun's, and in a new subfolder of libfail/ that no table names), an object of
-# storage calls into the engine, a kind of fault is told by its name, and two files call each
-# other.
+# storage calls into the engine, a kind of fault is told by its name, the report holds SQL (a
+# statement's text, a call of SQLite), and two files call each other.
 dir=$(scratch)
 mkdir -p "$dir/tests/layout" "$dir/build"
 cp "$ROOT/tests/layout/check.py" "$dir/tests/layout/"
@@ -47,6 +47,9 @@ cp "$dir/probe.c" "$dir/injector/store/probe.c"
 printf 'void ring_b(void);\nvoid ring_a(void) { ring_b(); }\n' >"$dir/injector/base/ring_a.c"
 printf '#include <string.h>\nint is_io(const char *k) { return !strcmp(k, "io"); }\n' \
     >"$dir/injector/report/kindname.c"
+printf 'int sqlite3_step(void *);\nconst char *q = "SELECT id FROM sites";\nint step(void) { return sqlite3_step(0); }\n' \
+    >"$dir/injector/report/query.c"
+cc -c -o "$dir/build/obj/injector/report/query.o" "$dir/injector/report/query.c"
 printf 'void ring_a(void);\nvoid ring_b(void) { ring_a(); }\n' >"$dir/injector/base/ring_b.c"
 for ring in ring_a ring_b; do
     cc -c -o "$dir/build/obj/injector/base/$ring.o" "$dir/injector/base/$ring.c"
@@ -71,6 +74,10 @@ check "... a call from storage up into the engine is named" \
     grep -q 'injector/store/probe.c (injector/store) uses execute_run of injector/engine/' "$out"
 check "... a string compared with a kind's name outside kinds.def is named" \
     grep -q 'injector/report/kindname.c:2: compares a string with the kind name "io"' "$out"
+check "... an SQL statement outside storage is named" \
+    grep -q 'injector/report/query.c:2: an SQL statement (SELECT ...) outside storage' "$out"
+check "... a call of SQLite outside storage is named" \
+    grep -q 'injector/report/query.c (injector/report) calls sqlite3_step: only storage' "$out"
 check "... two files that call each other are named" \
     grep -q 'in a circle: injector/base/ring_a.c -> injector/base/ring_b.c' "$out"
 rm -rf "$dir" "$out"

@@ -18,6 +18,8 @@ Rules:
     includes nothing of the target's but the shared record format and the public header;
   - a kind of fault is a row of libfail/format/kinds.def: no code compares a string with a
     kind's name (strcmp(kind, "io")) but through that table;
+  - storage is the only code that holds SQL: no object file of the runner outside STORE uses an
+    sqlite3_* function, and no source outside it has a string that starts with an SQL statement;
   - no files of failrun call each other in a circle (inside a part either): its files' calls
     form a tree you can read from the bottom up. (The in-target core is one unit around
     runtime/runtime.c, which its other files call back; it is not held to this.)
@@ -47,6 +49,10 @@ PARTS = [
     ("injector/cli", "runner", 7, "failrun and its commands"),
 ]
 MAX_C_FILES = 12
+# The part that alone holds SQL, and how an SQL statement's text starts.
+STORE = "injector/store"
+SQL_STRING = re.compile(r'"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|WITH|REPLACE|PRAGMA|'
+                        r'ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|VACUUM)\b')
 MAX_LINES = 900
 # Files still over MAX_LINES, with the most lines they may have: each entry is debt to pay off
 # by splitting the file, and may only shrink.
@@ -228,6 +234,12 @@ def main():
                 edges.setdefault((part[0], used[0]), set()).add(f"{path} includes {target}")
             if not allowed(part, used):
                 problems.append(f"{path} ({part[0]}) includes {target} ({used[0]})")
+        if part[0] != STORE and part[1] == "runner":
+            for number, line in enumerate(text.split("\n"), 1):
+                found = SQL_STRING.search(line)
+                if found:
+                    problems.append(f"{path}:{number}: an SQL statement ({found.group(1)} ...) "
+                                    f"outside storage ({STORE}), which alone holds SQL")
     kinds = kind_names(root)
     compare = re.compile(r'\b(?:strn?cmp|key_is)\s*\([^;]*?"(%s)"' % "|".join(kinds))
     for path in files:
@@ -276,6 +288,15 @@ def main():
                     edges.setdefault((user[0], used[0]), set()).add(f"{source} calls {symbol}")
                 if not allowed(user, used):
                     problems.append(f"{source} ({user[0]}) uses {symbol} of {other} ({used[0]})")
+
+    for (build, source), (_, undefined) in sorted(objects.items()):
+        part = part_of(source)
+        if build != "build/obj" or part[0] == STORE or part[1] != "runner":
+            continue
+        sql_calls = sorted(symbol for symbol in undefined if symbol.startswith("sqlite3_"))
+        if sql_calls:
+            problems.append(f"{source} ({part[0]}) calls {', '.join(sql_calls)}: only storage "
+                            f"({STORE}) holds SQL")
 
     for circle in circles(calls):
         problems.append("files that call each other in a circle: " + " -> ".join(circle))
