@@ -7,6 +7,7 @@
  * the page opens the same from a mail attachment as from a CI artifact.
  */
 #include "html.h"
+#include "base/jsonget.h"
 #include "verdict/classify.h"
 #include "base/util.h"
 #include "store/ingest.h"
@@ -27,11 +28,6 @@ void html_escape(FILE *out, const char *text)
         default: fputc(*c, out); break;
         }
     }
-}
-
-static long long integer(json_t *object, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(object, key));
 }
 
 static const char *string(json_t *object, const char *key)
@@ -75,11 +71,11 @@ static void summary_table(FILE *out, json_t *report)
         fprintf(out, "<tr><td>%s%s%s</td>", rows[i][1] ? rows[i][1] : "",
                 rows[i][1] && rows[i][2] ? " / " : "", rows[i][2] ? rows[i][2] : "");
         if (json_object_get(lines, key))
-            fprintf(out, "<td class=\"n\" id=\"lines-%s\">%lld</td>", key, integer(lines, key));
+            fprintf(out, "<td class=\"n\" id=\"lines-%s\">%lld</td>", key, int_of(lines, key));
         else
             fputs("<td></td>", out);
         fprintf(out, "<td class=\"n\" id=\"branches-%s\">%lld</td></tr>", key,
-                integer(branches, key));
+                int_of(branches, key));
     }
     fputs("</table>", out);
 }
@@ -123,8 +119,8 @@ static void outcome_chart(FILE *out, json_t *outcomes)
    and beside it the error reactions no run took. */
 static void share_chart(FILE *out, json_t *lines, json_t *branches)
 {
-    long long deletable = integer(lines, "deletable"), kept = integer(lines, "kept"),
-              untaken = integer(branches, "untaken"), unreached = integer(lines, "unreached");
+    long long deletable = int_of(lines, "deletable"), kept = int_of(lines, "kept"),
+              untaken = int_of(branches, "untaken"), unreached = int_of(lines, "unreached");
     long long tested = deletable + kept;
     double scale = tested ? 440.0 / (double)tested : 0;
     fprintf(out, "<svg id=\"share-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"460\""
@@ -151,7 +147,7 @@ static void request_label(FILE *out, json_t *site)
         fputs(" (I/O)", out);
     } else {
         html_escape(out, string(site, "function"));
-        fprintf(out, "(%lld)", integer(site, "size"));
+        fprintf(out, "(%lld)", int_of(site, "size"));
     }
 }
 
@@ -166,7 +162,7 @@ static void site_label(FILE *out, json_t *site, long long index)
         const char *file = strrchr(string(location, "file"), '/');
         fputs(" at ", out);
         html_escape(out, file ? file + 1 : string(location, "file"));
-        fprintf(out, ":%lld", integer(location, "line"));
+        fprintf(out, ":%lld", int_of(location, "line"));
     }
 }
 
@@ -187,9 +183,9 @@ static void site_table(FILE *out, json_t *sites)
             html_escape(out, string(location, "function"));
             fputs(" at ", out);
             html_escape(out, string(location, "file"));
-            fprintf(out, ":%lld", integer(location, "line"));
+            fprintf(out, ":%lld", int_of(location, "line"));
         }
-        fprintf(out, "</td><td class=\"n\">%lld</td><td>%s</td></tr>", integer(site, "runs"),
+        fprintf(out, "</td><td class=\"n\">%lld</td><td>%s</td></tr>", int_of(site, "runs"),
                 json_is_true(json_object_get(site, "nofail"))     ? "LF_NOFAIL"
                 : json_is_true(json_object_get(site, "eligible")) ? "eligible (size)"
                                                                   : "no");
@@ -202,13 +198,13 @@ static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t numb
 {
     json_t *summary = json_object_get(file, "lines_summary");
     fprintf(out, "<details id=\"file-%zu\"%s><summary>", number,
-            integer(summary, "tested") ? " open" : "");
+            int_of(summary, "tested") ? " open" : "");
     html_escape(out, string(file, "display"));
     fprintf(out, " — tested %lld, deletable %lld, kept %lld, reached by no run %lld; error"
                  " reactions no run took %lld</summary>",
-            integer(summary, "tested"), integer(summary, "deletable"), integer(summary, "kept"),
-            integer(summary, "unreached"),
-            integer(json_object_get(file, "branches_summary"), "untaken"));
+            int_of(summary, "tested"), int_of(summary, "deletable"), int_of(summary, "kept"),
+            int_of(summary, "unreached"),
+            int_of(json_object_get(file, "branches_summary"), "untaken"));
     char *text = read_whole_file(string(file, "path"), NULL);
     if (!text) {
         fputs("<p>source not found: ", out);
@@ -226,23 +222,23 @@ static void annotated_source(FILE *out, json_t *file, json_t *sites, size_t numb
         if (end)
             *end = '\0';
         json_t *entry = NULL;
-        while (next < count && integer(json_array_get(lines, next), "line") < line)
+        while (next < count && int_of(json_array_get(lines, next), "line") < line)
             next++;
-        if (next < count && integer(json_array_get(lines, next), "line") == line)
+        if (next < count && int_of(json_array_get(lines, next), "line") == line)
             entry = json_array_get(lines, next);
         /* Error reactions on this line that no run took. */
         int untaken = 0;
         while (next_branch < branch_count &&
-               integer(json_array_get(branches, next_branch), "line") <= line) {
+               int_of(json_array_get(branches, next_branch), "line") <= line) {
             json_t *branch = json_array_get(branches, next_branch++);
-            untaken += integer(branch, "line") == line && !strcmp(string(branch, "class"), "untaken");
+            untaken += int_of(branch, "line") == line && !strcmp(string(branch, "class"), "untaken");
         }
         const char *class = entry ? string(entry, "class") : "";
         if (untaken && (!strcmp(class, "ordinary") || !strcmp(class, "unreached")))
             class = "untaken";
         fprintf(out, "<tr class=\"%s\"><td class=\"no\">%lld</td><td class=\"count\">", class, line);
         if (entry)
-            fprintf(out, "%lld", integer(entry, "count"));
+            fprintf(out, "%lld", int_of(entry, "count"));
         fputs("</td><td>", out);
         html_escape(out, cursor);
         fputs("</td><td class=\"sites\">", out);
@@ -277,7 +273,7 @@ static void nofail_section(FILE *out, json_t *check)
     fprintf(out, "The campaign in ");
     html_escape(out, string(check, "database"));
     fprintf(out, " (policy %s, %lld fault runs) ", strcmp(string(check, "policy"), "nofail") ? "all" : "nofail",
-            integer(check, "fault_runs"));
+            int_of(check, "fault_runs"));
     if (ok)
         fputs("reached none of the deletable lines.", out);
     else
@@ -306,26 +302,26 @@ static void kernel_source(FILE *out, json_t *file)
     fputs("<details><summary>", out);
     html_escape(out, string(file, "path"));
     fprintf(out, " — %lld error-leg line(s), %lld of them only too small to fail</summary>"
-                 "<table class=\"source\">", integer(file, "legs"), integer(file, "only_too_small"));
+                 "<table class=\"source\">", int_of(file, "legs"), int_of(file, "only_too_small"));
     long long shown = 0; /* the last line printed */
     size_t count = json_array_size(lines);
     for (size_t at = 0; at < count; at++) {
-        long long leg = integer(json_array_get(lines, at), "line");
+        long long leg = int_of(json_array_get(lines, at), "line");
         long long from = leg - 2 > shown ? leg - 2 : shown + 1;
         if (from > shown + 1 && shown)
             fputs("<tr><td class=\"no\">⋯</td><td></td><td></td><td></td></tr>", out);
         for (long long number = from; number <= leg + 2 && number <= (long long)rows.count;
              number++) {
             json_t *entry = NULL; /* the leg on this line, if any */
-            for (size_t k = at; k < count && integer(json_array_get(lines, k), "line") <= number;
+            for (size_t k = at; k < count && int_of(json_array_get(lines, k), "line") <= number;
                  k++)
-                if (integer(json_array_get(lines, k), "line") == number)
+                if (int_of(json_array_get(lines, k), "line") == number)
                     entry = json_array_get(lines, k);
             bool small = entry && json_is_true(json_object_get(entry, "only_too_small"));
             fprintf(out, "<tr class=\"%s\"><td class=\"no\">%lld</td><td class=\"count\">",
                     entry ? (small ? "deletable" : "kept") : "", number);
             if (entry)
-                fprintf(out, "%lld", integer(entry, "runs"));
+                fprintf(out, "%lld", int_of(entry, "runs"));
             fputs("</td><td>", out);
             html_escape(out, rows.items[number - 1]);
             fputs("</td><td class=\"sites\">", out);
@@ -359,18 +355,18 @@ static void kernel_section(FILE *out, json_t *files)
         with_source += json_is_string(json_object_get(file, "source"));
         fputs("<tr><td>", out);
         html_escape(out, string(file, "path"));
-        fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", integer(file, "legs"),
-                integer(file, "only_too_small"));
+        fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", int_of(file, "legs"),
+                int_of(file, "only_too_small"));
         size_t at;
         json_t *line;
         json_array_foreach(json_object_get(file, "lines"), at, line) {
             bool small = json_is_true(json_object_get(line, "only_too_small"));
             fprintf(out, "%s<span class=\"%s\">%lld", at ? ", " : "", small ? "deletable" : "kept",
-                    integer(line, "line"));
+                    int_of(line, "line"));
             if (json_is_string(json_object_get(line, "function"))) {
                 fputs(" (", out);
                 html_escape(out, string(line, "function"));
-                fprintf(out, ", %lld)", integer(line, "runs"));
+                fprintf(out, ", %lld)", int_of(line, "runs"));
             }
             fputs("</span>", out);
         }
@@ -405,7 +401,7 @@ void html_write_report(json_t *report, const char *path)
     json_t *runs = json_object_get(report, "runs");
     fprintf(out, ": <span id=\"fault-runs\">%lld</span> fault run(s), %lld baseline. NOFAIL-eligible:"
                  " LF_NOFAIL sites and sites whose every request is at most %lld bytes.</p>",
-            integer(runs, "fault"), integer(runs, "baseline"), integer(report, "nofail_below"));
+            int_of(runs, "fault"), int_of(runs, "baseline"), int_of(report, "nofail_below"));
     fputs("<p>An error leg is the program's reaction to a failure: from the branch after the"
           " failed call that the fault run took more often than the baseline, the lines that"
           " followed, up through each caller that reacted too.</p>"

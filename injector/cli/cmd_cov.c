@@ -6,6 +6,7 @@
  * text, --json, lcov and HTML outputs always agree.
  */
 #include "store/campaign.h"
+#include "base/jsonget.h"
 #include "cli/commands.h"
 #include "coverage.h"
 #include "store/covquery.h"
@@ -610,16 +611,11 @@ static json_t *nofail_check(json_t *report, const char *other_path,
     return check;
 }
 
-static long long number(json_t *object, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(object, key));
-}
-
 static void print_warnings(json_t *runs)
 {
-    if (number(runs, "without_data"))
+    if (int_of(runs, "without_data"))
         warn("%lld run(s) left no coverage data (killed, or exited with _exit: gcov writes at "
-             "exit)", number(runs, "without_data"));
+             "exit)", int_of(runs, "without_data"));
     json_t *missing = json_object_get(runs, "crash_missing");
     if (json_array_size(missing)) {
         json_t *first = json_array_get(missing, 0);
@@ -627,7 +623,7 @@ static void print_warnings(json_t *runs)
              "in %lld run(s)): its module did not dump its coverage on the crash; keep its "
              "symbol table (do not strip it) or link it with -Wl,--undefined=__gcov_dump",
              json_array_size(missing), json_string_value(json_object_get(first, "data_file")),
-             number(first, "runs"));
+             int_of(first, "runs"));
     }
 }
 
@@ -635,11 +631,11 @@ static void print_warnings(json_t *runs)
    there are any. */
 static void print_kept_io(FILE *out, json_t *summary)
 {
-    if (number(summary, "kept_io"))
-        fprintf(out, ", of them %lld by an I/O failure", number(summary, "kept_io"));
-    if (number(summary, "kept_plain"))
-        fprintf(out, "%s %lld run without a fault too", number(summary, "kept_io") ? "," : ", of them",
-                number(summary, "kept_plain"));
+    if (int_of(summary, "kept_io"))
+        fprintf(out, ", of them %lld by an I/O failure", int_of(summary, "kept_io"));
+    if (int_of(summary, "kept_plain"))
+        fprintf(out, "%s %lld run without a fault too", int_of(summary, "kept_io") ? "," : ", of them",
+                int_of(summary, "kept_plain"));
 }
 
 /* Under each file of the deletable list, each range with the small allocations that reach it:
@@ -661,12 +657,12 @@ static void print_deletable_sites(FILE *out, json_t *report, json_t *file, const
             json_t *entry = json_array_get(sites, (size_t)json_integer_value(site));
             json_t *location = json_object_get(entry, "location");
             fprintf(out, "%s %s (%lld bytes)", at ? ";" : "",
-                    json_string_value(json_object_get(entry, "function")), number(entry, "size"));
+                    json_string_value(json_object_get(entry, "function")), int_of(entry, "size"));
             if (location)
                 fprintf(out, " in %s at %s:%lld",
                         json_string_value(json_object_get(location, "function")),
                         display_path(json_string_value(json_object_get(location, "file")), cwd),
-                        number(location, "line"));
+                        int_of(location, "line"));
             else
                 fprintf(out, " site %s", json_string_value(json_object_get(entry, "id")));
         }
@@ -705,23 +701,23 @@ static void print_text(json_t *report, FILE *out)
     fprintf(out, "coverage of %lld run(s): %lld baseline, %lld fault; failrun cov took %.2f s"
                  " (%.1f ms per run); %lld of %lld data files read, the others were byte"
                  " for byte a copy read before\n",
-            number(runs, "baseline") + number(runs, "fault"), number(runs, "baseline"),
-            number(runs, "fault"), json_real_value(json_object_get(report, "seconds")),
-            json_real_value(json_object_get(report, "ms_per_run")), number(runs, "gcov_files"),
-            number(runs, "data_files"));
+            int_of(runs, "baseline") + int_of(runs, "fault"), int_of(runs, "baseline"),
+            int_of(runs, "fault"), json_real_value(json_object_get(report, "seconds")),
+            json_real_value(json_object_get(report, "ms_per_run")), int_of(runs, "gcov_files"),
+            int_of(runs, "data_files"));
     json_t *lines = json_object_get(report, "lines"), *branches = json_object_get(report, "branches");
-    fprintf(out, "error-leg lines: %lld tested (deletable %lld, kept %lld", number(lines, "tested"),
-            number(lines, "deletable"), number(lines, "kept"));
+    fprintf(out, "error-leg lines: %lld tested (deletable %lld, kept %lld", int_of(lines, "tested"),
+            int_of(lines, "deletable"), int_of(lines, "kept"));
     print_kept_io(out, lines);
     fprintf(out, "); %lld line(s) no run reached; %lld ordinary, of %lld instrumented\n",
-            number(lines, "unreached"), number(lines, "ordinary"), number(lines, "total"));
+            int_of(lines, "unreached"), int_of(lines, "ordinary"), int_of(lines, "total"));
     fprintf(out, "error-reaction branches: %lld taken (deletable %lld, kept %lld",
-            number(branches, "tested"), number(branches, "deletable"), number(branches, "kept"));
+            int_of(branches, "tested"), int_of(branches, "deletable"), int_of(branches, "kept"));
     print_kept_io(out, branches);
-    fprintf(out, "); %lld never taken by any run; of %lld branches\n", number(branches, "untaken"),
-            number(branches, "total"));
+    fprintf(out, "); %lld never taken by any run; of %lld branches\n", int_of(branches, "untaken"),
+            int_of(branches, "total"));
     fprintf(out, "NOFAIL-eligible: LF_NOFAIL sites and sites requesting at most %lld bytes\n",
-            number(report, "nofail_below"));
+            int_of(report, "nofail_below"));
     size_t index;
     json_t *file;
     int width = 16;
@@ -733,9 +729,9 @@ static void print_text(json_t *report, FILE *out)
     json_array_foreach(json_object_get(report, "files"), index, file) {
         json_t *s = json_object_get(file, "lines_summary");
         fprintf(out, "  %-*s %7lld %9lld %5lld %9lld %7lld\n", width,
-                json_string_value(json_object_get(file, "display")), number(s, "tested"),
-                number(s, "deletable"), number(s, "kept"), number(s, "unreached"),
-                number(json_object_get(file, "branches_summary"), "untaken"));
+                json_string_value(json_object_get(file, "display")), int_of(s, "tested"),
+                int_of(s, "deletable"), int_of(s, "kept"), int_of(s, "unreached"),
+                int_of(json_object_get(file, "branches_summary"), "untaken"));
     }
     print_ranges(out, report, "only_small_allocations",
                  "error legs that exist only for small allocations (deletable under NOFAIL)");
@@ -746,7 +742,7 @@ static void print_text(json_t *report, FILE *out)
         size_t reached = json_array_size(json_object_get(check, "deletable_reached"));
         fprintf(out, "NOFAIL check (%s, policy %s, %lld fault runs): %s\n",
                 json_string_value(json_object_get(check, "database")),
-                json_string_value(json_object_get(check, "policy")), number(check, "fault_runs"),
+                json_string_value(json_object_get(check, "policy")), int_of(check, "fault_runs"),
                 json_is_true(json_object_get(check, "ok")) ? "reached none of the deletable lines"
                 : reached ? "REACHED deletable lines"
                 : !json_is_true(json_object_get(check, "checked"))
@@ -756,7 +752,7 @@ static void print_text(json_t *report, FILE *out)
                     : "not a --policy nofail campaign");
         json_array_foreach(json_object_get(check, "deletable_reached"), index, file)
             fprintf(out, "  reached: %s:%lld\n", json_string_value(json_object_get(file, "path")),
-                    number(file, "line"));
+                    int_of(file, "line"));
     }
 }
 
@@ -776,7 +772,7 @@ static void write_lcov(json_t *report, const char *path)
         json_t *item;
         json_array_foreach(json_object_get(file, "branches"), at, item) {
             json_int_t count = json_integer_value(json_object_get(item, "count"));
-            fprintf(out, "BRDA:%lld,0,%lld,%lld\n", number(item, "line"), number(item, "branch"),
+            fprintf(out, "BRDA:%lld,0,%lld,%lld\n", int_of(item, "line"), int_of(item, "branch"),
                     (long long)count);
             found++;
             hit += count > 0;
@@ -785,7 +781,7 @@ static void write_lcov(json_t *report, const char *path)
         found = hit = 0;
         json_array_foreach(json_object_get(file, "lines"), at, item) {
             json_int_t count = json_integer_value(json_object_get(item, "count"));
-            fprintf(out, "DA:%lld,%lld\n", number(item, "line"), (long long)count);
+            fprintf(out, "DA:%lld,%lld\n", int_of(item, "line"), (long long)count);
             found++;
             hit += count > 0;
         }
@@ -838,7 +834,7 @@ int cmd_cov(int argc, char **argv)
     if (options.nofail_database)
         json_object_set_new(report, "nofail_check", nofail_check(report, options.nofail_database, &progress));
     json_t *runs = json_object_get(report, "runs");
-    int64_t run_count = number(runs, "baseline") + number(runs, "fault");
+    int64_t run_count = int_of(runs, "baseline") + int_of(runs, "fault");
     double elapsed = (double)(now_ms() - started);
     json_object_set_new(report, "seconds", json_real(elapsed / 1000));
     json_object_set_new(report, "ms_per_run", json_real(run_count ? elapsed / (double)run_count : 0));

@@ -8,6 +8,7 @@
  * out of the legs. Everything is sorted arrays and binary search.
  */
 #include "kernel/kernelcov.h"
+#include "base/jsonget.h"
 #include "kernel/buildid.h"
 #include "store/kernelrows.h"
 #include "base/util.h"
@@ -456,11 +457,6 @@ void kernelcov_attach_sources(json_t *files, const char *source_dir)
              json_string_value(json_object_get(json_array_get(files, 0), "path")));
 }
 
-static long long count_of(json_t *object, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(object, key));
-}
-
 void kernelcov_print(json_t *files, FILE *out)
 {
     if (!json_array_size(files))
@@ -469,16 +465,16 @@ void kernelcov_print(json_t *files, FILE *out)
     size_t index;
     json_t *file;
     json_array_foreach(files, index, file) {
-        legs += count_of(file, "legs");
-        small += count_of(file, "only_too_small");
+        legs += int_of(file, "legs");
+        small += int_of(file, "only_too_small");
     }
     fprintf(out, "kernel error-leg lines (KCOV, lines reached only with the fault): %lld in %zu "
                  "file(s), %lld of them only through failures too small to fail\n",
             legs, json_array_size(files), small);
     json_array_foreach(files, index, file)
         fprintf(out, "  %s: %lld (%lld only too small to fail)\n",
-                json_string_value(json_object_get(file, "path")), count_of(file, "legs"),
-                count_of(file, "only_too_small"));
+                json_string_value(json_object_get(file, "path")), int_of(file, "legs"),
+                int_of(file, "only_too_small"));
 }
 
 void kernelcov_write_lcov(json_t *files, FILE *out)
@@ -490,7 +486,7 @@ void kernelcov_write_lcov(json_t *files, FILE *out)
         size_t at, found = 0;
         json_t *item;
         json_array_foreach(json_object_get(file, "lines"), at, item) {
-            fprintf(out, "DA:%lld,%lld\n", count_of(item, "line"), count_of(item, "runs"));
+            fprintf(out, "DA:%lld,%lld\n", int_of(item, "line"), int_of(item, "runs"));
             found++;
         }
         fprintf(out, "LF:%zu\nLH:%zu\nend_of_record\n", found, found);
