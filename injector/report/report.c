@@ -203,12 +203,12 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
    database) its environment. NULL when the run was the whole command's. */
 static char *program_words(sqlite3 *db, int64_t owner, char **input, char **folder)
 {
-    struct store_program_start start;
+    struct store_program_command start;
     char *words = NULL;
-    if (store_program_start(db, owner, &start)) {
+    if (store_program_command(db, owner, &start)) {
         char **argv = start.argv;
         if (!argv[0]) { /* no arguments at all: not a start failrun can repeat */
-            store_program_start_free(&start);
+            store_program_command_free(&start);
             return NULL;
         }
         free(argv[0]); /* the executable itself: argv[0] may name it through PATH or a link */
@@ -225,7 +225,7 @@ static char *program_words(sqlite3 *db, int64_t owner, char **input, char **fold
         free(command);
         free(cwd);
     }
-    store_program_start_free(&start);
+    store_program_command_free(&start);
     return words;
 }
 

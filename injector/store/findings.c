@@ -95,7 +95,7 @@ void store_programs_alone_each(sqlite3 *db,
     database_finalize(statement);
 }
 
-bool store_program_start(sqlite3 *db, int64_t id, struct store_program_start *out)
+bool store_program_command(sqlite3 *db, int64_t id, struct store_program_command *out)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *statement =
@@ -113,7 +113,7 @@ bool store_program_start(sqlite3 *db, int64_t id, struct store_program_start *ou
     return found;
 }
 
-void store_program_start_free(struct store_program_start *start)
+void store_program_command_free(struct store_program_command *start)
 {
     free(start->exe);
     free(start->cwd);

@@ -50,14 +50,14 @@ void store_programs_alone_each(sqlite3 *db,
                                void *context);
 
 /* The program a run started alone (runs.owner), as the campaign recorded it; false when `id` is
-   0 or unknown. Free with store_program_start_free. */
-struct store_program_start {
+   0 or unknown. Free with store_program_command_free. */
+struct store_program_command {
     char *exe, *cwd;
     char *stdin_path; /* NULL: none */
     char **argv;      /* NULL-terminated (strings_from_blob) */
 };
-bool store_program_start(sqlite3 *db, int64_t id, struct store_program_start *out);
-void store_program_start_free(struct store_program_start *start);
+bool store_program_command(sqlite3 *db, int64_t id, struct store_program_command *out);
+void store_program_command_free(struct store_program_command *start);
 
 /* The baseline's programs started without the preload: [{"program", "reason", "count"}]. */
 json_t *store_unpreloaded_rows(sqlite3 *db);
