@@ -116,9 +116,6 @@ static json_t *programs_under_test(sqlite3 *db)
     return store_sites_per_exe(db);
 }
 
-/* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
-   their test case (libfail/fork/testcase.c): {"notes": [...], "test_cases": {"passed": N,
-   "failed": N, "functions": [...]}}. */
 /* The counts per verdict ("passed", "failed") and the functions, each once (rows come by
    function). */
 struct test_cases {
@@ -137,6 +134,9 @@ static void count_test_case(void *context, const char *verdict, const char *func
         json_array_append_new(into->functions, json_string(function));
 }
 
+/* Which processes forked at their sites and why (forkrun.c), and the fork runs that ended with
+   their test case (libfail/fork/testcase.c): {"notes": [...], "test_cases": {"passed": N,
+   "failed": N, "functions": [...]}}. */
 static json_t *fork_summary(sqlite3 *db)
 {
     json_t *notes = json_array();
@@ -153,7 +153,6 @@ static json_t *fork_summary(sqlite3 *db)
     json_object_set_new(cases, "functions", functions);
     return json_pack("{s:o, s:o}", "notes", notes, "test_cases", cases);
 }
-
 
 static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
 {
