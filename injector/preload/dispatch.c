@@ -695,7 +695,8 @@ static void LF_TEXT dispatch_call(ucontext_t *uc, bool own)
     struct call call;
     int fd = -1;
     uint64_t nth = why ? 0 : site_of(uc, number, &call, &fd);
-    bool clears_handlers = number == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t) &&
+    /* clone3's block is read only when the kernel would take it (as plan_clone). */
+    bool clears_handlers = number == SYS_clone3 && a[0] && (size_t)a[1] >= 64 &&
                            (*(const uint64_t *)a[0] & CLONE_CLEAR_SIGHAND);
     long result = execute(uc, number, a, &child);
     if (child != CHILD_NONE) {
