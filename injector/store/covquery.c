@@ -27,24 +27,27 @@ void store_cov_files_each(sqlite3 *db, enum store_cov_file_order order,
     database_finalize(statement);
 }
 
-void store_cov_lines_each(sqlite3 *db, void (*each)(void *context, int64_t file, int line),
-                          void *context)
+/* Each (file, line) row of `query`. */
+static void file_lines_each(sqlite3 *db, const char *query,
+                            void (*each)(void *context, int64_t file, int line), void *context)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT file, line FROM cov_lines"
-                                                   " ORDER BY file, line");
+    sqlite3_stmt *statement = database_prepare(db, query);
     while (sqlite3_step(statement) == SQLITE_ROW)
         each(context, sqlite3_column_int64(statement, 0), sqlite3_column_int(statement, 1));
     database_finalize(statement);
 }
 
+void store_cov_lines_each(sqlite3 *db, void (*each)(void *context, int64_t file, int line),
+                          void *context)
+{
+    file_lines_each(db, "SELECT file, line FROM cov_lines ORDER BY file, line", each, context);
+}
+
 void store_cov_branches_each(sqlite3 *db, void (*each)(void *context, int64_t file, int line),
                              void *context)
 {
-    sqlite3_stmt *statement = database_prepare(db, "SELECT file, line FROM cov_branches"
-                                                   " ORDER BY file, line, branch");
-    while (sqlite3_step(statement) == SQLITE_ROW)
-        each(context, sqlite3_column_int64(statement, 0), sqlite3_column_int(statement, 1));
-    database_finalize(statement);
+    file_lines_each(db, "SELECT file, line FROM cov_branches ORDER BY file, line, branch", each,
+                    context);
 }
 
 void store_cov_functions_each(sqlite3 *db,
