@@ -10,8 +10,9 @@
  * classes of values it returned (record.h, BOUNDARY_CLASS_*), and writes them when the set
  * grows: failrun learns each function's error convention from the unfailed runs, and what each
  * call of it returned there (a parser that returns NULL for bad input never did at the call that
- * parses good input: there NULL reports the failure). When a fault fired inside the call in this
- * thread, the call's return value and errno are written as they reached the caller.
+ * parses good input: there NULL reports the failure); only runs without a fault teach this, so a
+ * run that fails a site writes no classes. When a fault fired inside the call in this thread, the
+ * call's return value and errno are written as they reached the caller.
  *
  * A longjmp out of the library never returns through the audit: a call made from a stack at or
  * above an open call's entry shows that call was left. Allocation-free, lock-free; errno is as
@@ -22,17 +23,24 @@
 #include <errno.h>
 #include <stdatomic.h>
 
-#define BOUNDARY_CALLS 16384 /* a power of two */
-
-/* One function called from one place: key = a mix of both addresses (0: free). */
+/* One function called from one place: key = a mix of both addresses (0: free). A process
+   learns a few dozen of them, so every key tries a near part of BOUNDARY_NEAR entries first
+   (four pages) and goes to the far part only when its near probes all hold other keys: a table
+   hashed over all of its 256 KiB touched a fresh page for nearly every key, and every fork child
+   (a start's, a test case's) paid those page faults again. */
+#define BOUNDARY_NEAR 1024   /* a power of two */
+#define BOUNDARY_NEAR_PROBES 16
+#define BOUNDARY_FAR 16384   /* a power of two */
 struct boundary_call {
     _Atomic uint64_t key;
     _Atomic uint64_t classes;
 };
-static struct boundary_call calls[BOUNDARY_CALLS];
-/* Whether any entry was ever taken: a process the audit never reports (most are) forks without
-   walking the table. */
-static _Atomic bool calls_used;
+static struct boundary_call near_calls[BOUNDARY_NEAR];
+static struct boundary_call far_calls[BOUNDARY_FAR];
+/* Whether any entry was ever taken in each part: a process the audit never reports (most are)
+   forks without walking the table, and one that never overflowed its near part leaves the far
+   part's pages untouched. */
+static _Atomic bool near_used, far_used;
 
 #define BOUNDARY_DEPTH 16 /* calls open at once that are followed; deeper ones are counted */
 
@@ -47,25 +55,39 @@ static __thread unsigned depth __attribute__((tls_model("initial-exec")));
 /* The thread's fault count already told with an inner call: its outer calls do not repeat it. */
 static __thread uint32_t told_faults __attribute__((tls_model("initial-exec")));
 
-static struct boundary_call *LF_TEXT call_entry(uintptr_t function, uintptr_t caller)
+/* The entry of `key` in one part (`mask` + 1 entries, `probes` tried), claimed when absent;
+   NULL when every probe held another key. */
+static struct boundary_call *LF_TEXT probe_part(struct boundary_call *part, uint32_t mask,
+                                                uint32_t probes, uint64_t key, uint64_t hash,
+                                                _Atomic bool *used)
 {
-    uint64_t key = ((uint64_t)function * 0x9e3779b97f4a7c15ull) ^ (uint64_t)caller;
-    key = key ? key : 1;
-    uint64_t hash = key * 0xff51afd7ed558ccdull;
-    for (uint32_t probe = 0; probe < BOUNDARY_CALLS; probe++) {
-        struct boundary_call *entry = &calls[(uint32_t)((hash >> 40) + probe) & (BOUNDARY_CALLS - 1)];
+    for (uint32_t probe = 0; probe < probes; probe++) {
+        struct boundary_call *entry = &part[(uint32_t)((hash >> 40) + probe) & mask];
         uint64_t seen = atomic_load_explicit(&entry->key, memory_order_acquire);
         if (seen == key)
             return entry;
         if (seen == 0) {
             uint64_t expected = 0;
             if (atomic_compare_exchange_strong(&entry->key, &expected, key) || expected == key) {
-                atomic_store_explicit(&calls_used, true, memory_order_relaxed);
+                atomic_store_explicit(used, true, memory_order_relaxed);
                 return entry;
             }
         }
     }
-    return NULL; /* full: that call's classes are not learned */
+    return NULL;
+}
+
+static struct boundary_call *LF_TEXT call_entry(uintptr_t function, uintptr_t caller)
+{
+    uint64_t key = ((uint64_t)function * 0x9e3779b97f4a7c15ull) ^ (uint64_t)caller;
+    key = key ? key : 1;
+    uint64_t hash = key * 0xff51afd7ed558ccdull;
+    struct boundary_call *entry =
+        probe_part(near_calls, BOUNDARY_NEAR - 1, BOUNDARY_NEAR_PROBES, key, hash, &near_used);
+    /* Keys are never removed, so a key whose near probes are all taken is in the far part. */
+    return entry ? entry
+                 : probe_part(far_calls, BOUNDARY_FAR - 1, BOUNDARY_FAR, key, hash, &far_used);
+    /* NULL: full, that call's classes are not learned */
 }
 
 LF_TEXT LF_EXPORT void libfail_boundary_enter(uintptr_t stack, uintptr_t caller)
@@ -88,7 +110,10 @@ LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t functio
     }
     const struct open_call *call = &open_calls[depth];
     uint64_t classes = boundary_classes(value);
-    struct boundary_call *entry = call_entry(function, call->caller);
+    /* A start's or a test case's fork child fails a site: what its calls return teaches nothing
+       (runtime_learns_conventions), and it spares the table's pages and a record per call. */
+    struct boundary_call *entry =
+        runtime_learns_conventions() ? call_entry(function, call->caller) : NULL;
     if (entry) {
         uint64_t before = atomic_fetch_or(&entry->classes, classes);
         if ((before | classes) != before)
@@ -103,11 +128,20 @@ LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t functio
     errno = saved_errno;
 }
 
+/* Forget the classes of one part's entries; an entry with none is not written (nor its page
+   copied). */
+static void LF_TEXT reset_part(struct boundary_call *part, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (atomic_load_explicit(&part[i].classes, memory_order_relaxed))
+            atomic_store(&part[i].classes, 0);
+}
+
 void LF_TEXT boundary_reset_after_fork(void)
 {
     /* The child writes its own record file: it tells its classes again. */
-    if (!atomic_load_explicit(&calls_used, memory_order_relaxed))
-        return;
-    for (uint32_t i = 0; i < BOUNDARY_CALLS; i++)
-        atomic_store(&calls[i].classes, 0);
+    if (atomic_load_explicit(&near_used, memory_order_relaxed))
+        reset_part(near_calls, BOUNDARY_NEAR);
+    if (atomic_load_explicit(&far_used, memory_order_relaxed))
+        reset_part(far_calls, BOUNDARY_FAR);
 }

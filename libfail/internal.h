@@ -174,6 +174,10 @@ uint32_t runtime_thread_faults(void) LF_HIDDEN;
    return address), when records are written (records.c). */
 void runtime_boundary(uint32_t flags, const char *name, uintptr_t function, uintptr_t caller,
                       uint64_t value, uint64_t value2) LF_HIDDEN;
+/* Whether this process's calls teach failrun return conventions: not in a run that fails
+   something (its plan names a fault, or one fired), since failrun learns them only from runs
+   without a fault (database.c, store_conventions): its classes would be written for nothing. */
+bool runtime_learns_conventions(void) LF_HIDDEN;
 /* boundary.c: after fork, in the child. */
 void boundary_reset_after_fork(void) LF_HIDDEN;
 /* Initialise from the environment; idempotent, safe to call from any allocation. */

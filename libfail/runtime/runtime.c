@@ -625,6 +625,21 @@ uint32_t LF_TEXT runtime_thread_faults(void)
     return thread_faults;
 }
 
+bool LF_TEXT runtime_learns_conventions(void)
+{
+    if (atomic_load_explicit(&runtime.fault_seen, memory_order_relaxed))
+        return false;
+    switch (runtime.plan.mode) {
+    case PLAN_SITE:
+        return runtime.plan.fault_count == 0;
+    case PLAN_NTH:
+    case PLAN_RANDOM:
+        return false;
+    default:
+        return true;
+    }
+}
+
 /* Tell the interposers what to do from now on (see runtime_hooks in internal.h). */
 void LF_TEXT runtime_publish_hooks(void)
 {

@@ -55,6 +55,17 @@ check_equal "what the library returned, as the caller saw it (-1, NULL, NULL, tr
     "4294967295 0 0 1 4294967284 4294967295" \
     "$(sql scoped.db "SELECT group_concat(v, ' ') FROM (SELECT api, min(api_value) v FROM runs
                       WHERE api IS NOT NULL GROUP BY api ORDER BY api)")"
+# Conventions are learned from runs without a fault only: a fault run writes what its calls
+# returned only for the call its fault fired in (kept runs: their record files).
+"$FAILRUN" run -q --json --keep-runs --source shelf.c --db kept.db -- "$program" >kept.json
+baseline=$(python3 "$ROOT/tests/integration/run_records.py" kept.db "kind = 'baseline'")
+faulted=$(python3 "$ROOT/tests/integration/run_records.py" kept.db "kind = 'fault'")
+check "the baseline writes what the library's calls returned ($baseline)" \
+    sh -c "echo '$baseline' | awk '{ exit !(\$10 > 0) }'"
+check "fault runs write none of it beyond the faulted call ($faulted)" \
+    sh -c "echo '$faulted' | awk '{ exit !(\$2 >= 10 && \$4 >= 10 && \$10 == 0) }'"
+check_equal "... and learn the same conventions" "$(jq -c '.boundary' scoped.json)" \
+    "$(jq -c '.boundary' kept.json)"
 # The longjmp out of shelf_visit's callback: the later shelf_label is still seen.
 check_equal "after a longjmp out of the library its next call is still seen; the callback's call is its own" 5 \
     "$(sql scoped.db "SELECT count(*) FROM runs WHERE api = 'shelf_label'")"
