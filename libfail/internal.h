@@ -312,9 +312,15 @@ void forkmode_finish(void) LF_HIDDEN;
 /* PLAN_START, before main (forkstart.c): if failrun planned runs for this start (its command
    line's hash, executable and working folder), fork one unfailed child and one child per site,
    each run to its end while this process waits; `reached` tells a site this image reached
-   already. True in a child (its plan is set), false in the parent, which then goes on unfailed. */
+   already, and `known` is given each site (and largest request) the program reached in the
+   baseline, before the first site's child: the children then record only new sites. True in a
+   child (its plan is set), false in the parent, which then goes on unfailed. */
+struct start_sites {
+    bool (*reached)(uint64_t signature);
+    void (*known)(uint64_t signature, uint64_t size);
+};
 bool forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
-                    bool (*reached)(uint64_t)) LF_HIDDEN;
+                    const struct start_sites *sites) LF_HIDDEN;
 
 /* ---- fork/testcase.c: a fork-mode child ends where its test case ends ---- */
 /* The plan's extra test-case functions (tests=NAME,...), at initialisation. */

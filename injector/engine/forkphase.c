@@ -90,7 +90,26 @@ static char *ordinal_name(struct campaign_context *context, const char *root,
 struct start_lines {
     struct campaign_context *context;
     FILE *out;
+    int known; /* "+" lines so far */
 };
+/* Known sites a start file lists at most: each takes an entry in the start's site table, which
+   its children then touch as they reach those sites, and scattered over many pages a child's
+   copies of them would cost more than the records they spare. */
+#define START_KNOWN_MAX 4096
+
+/* "+SITE SIZE": a site the program reached in the baseline, with its largest request ("*": any,
+   a site out of scope, whose size is nobody's concern), in its start file: the start's children
+   record only the sites they reach that are new. */
+static void write_known_line(const char *site, int64_t max_size, void *data)
+{
+    struct start_lines *lines = data;
+    if (lines->known++ >= START_KNOWN_MAX)
+        return;
+    if (max_size < 0)
+        fprintf(lines->out, "+%s *\n", site);
+    else
+        fprintf(lines->out, "+%s %lld\n", site, (long long)max_size);
+}
 
 /* "SITE PLAN": a forkable run of the program, in its start file. */
 static void write_start_line(const struct store_fork_run *run, void *data)
@@ -102,7 +121,8 @@ static void write_start_line(const struct store_fork_run *run, void *data)
 }
 
 /* ROOT/starts/HASH-N for `program` (libfail/fork/forkstart.c, forkmode_start): its executable,
-   working folder and one "SITE PLAN" line per forkable run it owns. Returns the file's name
+   working folder, one "+SITE SIZE" line per site it reached in the baseline and one "SITE PLAN"
+   line per forkable run it owns. Returns the file's name
    ("HASH-N"), or NULL when the baseline has no command line for it. */
 static char *write_start_file(struct campaign_context *context, const char *root,
                               const struct program *program)
@@ -135,7 +155,8 @@ static char *write_start_file(struct campaign_context *context, const char *root
     else
         fprintf(out, "%s\n%s\n", program->exe, program->cwd);
     free(base);
-    struct start_lines lines = {context, out};
+    struct start_lines lines = {context, out, 0};
+    store_program_known_sites_each(context->db, program->id, write_known_line, &lines);
     store_fork_runs_each(context->db, program->id, write_start_line, &lines);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s", path, strerror(errno));

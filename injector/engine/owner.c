@@ -129,13 +129,17 @@ static void store_reached(sqlite3 *db, const struct run_records *records)
         if (reached.count)
             qsort(reached.items, reached.count, sizeof *reached.items, compare_signatures);
         for (size_t k = 0; k < reached.count; k++) {
-            if ((k && reached.items[k] == reached.items[k - 1]) ||
-                !bsearch(&reached.items[k], scope, records->sites.count, sizeof *scope,
-                         compare_signatures))
+            if (k && reached.items[k] == reached.items[k - 1])
                 continue;
             char site[17];
             hex16(site, reached.items[k]);
-            store_program_site_add(db, process->program, site);
+            /* Out of scope (a test program's own allocations under --source): no one's site,
+               but known, so that a fork child of the program's start need not record it. */
+            if (bsearch(&reached.items[k], scope, records->sites.count, sizeof *scope,
+                        compare_signatures))
+                store_program_site_add(db, process->program, site);
+            else
+                store_program_known_add(db, process->program, site);
         }
         free(reached.items);
     }

@@ -171,6 +171,12 @@ static const char schema[] =
        compare the sites each program owns. */
     "CREATE TABLE IF NOT EXISTS program_sites(program INTEGER NOT NULL, site TEXT NOT NULL,"
     "  PRIMARY KEY (program, site)) WITHOUT ROWID;"
+    /* The sites each program reached in the baseline out of scope (a test program's own
+       allocations under --source): no one's sites, but a fork child of the program's start is
+       told them, so that it need not record them again (forkphase.c, write_start_file).
+       Created on open, like program_sites. */
+    "CREATE TABLE IF NOT EXISTS program_known(program INTEGER NOT NULL, site TEXT NOT NULL,"
+    "  PRIMARY KEY (program, site)) WITHOUT ROWID;"
     /* The baseline's fixtures (a server, a daemon: campaign.c, fixture_reason), out of the
        default scope. Created on open, like program_sites. */
     "CREATE TABLE IF NOT EXISTS fixtures(exe TEXT PRIMARY KEY, why TEXT NOT NULL) WITHOUT ROWID;"

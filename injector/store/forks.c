@@ -195,6 +195,31 @@ void store_programs_unchecked_each(sqlite3 *db, void (*each)(int64_t program, vo
              0, each, data);
 }
 
+void store_program_known_add(sqlite3 *db, int64_t program, const char *site)
+{
+    sqlite3_stmt *insert = database_prepare(
+        db, "INSERT OR IGNORE INTO program_known(program, site) VALUES (?, ?)");
+    sqlite3_bind_int64(insert, 1, program);
+    sqlite3_bind_text(insert, 2, site, -1, SQLITE_TRANSIENT);
+    database_step_done(insert);
+    database_finalize(insert);
+}
+
+void store_program_known_sites_each(sqlite3 *db, int64_t program,
+                                    void (*each)(const char *site, int64_t max_size, void *data),
+                                    void *data)
+{
+    sqlite3_stmt *sites = database_prepare(
+        db, "SELECT id, max_size FROM sites WHERE kind <> 'syscall' AND (owner = ?1 OR id IN"
+            " (SELECT site FROM program_sites WHERE program = ?1))"
+            " UNION ALL SELECT site, -1 FROM program_known WHERE program = ?1"
+            " AND site NOT IN (SELECT id FROM sites)");
+    sqlite3_bind_int64(sites, 1, program);
+    while (sqlite3_step(sites) == SQLITE_ROW)
+        each((const char *)sqlite3_column_text(sites, 0), sqlite3_column_int64(sites, 1), data);
+    database_finalize(sites);
+}
+
 void store_program_expected_sites_each(sqlite3 *db, int64_t program,
                                        void (*each)(const char *site, void *data), void *data)
 {

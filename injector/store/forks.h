@@ -68,6 +68,14 @@ void store_program_runs_release(sqlite3 *db, int64_t program);
 void store_programs_unchecked_each(sqlite3 *db, void (*each)(int64_t program, void *data),
                                    void *data);
 /* The sites program `program` reached in the baseline (or owns) that have runs. */
+/* A site `program` reached in the baseline out of scope (program_known). */
+void store_program_known_add(sqlite3 *db, int64_t program, const char *site);
+/* Every site `program` reached in the baseline (or owns), with the largest request seen there
+   (-1: any, a site out of scope): the sites a fork child of its start need not record again
+   (forkphase.c, write_start_file). */
+void store_program_known_sites_each(sqlite3 *db, int64_t program,
+                                    void (*each)(const char *site, int64_t max_size, void *data),
+                                    void *data);
 void store_program_expected_sites_each(sqlite3 *db, int64_t program,
                                        void (*each)(const char *site, void *data), void *data);
 /* Each program checked that does not run alone, by id. */

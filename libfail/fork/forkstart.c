@@ -4,7 +4,8 @@
  * failrun writes, for each program started inside the command whose sites are failed this way,
  * ROOT/starts/HASH-N (HASH: its command line's hash as RECORD_START gives it; N from 0: several
  * programs can share a command line): its executable's path, its working folder, and then one
- * line per site, "SIGNATURE PLAN" (the plan of the site's run). A working folder inside the
+ * line per site, "SIGNATURE PLAN" (the plan of the site's run), after one "+SIGNATURE SIZE" line
+ * per site the program reached in the baseline (its children then record only new sites). A working folder inside the
  * baseline's run folder is written "@/REST": the same folder inside this run's. The first process
  * that starts as that program takes the file (renames it to HASH-N.taken) and forks before main:
  * a child that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program alone),
@@ -167,7 +168,7 @@ static void LF_TEXT spool_input(const char *control)
 
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
-                                  const char *exe, bool (*reached)(uint64_t))
+                                  const char *exe, const struct start_sites *sites)
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
@@ -193,10 +194,20 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         return true;
     }
     while (read_line(reader, line, sizeof line)) {
-        uint64_t signature;
-        if (strlen(line) < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
+        uint64_t signature, size;
+        size_t length = strlen(line);
+        if (line[0] == '+') {
+            /* "+SITE SIZE", before the sites' lines: a site the baseline reached here ("*":
+               of any size). */
+            if (length > 18 && line[17] == ' ' && parse_hex(line + 1, 16, &signature) &&
+                (!strcmp(line + 18, "*") ? (size = UINT64_MAX, true)
+                                         : parse_decimal(line + 18, length - 18, &size)))
+                sites->known(signature, size);
             continue;
-        if (why || reached(signature)) {
+        }
+        if (length < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
+            continue;
+        if (why || sites->reached(signature)) {
             /* Reached before main (a constructor's): the child could not fail its first call. */
             fork_note_refusal(signature, why ? why : "early");
             continue;
@@ -250,7 +261,7 @@ static bool LF_TEXT same_folder(const char *written, const char *cwd, const char
 enum start_taken { START_CHILD, START_PARENT, START_ABSENT, START_OTHER };
 
 static enum start_taken LF_TEXT take_start(const char *name, const char *exe, const char *cwd,
-                                          const char *run_dir, bool (*reached)(uint64_t))
+                                          const char *run_dir, const struct start_sites *sites)
 {
     static struct line_reader reader;
     static char line[PATH_MAX];
@@ -276,7 +287,7 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         close(fd);
         return START_OTHER;
     }
-    bool child = fork_at_start(&reader, name, exe, reached);
+    bool child = fork_at_start(&reader, name, exe, sites);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }
@@ -321,7 +332,7 @@ static int LF_TEXT start_ordinal(const char *exe, unsigned *index)
 }
 
 bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
-                            bool (*reached)(uint64_t))
+                            const struct start_sites *sites)
 {
     char cwd[PATH_MAX];
     if (!fork_state.enabled || !getcwd(cwd, sizeof cwd))
@@ -333,7 +344,7 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
         size_t length = 6 + format_hex16(name + 6, command_line);
         name[length++] = '-';
         name[length + format_decimal(name + length, n)] = '\0';
-        enum start_taken taken = take_start(name, exe, cwd, run_dir, reached);
+        enum start_taken taken = take_start(name, exe, cwd, run_dir, sites);
         if (taken == START_CHILD || taken == START_PARENT)
             return taken == START_CHILD;
         if (taken == START_ABSENT)
@@ -345,5 +356,5 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
     size_t length = 10 + format_decimal(name + 10, index);
     name[length++] = '-';
     name[length + format_decimal(name + length, (uint64_t)ordinal)] = '\0';
-    return take_start(name, exe, cwd, run_dir, reached) == START_CHILD;
+    return take_start(name, exe, cwd, run_dir, sites) == START_CHILD;
 }

@@ -360,7 +360,8 @@ void LF_TEXT runtime_start(void)
         return;
     int saved_errno = errno;
     char selector = own_syscalls_begin();
-    if (!forkmode_start(runtime.command_line, runtime.exe, runtime.dir, runtime_site_reached))
+    static const struct start_sites sites = {runtime_site_reached, runtime_site_known};
+    if (!forkmode_start(runtime.command_line, runtime.exe, runtime.dir, &sites))
         runtime_replan(NULL); /* the parent, or a start no run was planned for */
     own_syscalls_end(selector);
     errno = saved_errno;

@@ -161,8 +161,12 @@ uint32_t runtime_site_slot(uint64_t signature, bool *fresh) LF_HIDDEN;
 bool runtime_raise_size_class(uint32_t slot, size_t size) LF_HIDDEN;
 /* The LIVE_SET records of the blocks still live, once per image. */
 void runtime_report_live_blocks(void) LF_HIDDEN;
-/* Has this image reached `signature`? */
+/* Has this image reached `signature`? (A site only known, below, was not reached.) */
 bool runtime_site_reached(uint64_t signature) LF_HIDDEN;
+/* A site the baseline reached in this program, with its largest request (a start's known sites,
+   forkstart.c): it takes its entry now, so that reaching it is no first sighting and no SITE
+   record, unless its request is larger. */
+void runtime_site_known(uint64_t signature, uint64_t size) LF_HIDDEN;
 
 /* ---- exits.c: the ends of a process image: exits, fatal signals, hangs ---- */
 /* gcov's exported dump function, or NULL (looked up at initialisation). */

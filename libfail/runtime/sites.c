@@ -162,17 +162,29 @@ void LF_TEXT runtime_report_live_blocks(void)
         runtime_emit_records(batch, pending);
 }
 
-/* Has this image reached `signature` (a lookup: nothing is inserted)? */
+/* Has this image reached `signature` (a lookup: nothing is inserted)? An entry that was only
+   made known (runtime_site_known) has counted no call. */
 bool LF_TEXT runtime_site_reached(uint64_t signature)
 {
     if (!runtime.index)
         return false;
     bool fresh, full;
-    if (probe_index(runtime.index, SITE_NEAR_SLOTS - 1, SITE_NEAR_PROBES, signature, false, &fresh,
-                    &full) != UINT32_MAX)
-        return true;
-    return full && probe_index(runtime.index + SITE_NEAR_SLOTS, SITE_CAPACITY - 1, SITE_PROBES,
-                               signature, false, &fresh, &full) != UINT32_MAX;
+    uint32_t entry = probe_index(runtime.index, SITE_NEAR_SLOTS - 1, SITE_NEAR_PROBES, signature,
+                                 false, &fresh, &full);
+    if (entry == UINT32_MAX && full)
+        entry = probe_index(runtime.index + SITE_NEAR_SLOTS, SITE_CAPACITY - 1, SITE_PROBES,
+                            signature, false, &fresh, &full);
+    return entry != UINT32_MAX && atomic_load(&runtime.sites[entry].occurrences) > 0;
+}
+
+void LF_TEXT runtime_site_known(uint64_t signature, uint64_t size)
+{
+    if (!runtime.sites || !runtime.index || !signature)
+        return;
+    bool fresh;
+    uint32_t entry = runtime_site_slot(signature, &fresh);
+    if (entry != UINT32_MAX)
+        runtime_raise_size_class(entry, size);
 }
 
 void LF_TEXT runtime_track(const struct call *call, void *block, size_t size)

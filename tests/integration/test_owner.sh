@@ -156,7 +156,7 @@ check_equal "--fork: the runs of words and list were answered by their fork runs
 # default where that would take seconds). The driver leaves a log open for writing in every
 # program, as ctest does: each child writes into a copy of its own, and the log stays the
 # driver's. The same outcome for every run as owner mode.
-FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db start.db \
+FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --keep-runs --db start.db \
     -- sh -c "exec 4>>'$work/driver.log'; exec $suite" >start.json 2>start.err
 check_equal "start: failrun exits 1 (bugs found)" 1 $?
 check "start: failrun says which programs fork at their start" \
@@ -172,6 +172,13 @@ check_equal "start: every run with the outcome of owner mode" \
     "$(sql owner.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")" \
     "$(sql start.db "SELECT chain, outcome, owner IS NOT NULL FROM runs WHERE kind = 'fault' ORDER BY chain")"
 check_equal "start: nothing of the children reached the driver's log" 0 "$(wc -c <driver.log)"
+# The start file tells the start the sites its program reached in the baseline: a child records
+# only the sites it reaches that are new (a record, and system calls, per site saved in each).
+children=$(python3 "$ROOT/tests/integration/run_records.py" start.db "dir LIKE '%/fork-%-starts/%'")
+check "start: the kept children each failed their site ($children)" \
+    sh -c "echo '$children' | awk '{ exit !(\$2 >= 6 && \$4 == \$2) }'"
+check "start: no child recorded a site the baseline reached ($children)" \
+    sh -c "echo '$children' | grep -q ' known-sites 0 '"
 # I/O sites too: a start's child fails its write or read as the program alone does.
 "$FAILRUN" run -q --no-fork --faults alloc,io --db owner-io.db -- $suite >/dev/null
 FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --faults alloc,io \
