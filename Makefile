@@ -104,8 +104,15 @@ $(BUILD)/libfail-kernel.so: $(LIBFAIL_OBJECTS) $(BUILD)/pic/injector/preload/ker
 # The LD_AUDIT module of scoped campaigns (injector/preload/audit.c): what the code under test
 # returned to its caller. It runs in a link namespace of its own and reaches the preload by its
 # symbols.
-$(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/format/text.o
-	$(CC) -shared -o $@ $^
+# It needs no C library (auditlibc.c): one linked in would be loaded a second time, into the
+# module's namespace, in every process of the campaign.
+$(BUILD)/libfail-audit.so: $(BUILD)/pic/injector/preload/audit.o $(BUILD)/pic/libfail/format/text.o \
+                           $(BUILD)/pic/injector/preload/auditlibc.o
+	$(CC) -shared -nostdlib -Wl,-z,defs -o $@ $^
+$(BUILD)/pic/injector/preload/auditlibc.o: injector/preload/auditlibc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns \
+	    -fno-stack-protector -c -o $@ $<
 # Beside it, the LeakSanitizer rules of AddressSanitizer programs run under it.
 $(BUILD)/libfail-audit.supp: injector/preload/audit.supp
 	@mkdir -p $(dir $@)
