@@ -9,7 +9,8 @@
  * libraries and the system's never are. LIBFAIL_API_MODULES (':'-separated globs on the module's
  * path, failrun's --module) narrows the objects under test.
  *
- * The module runs in a link namespace of its own, with its own C library: the preload of the
+ * The module runs in a link namespace of its own, without a C library (the few functions it uses
+ * are auditlibc.c's, so that no second libc is loaded into every process): the preload of the
  * main namespace, where the faults are and the records are written, is found by its symbols
  * (libfail_boundary_enter/exit, libfail/boundary.c) when the dynamic linker opens it. Without the
  * preload nothing is audited.
