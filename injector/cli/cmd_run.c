@@ -247,6 +247,11 @@ static void take_whole_command(void *target, const char *value)
     (void)value;
     SETTINGS.whole_command = true;
 }
+static void take_every_start(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.every_start = true;
+}
 static void take_shard(void *target, const char *value)
 {
     unsigned shard = 0, shards = 0;
@@ -383,6 +388,10 @@ static const struct option_row run_rows[] = {
      "every run re-runs COMMAND; by default a site whose owner (the first process that reached "
      "it) is a program COMMAND started, and that does alone what it did there, is failed by "
      "starting that program alone", take_whole_command},
+    {"every-start", 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "fail each site in every program that reached it in the baseline, each started alone, not "
+     "only in its owner: a bug that shows only when another caller's allocation fails. One more "
+     "run per program and site", take_every_start},
     {"shard", 0, OPTION_REQUIRED, "K/N", CAMPAIGN,
      "run slice K (1..N) of the campaign; `failrun merge` joins slices", take_shard},
     {"keep-runs", 0, OPTION_OPTIONAL, "SIZE", INVOCATION,

@@ -42,18 +42,25 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
 }
 
 /* Plan a fault run unless the campaign reached --max-runs. */
-static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
-                     uint64_t nth, uint64_t seed)
+static bool plan_run_in(struct campaign_context *context, const char *site, const char *chain,
+                        uint64_t nth, uint64_t seed, int64_t owner)
 {
     if (store_fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
-    insert_run(context->db, "fault", site, chain, plan, chain_owner(context, chain));
+    insert_run(context->db, "fault", site, chain, plan, owner);
     free(plan);
     free(located);
     context->total++;
     return true;
+}
+
+/* In the program that owns the chain's first site (chain_owner). */
+static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
+                     uint64_t nth, uint64_t seed)
+{
+    return plan_run_in(context, site, chain, nth, seed, chain_owner(context, chain));
 }
 
 /* A site's first run, unless it is another shard's. */
@@ -70,7 +77,25 @@ static void plan_first_run(const char *site, void *data)
     free(chain);
 }
 
-/* After the baseline: one run per site (in the order first seen), or the first nth/random runs. */
+/* --every-start: the site failed in another program that reached it in the baseline, started
+   alone (so only where it runs alone: owners_check drops the run otherwise). */
+static void plan_other_start(const char *site, int64_t program, void *data)
+{
+    struct campaign_context *context = data;
+    const struct campaign_settings *settings = &context->options->settings;
+    uint64_t signature = 0;
+    if (!parse_hex16(site, &signature) || !in_shard(settings, signature))
+        return;
+    struct program *other = program_get(context, program);
+    if (!other || other->top)
+        return; /* the command's own process: its first run is already the command's */
+    char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
+    plan_run_in(context, site, chain, 0, 0, program);
+    free(chain);
+}
+
+/* After the baseline: one run per site (in the order first seen), or the first nth/random runs;
+   with --every-start, one more per other program that reached the site. */
 void plan_first_runs(struct campaign_context *context)
 {
     const struct campaign_settings *settings = &context->options->settings;
@@ -94,6 +119,8 @@ void plan_first_runs(struct campaign_context *context)
         store_sites_mark_same_syscall(context->db, &failable);
     }
     store_sites_to_plan_each(context->db, &failable, plan_first_run, context);
+    if (settings->every_start && owner_mode(settings) && !settings->kernel)
+        store_site_other_programs_each(context->db, &failable, plan_other_start, context);
 }
 
 /* Exploration: sites this run revealed (on the error leg of its chain) get runs of their own,
@@ -155,7 +182,9 @@ static void plan_follow_up(const char *site, void *data)
         return;
     }
     char *chain = xasprintf("%s,%s:1", job->chain, site);
-    if (!plan_run(context, site, chain, 0, 0))
+    /* In the program the run started (another than the first site's owner with --every-start). */
+    if (!(job->program ? plan_run_in(context, site, chain, 0, 0, job->program->id)
+                       : plan_run(context, site, chain, 0, 0)))
         leave_unexplored(context, job->run_id, site, "max-runs");
     free(chain);
 }

@@ -14,6 +14,7 @@
 #include "verdict/classify.h"
 #include "store/database.h"
 #include "store/findings.h"
+#include "store/forks.h"
 #include "store/sitequery.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
@@ -94,6 +95,8 @@ static json_t *program_summary(sqlite3 *db)
     store_programs_alone_each(db, count_program, &counts);
     json_object_set_new(programs, "alone", json_integer(counts.alone));
     json_object_set_new(programs, "whole_command", counts.whole);
+    json_object_set_new(programs, "every_start_runs",
+                        json_integer(store_every_start_runs_count(db)));
     return programs;
 }
 

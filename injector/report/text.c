@@ -264,6 +264,10 @@ static void print_programs(FILE *out, json_t *programs)
     if (alone)
         fprintf(out, "  %lld program%s run alone for the sites %s own%s\n", (long long)alone,
                 alone == 1 ? "" : "s", alone == 1 ? "it" : "they", alone == 1 ? "s" : "");
+    json_int_t every = json_integer_value(json_object_get(programs, "every_start_runs"));
+    if (every)
+        fprintf(out, "  --every-start: %lld more run%s, each a site failed in another program that "
+                "reached it\n", (long long)every, every == 1 ? "" : "s");
     if (!count)
         return;
     fprintf(out, "  %zu program%s re-run within the whole command:", count, count == 1 ? "" : "s");

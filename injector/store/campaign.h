@@ -54,6 +54,8 @@ struct campaign_settings {
     bool boundary;          /* --boundary: record what the code under test returned (LD_AUDIT) */
     bool boundary_idle;     /* not stored: the baseline saw no call into a library in scope, so
                                later runs go without the audit module (load_baseline) */
+    bool every_start;       /* --every-start: a site is failed in every program that reached it
+                               in the baseline, not only its owner (planner.c) */
     char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
                                built-in runners only (libfail/fork/testcase.c) */
     int64_t hang_cpu_ms;    /* not stored: the CPU a process may use after its planned fault

@@ -14,7 +14,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 13;"
+    "PRAGMA user_version = 14;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -53,7 +53,8 @@ static const char schema[] =
     "  kcov INTEGER NOT NULL DEFAULT 0,"        /* failrun kernel --kcov */
     "  vmlinux TEXT,"                           /* failrun kernel --vmlinux */
     "  syscall_once INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel --once-per-syscall */
-    "  kernel_build_id TEXT);"                  /* the kernel a failrun kernel campaign ran on */                 /* which processes forked at their sites, and why */
+    "  kernel_build_id TEXT,"                  /* the kernel a failrun kernel campaign ran on */
+    "  every_start INTEGER NOT NULL DEFAULT 0);"  /* --every-start: a site in each program */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -322,6 +323,11 @@ static const char migrate_12_to_13[] =
     "ALTER TABLE kernel_faults ADD COLUMN pid INTEGER;"
     "PRAGMA user_version = 13;";
 
+/* Version 14: --every-start, a campaign setting. */
+static const char migrate_13_to_14[] =
+    "ALTER TABLE campaign ADD COLUMN every_start INTEGER NOT NULL DEFAULT 0;"
+    "PRAGMA user_version = 14;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -394,7 +400,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 10 || sqlite3_exec(db, migrate_9_to_10, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 13 || sqlite3_exec(db, migrate_12_to_13, NULL, NULL, error) == SQLITE_OK);
+              (version >= 13 || sqlite3_exec(db, migrate_12_to_13, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 14 || sqlite3_exec(db, migrate_13_to_14, NULL, NULL, error) == SQLITE_OK);
     /* Version 12's kernel settings of a version-11 campaign, from what its runs stored. */
     if (ok && version < 12 && table_exists(db, "kernel_cov"))
         ok = sqlite3_exec(db, "UPDATE campaign SET kcov = EXISTS (SELECT 1 FROM kernel_cov)", NULL,

@@ -9,10 +9,15 @@
 #include <stdlib.h>
 
 /* The forkable runs (forks.h), and of them those of `selector` (?1). */
+/* A fork child's folder is named after its site, so a site forks in one program only: the
+   runs --every-start adds in the other programs that reached it (EVERY_START_RUN) re-run. */
+#define EVERY_START_RUN                                                                        \
+    "(owner IS NOT NULL AND chain = site || ':1'"                                              \
+    " AND owner IS NOT (SELECT owner FROM sites WHERE sites.id = runs.site))"
 #define FORKABLE_RUNS                                                                          \
     " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
     " AND site IS NOT NULL AND (chain = site || ':1'"                                          \
-    " OR owner IN (SELECT id FROM temp.start_programs))"
+    " OR owner IN (SELECT id FROM temp.start_programs)) AND NOT " EVERY_START_RUN
 #define OF_PROGRAM " AND (?1 = 0 OR owner = ?1 OR (?1 = -1 AND owner IS NULL))"
 
 /* ---- programs ---- */
@@ -155,8 +160,24 @@ void store_program_verdict(sqlite3 *db, int64_t program, const char *alone, uint
     database_finalize(statement);
 }
 
+int64_t store_every_start_runs_count(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM runs WHERE kind = 'fault' AND " EVERY_START_RUN);
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    database_finalize(statement);
+    return count;
+}
+
 void store_program_runs_release(sqlite3 *db, int64_t program)
 {
+    /* --every-start's runs in the program: in the whole command they would fail the site where
+       its owner does, as its first run does already. */
+    sqlite3_stmt *drop = database_prepare(
+        db, "DELETE FROM runs WHERE owner = ? AND state = 'planned' AND " EVERY_START_RUN);
+    sqlite3_bind_int64(drop, 1, program);
+    database_step_done(drop);
+    database_finalize(drop);
     sqlite3_stmt *release = database_prepare(
         db, "UPDATE runs SET owner = NULL WHERE owner = ? AND state = 'planned'");
     sqlite3_bind_int64(release, 1, program);

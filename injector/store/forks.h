@@ -64,6 +64,8 @@ void store_program_verdict(sqlite3 *db, int64_t program, const char *alone, uint
                            const char *alone_dir);
 /* Program `program`'s planned runs go back to the whole command. */
 void store_program_runs_release(sqlite3 *db, int64_t program);
+/* The runs --every-start added: a site failed in another program than its owner. */
+int64_t store_every_start_runs_count(sqlite3 *db);
 /* Each program that planned runs would start alone and that was not checked, by id. */
 void store_programs_unchecked_each(sqlite3 *db, void (*each)(int64_t program, void *data),
                                    void *data);

@@ -267,6 +267,28 @@ void store_sites_to_plan_each(sqlite3 *db, const struct store_failable *failable
     free(condition);
 }
 
+void store_site_other_programs_each(sqlite3 *db, const struct store_failable *failable,
+                                    void (*each)(const char *site, int64_t program, void *data),
+                                    void *data)
+{
+    char *condition = failable_condition(failable);
+    char *sql = xasprintf(
+        "SELECT s.id, p.program FROM (SELECT id, owner, rowid AS seen FROM sites WHERE %s"
+        "  AND unexplored IS NOT 'same-syscall') s"
+        " JOIN program_sites p ON p.site = s.id"
+        " JOIN runs r ON r.kind = 'fault' AND r.site = s.id AND r.chain NOT LIKE '%%,%%'"
+        " WHERE p.program IS NOT coalesce(r.owner, s.owner)"
+        " GROUP BY s.id, p.program ORDER BY min(s.seen), p.program",
+        condition);
+    free(condition);
+    sqlite3_stmt *statement = database_prepare(db, sql);
+    free(sql);
+    while (sqlite3_step(statement) == SQLITE_ROW)
+        each((const char *)sqlite3_column_text(statement, 0), sqlite3_column_int64(statement, 1),
+             data);
+    database_finalize(statement);
+}
+
 void store_sites_first_seen_each(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                  void (*each)(const char *site, void *data), void *data)
 {

@@ -88,6 +88,11 @@ void store_sites_mark_same_syscall(sqlite3 *db, const struct store_failable *fai
 /* Each failable site not marked 'same-syscall', in the order first seen. */
 void store_sites_to_plan_each(sqlite3 *db, const struct store_failable *failable,
                               void (*each)(const char *site, void *data), void *data);
+/* --every-start: each failable site that has its first run, with each other program (than the
+   one the run starts) that reached it in the baseline, by site in the order first seen. */
+void store_site_other_programs_each(sqlite3 *db, const struct store_failable *failable,
+                                    void (*each)(const char *site, int64_t program, void *data),
+                                    void *data);
 /* Each failable site run `run` revealed first, in the order seen. */
 void store_sites_first_seen_each(sqlite3 *db, const struct store_failable *failable, int64_t run,
                                  void (*each)(const char *site, void *data), void *data);
