@@ -92,10 +92,11 @@ struct start_lines {
     FILE *out;
     int known; /* "+" lines so far */
 };
-/* Known sites a start file lists at most: each takes an entry in the start's site table, which
-   its children then touch as they reach those sites, and scattered over many pages a child's
-   copies of them would cost more than the records they spare. */
-#define START_KNOWN_MAX 4096
+/* Known sites a start file lists at most: each takes an entry in the start's site table (and a
+   slot of its index, whose near part holds 4,096), which its children then touch as they reach
+   those sites: scattered over many pages, or crowding the index's near part, they would cost
+   more than the records they spare. */
+#define START_KNOWN_MAX 1024
 
 /* "+SITE SIZE": a site the program reached in the baseline, with its largest request ("*": any,
    a site out of scope, whose size is nobody's concern), in its start file: the start's children

@@ -43,13 +43,15 @@ static char *chain_with_tops(sqlite3 *db, const char *chain)
 
 /* Plan a fault run unless the campaign reached --max-runs. */
 static bool plan_run_in(struct campaign_context *context, const char *site, const char *chain,
-                        uint64_t nth, uint64_t seed, int64_t owner)
+                        uint64_t nth, uint64_t seed, int64_t owner, bool every_start)
 {
     if (store_fault_run_count(context->db) >= context->options->settings.max_runs)
         return false;
     char *located = chain ? chain_with_tops(context->db, chain) : NULL;
     char *plan = plan_text(&context->options->settings, located, nth, seed);
-    insert_run(context->db, "fault", site, chain, plan, owner);
+    int64_t run = insert_run(context->db, "fault", site, chain, plan, owner);
+    if (every_start)
+        store_run_mark_every_start(context->db, run);
     free(plan);
     free(located);
     context->total++;
@@ -60,7 +62,7 @@ static bool plan_run_in(struct campaign_context *context, const char *site, cons
 static bool plan_run(struct campaign_context *context, const char *site, const char *chain,
                      uint64_t nth, uint64_t seed)
 {
-    return plan_run_in(context, site, chain, nth, seed, chain_owner(context, chain));
+    return plan_run_in(context, site, chain, nth, seed, chain_owner(context, chain), false);
 }
 
 /* A site's first run, unless it is another shard's. */
@@ -90,7 +92,7 @@ static void plan_other_start(const char *site, int64_t program, void *data)
     if (!other || other->top)
         return; /* the command's own process: its first run is already the command's */
     char *chain = xasprintf("%s:%llu", site, (unsigned long long)settings->occurrence);
-    plan_run_in(context, site, chain, 0, 0, program);
+    plan_run_in(context, site, chain, 0, 0, program, true);
     free(chain);
 }
 
@@ -183,7 +185,7 @@ static void plan_follow_up(const char *site, void *data)
     }
     char *chain = xasprintf("%s,%s:1", job->chain, site);
     /* In the program the run started (another than the first site's owner with --every-start). */
-    if (!(job->program ? plan_run_in(context, site, chain, 0, 0, job->program->id)
+    if (!(job->program ? plan_run_in(context, site, chain, 0, 0, job->program->id, false)
                        : plan_run(context, site, chain, 0, 0)))
         leave_unexplored(context, job->run_id, site, "max-runs");
     free(chain);

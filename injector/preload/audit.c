@@ -75,6 +75,8 @@ static void *find_symbol(struct link_map *map, const char *name)
 
 LF_EXPORT unsigned la_version(unsigned version)
 {
+    /* Read the environment now (auditlibc.c), before the program can change it. */
+    (void)getenv("LIBFAIL_API_MODULES");
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 

@@ -93,10 +93,13 @@ HIDDEN char *strrchr(const char *text, int c)
     }
 }
 
-/* The environment as the process was started with it: NUL-separated NAME=VALUE entries. Past
-   the buffer's size the rest is not seen: without LIBFAIL_API_MODULES the module audits every
-   library that is not the system's, as it does when failrun names none. */
-static char environment[1 << 17];
+/* The environment as the process was started with it: NUL-separated NAME=VALUE entries, read
+   when the module is loaded (la_version), before the program can rewrite the area. Room for
+   the most the kernel passes a program (arguments and environment share 2 MiB by default);
+   only the pages the environment fills are touched. Without /proc, or past that size, nothing is
+   found: without LIBFAIL_API_MODULES the module audits every library that is not the system's,
+   as it does when failrun names none. */
+static char environment[1 << 21];
 static long environment_length = -1;
 
 static void read_environment(void)
@@ -116,6 +119,16 @@ static void read_environment(void)
     }
     raw_syscall3(SYS_close, fd, 0, 0);
     environment[environment_length] = '\0';
+}
+
+/* Code built with -fstack-protector (a distribution's default: text.c is shared with the
+   preload) calls this when a canary was overwritten; the canary itself is the thread's, which
+   the dynamic linker sets up. */
+HIDDEN _Noreturn void __stack_chk_fail(void)
+{
+    raw_syscall3(SYS_kill, raw_syscall3(SYS_getpid, 0, 0, 0), 6 /* SIGABRT */, 0);
+    for (;;)
+        raw_syscall3(SYS_exit_group, 127, 0, 0);
 }
 
 HIDDEN char *getenv(const char *name)

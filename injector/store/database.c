@@ -135,8 +135,10 @@ static const char schema[] =
     "  api_errno INTEGER,"
     "  api_verdict TEXT,"               /* 'reported', 'swallowed', or 'unknown' (no convention) */
     "  reaction TEXT,"                  /* reported: the caller's reaction (the outcome it had) */
-    "  test_case TEXT);"                /* a fork child that ended with its test case: "passed
+    "  test_case TEXT,"                 /* a fork child that ended with its test case: "passed
                                            FUNC" or "failed FUNC" (libfail/fork/testcase.c) */
+    "  every_start INTEGER NOT NULL DEFAULT 0);" /* --every-start's run of a site in another
+                                                    program than its owner (planner.c) */
     "CREATE TABLE IF NOT EXISTS processes("  /* how each process of the baseline ended */
     "  run INTEGER NOT NULL, pid INTEGER NOT NULL, exe TEXT NOT NULL, command_line TEXT NOT NULL,"
     "  forked INTEGER NOT NULL, exit_code INTEGER, signal INTEGER,"
@@ -323,9 +325,10 @@ static const char migrate_12_to_13[] =
     "ALTER TABLE kernel_faults ADD COLUMN pid INTEGER;"
     "PRAGMA user_version = 13;";
 
-/* Version 14: --every-start, a campaign setting. */
+/* Version 14: --every-start, a campaign setting, and the runs it adds. */
 static const char migrate_13_to_14[] =
     "ALTER TABLE campaign ADD COLUMN every_start INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN every_start INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 14;";
 
 /* Returns the schema version found: 0 for a new file. */

@@ -10,10 +10,8 @@
 
 /* The forkable runs (forks.h), and of them those of `selector` (?1). */
 /* A fork child's folder is named after its site, so a site forks in one program only: the
-   runs --every-start adds in the other programs that reached it (EVERY_START_RUN) re-run. */
-#define EVERY_START_RUN                                                                        \
-    "(owner IS NOT NULL AND chain = site || ':1'"                                              \
-    " AND owner IS NOT (SELECT owner FROM sites WHERE sites.id = runs.site))"
+   runs --every-start adds in the other programs that reached it (runs.every_start) re-run. */
+#define EVERY_START_RUN "every_start = 1"
 #define FORKABLE_RUNS                                                                          \
     " FROM runs WHERE kind = 'fault' AND state = 'planned' AND dir IS NULL"                   \
     " AND site IS NOT NULL AND (chain = site || ':1'"                                          \

@@ -196,6 +196,14 @@ int64_t store_run_plan(sqlite3 *db, const char *kind, const char *site, const ch
     return sqlite3_last_insert_rowid(db);
 }
 
+void store_run_mark_every_start(sqlite3 *db, int64_t run)
+{
+    sqlite3_stmt *statement = database_prepare(db, "UPDATE runs SET every_start = 1 WHERE id = ?");
+    sqlite3_bind_int64(statement, 1, run);
+    database_step_done(statement);
+    database_finalize(statement);
+}
+
 int64_t store_fault_run_count(sqlite3 *db)
 {
     sqlite3_stmt *statement =
@@ -277,6 +285,7 @@ void store_site_other_programs_each(sqlite3 *db, const struct store_failable *fa
         "  AND unexplored IS NOT 'same-syscall') s"
         " JOIN program_sites p ON p.site = s.id"
         " JOIN runs r ON r.kind = 'fault' AND r.site = s.id AND r.chain NOT LIKE '%%,%%'"
+        "  AND NOT r.every_start"
         " WHERE p.program IS NOT coalesce(r.owner, s.owner)"
         " GROUP BY s.id, p.program ORDER BY min(s.seen), p.program",
         condition);

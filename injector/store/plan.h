@@ -74,6 +74,8 @@ bool store_whole_command_runs_planned(sqlite3 *db);
 /* A planned run into the runs table (`owner` 0: the whole command); its id. */
 int64_t store_run_plan(sqlite3 *db, const char *kind, const char *site, const char *chain,
                        const char *plan, int64_t owner);
+/* Run `run` is one --every-start added (a site in another program than its owner). */
+void store_run_mark_every_start(sqlite3 *db, int64_t run);
 /* The fault runs planned or made so far. */
 int64_t store_fault_run_count(sqlite3 *db);
 

@@ -94,7 +94,7 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
-             ALTER TABLE campaign DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
               PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
@@ -121,7 +121,7 @@ sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_d
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
-             ALTER TABLE campaign DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
              ALTER TABLE kernel_faults DROP COLUMN pid;
              PRAGMA user_version = 5;"
 tar -xPf gcov.tar

@@ -41,3 +41,13 @@ check_equal "... the first runs forked at the start, the added ones re-run" "2|2
 # A campaign's setting: resuming it without the option is another campaign.
 "$FAILRUN" run -q --json --db every.db -- sh suite.sh >resumed.json 2>resumed.err
 check_equal "resuming an --every-start campaign without it is refused" 2 $?
+
+# Without --every-start, a run the whole command lends to a program's start (a site the command's
+# own process owns, also reached by a child that cannot run alone) stays a run: none is taken
+# for one --every-start added (runs.every_start says which those are).
+"$FAILRUN" run -q --json --db lent.db -- "$PROGRAMS/lentsite" >lent.json 2>lent.err
+check_equal "a self-starting program: every site has its run" \
+    "$(sql lent.db "SELECT count(*) FROM sites")" \
+    "$(sql lent.db "SELECT count(*) FROM runs WHERE kind = 'fault'")"
+check_equal "... and none is counted as --every-start's" 0 \
+    "$(jq '.campaign.programs.every_start_runs' lent.json)"

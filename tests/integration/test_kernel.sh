@@ -245,7 +245,7 @@ cp options.db old11.db
 sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign DROP COLUMN kcov;
               ALTER TABLE campaign DROP COLUMN vmlinux; UPDATE campaign SET wall_ms = NULL;
               ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
-             ALTER TABLE campaign DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               CREATE TABLE kernel_meta(key TEXT PRIMARY KEY, value TEXT);
               INSERT INTO kernel_meta VALUES ('vmlinux', '$relay');

@@ -228,7 +228,7 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
-             ALTER TABLE campaign DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json

@@ -72,7 +72,7 @@ sql old.db "DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; AL
              ALTER TABLE campaign DROP COLUMN fork_note; ALTER TABLE campaign DROP COLUMN kmem_trace;
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
-             ALTER TABLE campaign DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               PRAGMA user_version = 8;"
 "$FAILRUN" report --json --db old.db >old.json
