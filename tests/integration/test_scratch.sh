@@ -15,15 +15,16 @@ root=$work/root
 slow() { echo "sleep $1; exec $EXAMPLES/kvtest"; }
 
 # start NAME SCRATCH SLEEP [OPTIONS...]: a campaign in the background, its pid in $pid. SCRATCH
-# is LIBFAIL_SCRATCH, "-" for the default (/dev/shm). INT is reset to its default: a script's
-# `cmd &` starts cmd with INT ignored, and failrun keeps ignoring a signal ignored at its start.
+# is LIBFAIL_SCRATCH, "-" for the default (/dev/shm). INT and HUP are reset to their default: a
+# script's `cmd &` starts cmd with INT ignored, `nohup make check` ignores HUP, and failrun keeps
+# ignoring a signal ignored at its start.
 start() {
     name=$1 where=$2 pause=$3
     shift 3
     if [ "$where" = - ]; then
-        set -- env --default-signal=INT -u LIBFAIL_SCRATCH "$FAILRUN" run -q "$@"
+        set -- env --default-signal=INT,HUP -u LIBFAIL_SCRATCH "$FAILRUN" run -q "$@"
     else
-        set -- env --default-signal=INT LIBFAIL_SCRATCH="$where" "$FAILRUN" run -q "$@"
+        set -- env --default-signal=INT,HUP LIBFAIL_SCRATCH="$where" "$FAILRUN" run -q "$@"
     fi
     "$@" --exe '*/kvtest' --db "$name.db" -- sh -c "$(slow "$pause")" >"$name.out" 2>"$name.err" &
     pid=$!
