@@ -5,12 +5,12 @@
  * ROOT/starts/HASH-N (HASH: its command line's hash as RECORD_START gives it; N from 0: several
  * programs can share a command line): its executable's path, its working folder, and then one
  * line per site, "SIGNATURE PLAN" (the plan of the site's run), after one "+SIGNATURE SIZE" line
- * per site the program reached in the baseline (its children then record only new sites). A working folder inside the
- * baseline's run folder is written "@/REST": the same folder inside this run's. The first process
- * that starts as that program takes the file (renames it to HASH-N.taken) and forks before main:
- * a child that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program alone),
- * then one child per site in ROOT/SIGNATURE running with the site's plan; then it goes on
- * unfailed.
+ * per site the program reached in the baseline (its children then record only new sites). A
+ * working folder inside the baseline's run folder is written "@/REST": the same folder inside
+ * this run's. The first process that starts as that program takes the file (renames it to
+ * HASH-N.taken) and forks before main: a child that runs unfailed in ROOT/start-HASH-N (failrun
+ * compares it with the program alone), then one child per site in ROOT/SIGNATURE running with the
+ * site's plan; then it goes on unfailed.
  *
  * The start's input is read out first when it is a pipe its writer closed (spool_input), and the
  * start forks two more unfailed children, one before and one after the sites', to tell an
