@@ -176,11 +176,11 @@ void store_merge_shard(sqlite3 *db, bool first)
                       " AND NOT EXISTS (SELECT 1 FROM main.cov_runs WHERE run = -m.new)");
     database_exec(db, "INSERT INTO main.runs(id, kind, site, plan, chain, state, exit_code, signal,"
                       " timed_out, wall_ms, outcome, crash_frames, problems, dir, finding, leak_bytes,"
-                      " stdout_hash, owner)"
+                      " stdout_hash, owner, every_start)"
                       " SELECT c.new, r.kind, r.site, r.plan, r.chain, r.state, r.exit_code,"
                       " r.signal, r.timed_out, r.wall_ms, r.outcome, r.crash_frames, r.problems,"
                       " r.dir, r.finding, r.leak_bytes, r.stdout_hash,"
-                      " (SELECT new FROM temp.program_map WHERE old = r.owner)"
+                      " (SELECT new FROM temp.program_map WHERE old = r.owner), r.every_start"
                       " FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
