@@ -135,11 +135,9 @@ static void store_reached(sqlite3 *db, const struct run_records *records)
             hex16(site, reached.items[k]);
             /* Out of scope (a test program's own allocations under --source): no one's site,
                but known, so that a fork child of the program's start need not record it. */
-            if (bsearch(&reached.items[k], scope, records->sites.count, sizeof *scope,
-                        compare_signatures))
-                store_program_site_add(db, process->program, site);
-            else
-                store_program_known_add(db, process->program, site);
+            store_program_site_add(db, process->program, site,
+                                   bsearch(&reached.items[k], scope, records->sites.count,
+                                           sizeof *scope, compare_signatures) != NULL);
         }
         free(reached.items);
     }

@@ -66,10 +66,12 @@ void store_program_ending(sqlite3 *db, int64_t program, bool top, bool exited, i
     database_finalize(statement);
 }
 
-void store_program_site_add(sqlite3 *db, int64_t program, const char *site)
+void store_program_site_add(sqlite3 *db, int64_t program, const char *site, bool in_scope)
 {
+    /* Out of scope: program_known, which only the start files read. */
     sqlite3_stmt *insert = database_prepare(
-        db, "INSERT OR IGNORE INTO program_sites(program, site) VALUES (?, ?)");
+        db, in_scope ? "INSERT OR IGNORE INTO program_sites(program, site) VALUES (?, ?)"
+                     : "INSERT OR IGNORE INTO program_known(program, site) VALUES (?, ?)");
     sqlite3_bind_int64(insert, 1, program);
     sqlite3_bind_text(insert, 2, site, -1, SQLITE_TRANSIENT);
     database_step_done(insert);
@@ -212,16 +214,6 @@ void store_programs_unchecked_each(sqlite3 *db, void (*each)(int64_t program, vo
     ids_each(db, "SELECT DISTINCT r.owner FROM runs r JOIN programs p ON p.id = r.owner"
                  " WHERE r.state = 'planned' AND p.alone IS NULL ORDER BY r.owner",
              0, each, data);
-}
-
-void store_program_known_add(sqlite3 *db, int64_t program, const char *site)
-{
-    sqlite3_stmt *insert = database_prepare(
-        db, "INSERT OR IGNORE INTO program_known(program, site) VALUES (?, ?)");
-    sqlite3_bind_int64(insert, 1, program);
-    sqlite3_bind_text(insert, 2, site, -1, SQLITE_TRANSIENT);
-    database_step_done(insert);
-    database_finalize(insert);
 }
 
 void store_program_known_sites_each(sqlite3 *db, int64_t program,

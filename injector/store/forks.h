@@ -29,8 +29,10 @@ int64_t store_program_row(sqlite3 *db, const struct store_program_start *start);
    process (`top`), and how it ended (the first ending stored stays). */
 void store_program_ending(sqlite3 *db, int64_t program, bool top, bool exited, int exit_code,
                           int signal);
-/* A site (16 hex digits) program `program` reached in the baseline. */
-void store_program_site_add(sqlite3 *db, int64_t program, const char *site);
+/* A site (16 hex digits) program `program` reached in the baseline: in program_sites when it
+   is in the campaign's scope, else in program_known (the sites its start's children need not
+   record). */
+void store_program_site_add(sqlite3 *db, int64_t program, const char *site, bool in_scope);
 
 /* A program's row; strings and blobs live until the callback returns. */
 struct store_program {
@@ -70,8 +72,6 @@ int64_t store_every_start_runs_count(sqlite3 *db);
 void store_programs_unchecked_each(sqlite3 *db, void (*each)(int64_t program, void *data),
                                    void *data);
 /* The sites program `program` reached in the baseline (or owns) that have runs. */
-/* A site `program` reached in the baseline out of scope (program_known). */
-void store_program_known_add(sqlite3 *db, int64_t program, const char *site);
 /* Every site `program` reached in the baseline (or owns), with the largest request seen there
    (-1: any, a site out of scope): the sites a fork child of its start need not record again
    (forkphase.c, write_start_file). */
