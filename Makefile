@@ -53,7 +53,8 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg $(BUILD)/tests/cov/testcases \
                    $(BUILD)/tests/programs/testcases_cxx \
                    $(BUILD)/tests/programs/callercrash \
-                   $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf
+                   $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf \
+                   $(BUILD)/tests/programs/boundary/got_probe
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -342,6 +343,11 @@ $(BUILD)/tests/programs/boundary/libshelf.so: tests/programs/boundary/shelf.c \
 $(BUILD)/tests/programs/boundary/test_shelf: tests/programs/boundary/test_shelf.c \
                                              $(BUILD)/tests/programs/boundary/libshelf.so
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD)/tests/programs/boundary -Wl,-rpath,'$$ORIGIN' -lshelf
+# Whether its calls into libshelf.so went through the audit's trampoline (test_boundary.sh).
+$(BUILD)/tests/programs/boundary/got_probe: tests/programs/boundary/got_probe.c \
+                                            $(BUILD)/tests/programs/boundary/libshelf.so
+	$(CC) $(EXAMPLE_CFLAGS) -Wl,-z,lazy -o $@ $< -L$(BUILD)/tests/programs/boundary \
+	    -Wl,-rpath,'$$ORIGIN' -lshelf -ldl
 
 # ... and both with AddressSanitizer: the boundary under ASan's interceptors (test_boundary.sh).
 $(BUILD)/tests/asan/boundary/libshelf.so: tests/programs/boundary/shelf.c tests/programs/boundary/shelf.h

@@ -13,13 +13,16 @@
  * are auditlibc.c's, so that no second libc is loaded into every process): the preload of the
  * main namespace, where the faults are and the records are written, is found by its symbols
  * (libfail_boundary_enter/exit, libfail/boundary.c) when the dynamic linker opens it. Without the
- * preload nothing is audited.
+ * preload nothing is audited; in a process out of the campaign's scope (LIBFAIL_EXE) the module
+ * has the dynamic linker drop it before anything is bound.
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The function's stack arguments are copied for it by the linker's trampoline: room for 32. */
 #define STACK_ARGUMENTS_BYTES 256
@@ -73,10 +76,29 @@ static void *find_symbol(struct link_map *map, const char *name)
     }
 }
 
+/* Whether the program is in the campaign's scope (LIBFAIL_EXE, decided as the preload decides
+   it: runtime.c). One out of it (a suite's driver after the baseline: ctest, perl, make; a
+   fixture) fails nothing and its calls tell nothing. */
+static bool program_in_scope(void)
+{
+    char exe[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (length <= 0)
+        return true; /* no /proc: audited, as before the scope was known */
+    exe[length] = '\0';
+    return scope_match(getenv("LIBFAIL_EXE"), exe);
+}
+
 LF_EXPORT unsigned la_version(unsigned version)
 {
     /* Read the environment now (auditlibc.c), before the program can change it. */
     (void)getenv("LIBFAIL_API_MODULES");
+    /* A module with PLT hooks makes the dynamic linker send every call through every object's
+       PLT (the C library's, libstdc++'s, whatever the object's flags) through its profiling
+       trampoline, which never fills in the GOT: a suite's driver paid it for every call, in
+       every run. Out of scope, 0 has the linker drop the module (rtld-audit(7)). */
+    if (!program_in_scope())
+        return 0;
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -119,6 +120,13 @@ static void read_environment(void)
     }
     raw_syscall3(SYS_close, fd, 0, 0);
     environment[environment_length] = '\0';
+}
+
+/* The target of a symbolic link, unterminated, as readlink(2) gives it; -1 on an error. */
+HIDDEN ssize_t readlink(const char *restrict path, char *restrict buffer, size_t size)
+{
+    long got = raw_syscall3(SYS_readlink, (long)path, (long)buffer, (long)size);
+    return got < 0 ? -1 : got;
 }
 
 /* Code built with -fstack-protector (a distribution's default: text.c is shared with the

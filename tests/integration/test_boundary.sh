@@ -121,3 +121,17 @@ silent 9" \
 # The audit changes nothing the program computes: its output and status are as without failrun.
 check_equal "under the audit the program prints what it prints alone" "$("$program")" \
     "$(cat "$(sql scoped.db "SELECT dir FROM runs WHERE kind = 'baseline'")/stdout")"
+
+# The module in a process out of the campaign's scope (a suite's driver, a fixture): it would make
+# every PLT call of every object there go through the dynamic linker's profiling trampoline, for
+# nothing. got_probe tells whether its calls into libshelf.so went through it.
+probe="$PROGRAMS/boundary/got_probe"
+audit="$ROOT/build/libfail-audit.so"
+check_equal "without the audit module the program's calls go straight to the library" direct \
+    "$("$probe")"
+check_equal "in the campaign's scope the module audits them" audited \
+    "$(env LD_AUDIT="$audit" LIBFAIL_EXE='*' "$probe")"
+check_equal "... in the default scope too (every executable outside the system's)" audited \
+    "$(env LD_AUDIT="$audit" LIBFAIL_EXE='::::' "$probe")"
+check_equal "out of the scope the dynamic linker drops the module: no trampoline" direct \
+    "$(env LD_AUDIT="$audit" LIBFAIL_EXE='!*/got_probe' "$probe")"
