@@ -24,13 +24,29 @@ struct store_failable failable_sites(const struct campaign_settings *settings)
     return (struct store_failable){settings->policy_nofail, settings->nofail_below};
 }
 
+/* The campaign's modules, loaded again only when a frame names one the copy lacks (a module
+   first seen in this run): this is asked for every new site of every run. */
+static const struct module_map *modules_for(sqlite3 *db, const struct frame_list *frames)
+{
+    static struct module_map map;
+    static sqlite3 *loaded_from;
+    bool current = loaded_from == db;
+    for (int i = 0; current && i < frames->count; i++)
+        current = module_map_path(&map, frames->frames[i].module) != NULL;
+    if (!current) {
+        module_map_free(&map);
+        module_map_load(db, &map);
+        loaded_from = db;
+    }
+    return &map;
+}
+
 bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)
 {
     static struct symboliser *symboliser;
-    struct module_map map;
-    module_map_load(db, &map);
-    int own = first_own_frame(&map, frames);
-    const char *path = own >= 0 ? module_map_path(&map, frames->frames[own].module) : NULL;
+    const struct module_map *modules = modules_for(db, frames);
+    int own = first_own_frame(modules, frames);
+    const char *path = own >= 0 ? module_map_path(modules, frames->frames[own].module) : NULL;
     if (path && !symboliser)
         symboliser = symboliser_new();
     char function[256] = "";
@@ -38,7 +54,6 @@ bool frames_are_instrumentation(sqlite3 *db, const struct frame_list *frames)
     bool named = path && symboliser &&
                  symboliser_function(symboliser, path, frames->frames[own].offset, true, NULL,
                                      function, sizeof function);
-    module_map_free(&map);
     /* libgcov's functions: __gcov_exit, __gcov_dump, gcov_do_dump, gcov_write_*, ... */
     return named && (!strncmp(function, "__gcov_", 7) || !strncmp(function, "gcov_", 5));
 }
