@@ -11,7 +11,8 @@
  * - libfail's own I/O (the record files, claim files, /proc reads) and whatever libunwind or dlsym
  *   do for it: made with runtime_guard set, or called from libfail's own text, it passes through;
  * - libc's internal I/O (fopen's open, stdio's writes, the loader's reads): glibc calls its own
- *   hidden aliases, never these symbols, so it never reaches here.
+ *   hidden aliases, never these symbols, so it never reaches here;
+ * - libgcov's .gcda files (a --coverage build's exit): see "libgcov's own files" below.
  * A failing call allocates nothing: it sets errno and returns, after the stdio bookkeeping below.
  */
 /* We define printf, getline and friends ourselves: no inline wrappers of glibc's (fortify's, or
@@ -22,10 +23,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdio_ext.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -91,6 +94,66 @@ static mode_t LF_TEXT open_mode(int flags, va_list arguments)
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(arguments, int)
                                                                  : 0;
 }
+
+/* ---- libgcov's own files: no site ---- */
+
+/* A program built with --coverage writes its .gcda files when it exits: libgcov, linked into each
+   instrumented module, calls open, fdopen, fread, fwrite and fclose through the PLT, as the
+   program's own code does. That is not the program's I/O: failrun drops those sites as
+   instrumentation and never fails them. Yet each of libgcov's word-sized writes was judged
+   (an unwind apiece, in every run, at every exit): 97 % of all the unwinds of a jansson test's
+   fork children. So a .gcda path opens no site, and the descriptor fdopen makes a stream of is
+   marked when it names a .gcda file: no call on it is a site until it is closed. Descriptors
+   past GCOV_DESCRIPTORS are not marked (their calls are judged, as before). */
+#define GCOV_DESCRIPTORS 1024
+static _Atomic uint64_t gcov_descriptors[GCOV_DESCRIPTORS / 64];
+
+static bool LF_TEXT gcov_path(const char *path)
+{
+    if (is_null((void *)path))
+        return false;
+    size_t length = strlen(path);
+    return length > 5 && !memcmp(path + length - 5, ".gcda", 5);
+}
+
+static bool LF_TEXT gcov_descriptor(int fd)
+{
+    return fd >= 0 && fd < GCOV_DESCRIPTORS &&
+           (atomic_load_explicit(&gcov_descriptors[fd / 64], memory_order_relaxed) >> (fd % 64) & 1);
+}
+
+/* fdopen(fd): marks fd when it names a .gcda file (one readlink, for fdopen only). */
+static bool LF_TEXT gcov_fdopen(int fd)
+{
+    if (fd < 0 || fd >= GCOV_DESCRIPTORS)
+        return false;
+    char link[32] = "/proc/self/fd/", target[PATH_MAX];
+    link[14 + format_decimal(link + 14, (uint64_t)fd)] = '\0';
+    ssize_t length = readlink(link, target, sizeof target - 1);
+    if (length <= 0)
+        return false;
+    target[length] = '\0';
+    if (!gcov_path(target))
+        return false;
+    atomic_fetch_or(&gcov_descriptors[fd / 64], 1ull << (fd % 64));
+    return true;
+}
+
+/* close(fd), fclose: the descriptor's number is free again. */
+static bool LF_TEXT gcov_closing(int fd)
+{
+    if (!gcov_descriptor(fd))
+        return false;
+    atomic_fetch_and(&gcov_descriptors[fd / 64], ~(1ull << (fd % 64)));
+    return true;
+}
+
+#define GCOV_PATH(path) gcov_path(path)
+#define GCOV_FD(fd) gcov_descriptor(fd)
+#define GCOV_FDOPEN(fd) gcov_fdopen(fd)
+#define GCOV_FD_CLOSING(fd) gcov_closing(fd)
+#define NO_STREAM_SITE(stream) (is_null(stream) || gcov_descriptor((stream)->_fileno))
+#define NO_STREAM_SITE_CLOSING(stream) (is_null(stream) || gcov_closing((stream)->_fileno))
 
 /* ---- the decision ---- */
 

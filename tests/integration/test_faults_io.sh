@@ -159,6 +159,32 @@ check "cov: the NOFAIL report lists, per file, the legs that exist only for smal
 check "cov: the summary counts the legs kept by an I/O failure" \
     grep -Eq "^error-leg lines: [0-9]+ tested \(deletable [0-9]+, kept [0-9]+, of them [0-9]+ by an I/O failure\)" cov.txt
 
+# libgcov's own writes at exit (the .gcda files of a --coverage build) are no sites: the preload
+# lets them through unjudged (no unwind, no record). failrun drops what libgcov's code records
+# (instrumentation), so such records are those of the baseline not among the stored sites; an I/O
+# call's record has no request size.
+"$FAILRUN" run -q --keep-runs --db gcovio.db --faults alloc,io -- "$cov_program" numbers.txt \
+    >/dev/null
+check_equal "a --coverage build's baseline records its own I/O sites and none of libgcov's" \
+    "own I/O sites: yes; libgcov's: 0" "$(python3 - gcovio.db <<'EOF'
+import glob, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+kinds = dict(db.execute("SELECT id, kind FROM sites"))
+folder = db.execute("SELECT dir FROM runs WHERE kind = 'baseline'").fetchone()[0]
+own, dropped = 0, 0
+for path in glob.glob(os.path.join(folder, "*.rec")):
+    data = open(path, "rb").read()
+    for at in range(0, len(data) - 511, 512):
+        if int.from_bytes(data[at + 4:at + 6], "little") != 3:  # RECORD_SITE
+            continue
+        signature = "%016x" % int.from_bytes(data[at + 32:at + 40], "little")
+        size = int.from_bytes(data[at + 40:at + 48], "little")
+        own += kinds.get(signature) == "io"
+        dropped += signature not in kinds and size == 0
+print("own I/O sites: %s; libgcov's: %d" % ("yes" if own else "no", dropped))
+EOF
+)"
+
 # csvstat reads with getc, whose failure ends its loop as the end of input does (the column of
 # interpose_io.def): the reaction is the ferror() check after the loop, and its leg is kept.
 "$FAILRUN" run -q --db csv.db --faults alloc,io -- "$EXAMPLES/cov/csvstat" \
