@@ -102,41 +102,29 @@ static mode_t LF_TEXT open_mode(int flags, va_list arguments)
    program's own code does. That is not the program's I/O: failrun drops those sites as
    instrumentation and never fails them. Yet each of libgcov's word-sized writes was judged
    (an unwind apiece, in every run, at every exit): 97 % of all the unwinds of a jansson test's
-   fork children. So a .gcda path opens no site, and the descriptor fdopen makes a stream of is
-   marked when it names a .gcda file: no call on it is a site until it is closed. Descriptors
-   past GCOV_DESCRIPTORS are not marked (their calls are judged, as before). */
+   fork children. So an open of a .gcda path is no site, and the descriptor it returns is marked
+   (io_after): no call on it, or on the stream fdopen makes of it, is a site until it is closed.
+   Descriptors past GCOV_DESCRIPTORS are not marked (their calls are judged, as before). */
 #define GCOV_DESCRIPTORS 1024
 static _Atomic uint64_t gcov_descriptors[GCOV_DESCRIPTORS / 64];
+static __thread bool gcov_opening __attribute__((tls_model("initial-exec")));
 
+/* Before an open: a .gcda path is no site, and what the open returns is marked. */
 static bool LF_TEXT gcov_path(const char *path)
 {
     if (is_null((void *)path))
         return false;
     size_t length = strlen(path);
-    return length > 5 && !memcmp(path + length - 5, ".gcda", 5);
+    if (length <= 5 || memcmp(path + length - 5, ".gcda", 5))
+        return false;
+    gcov_opening = true;
+    return true;
 }
 
 static bool LF_TEXT gcov_descriptor(int fd)
 {
     return fd >= 0 && fd < GCOV_DESCRIPTORS &&
            (atomic_load_explicit(&gcov_descriptors[fd / 64], memory_order_relaxed) >> (fd % 64) & 1);
-}
-
-/* fdopen(fd): marks fd when it names a .gcda file (one readlink, for fdopen only). */
-static bool LF_TEXT gcov_fdopen(int fd)
-{
-    if (fd < 0 || fd >= GCOV_DESCRIPTORS)
-        return false;
-    char link[32] = "/proc/self/fd/", target[PATH_MAX];
-    link[14 + format_decimal(link + 14, (uint64_t)fd)] = '\0';
-    ssize_t length = readlink(link, target, sizeof target - 1);
-    if (length <= 0)
-        return false;
-    target[length] = '\0';
-    if (!gcov_path(target))
-        return false;
-    atomic_fetch_or(&gcov_descriptors[fd / 64], 1ull << (fd % 64));
-    return true;
 }
 
 /* close(fd), fclose: the descriptor's number is free again. */
@@ -148,9 +136,27 @@ static bool LF_TEXT gcov_closing(int fd)
     return true;
 }
 
+/* After the real call of an interposer: the descriptor (or stream) a .gcda open returned. */
+static void LF_TEXT gcov_opened(uint32_t function, intptr_t result)
+{
+    gcov_opening = false;
+    int fd = -1;
+    if (function == FUNCTION_IO_FOPEN || function == FUNCTION_IO_FOPEN64)
+        fd = result ? ((FILE *)result)->_fileno : -1;
+    else if (function != FUNCTION_IO_FREOPEN && function != FUNCTION_IO_FREOPEN64)
+        fd = (int)result; /* open, open64, openat, openat64, creat, creat64 */
+    if (fd >= 0 && fd < GCOV_DESCRIPTORS)
+        atomic_fetch_or(&gcov_descriptors[fd / 64], 1ull << (fd % 64));
+}
+
+LF_INLINE void io_after(uint32_t function, intptr_t result)
+{
+    if (LF_UNLIKELY(gcov_opening))
+        gcov_opened(function, result);
+}
+
 #define GCOV_PATH(path) gcov_path(path)
 #define GCOV_FD(fd) gcov_descriptor(fd)
-#define GCOV_FDOPEN(fd) gcov_fdopen(fd)
 #define GCOV_FD_CLOSING(fd) gcov_closing(fd)
 #define NO_STREAM_SITE(stream) (is_null(stream) || gcov_descriptor((stream)->_fileno))
 #define NO_STREAM_SITE_CLOSING(stream) (is_null(stream) || gcov_closing((stream)->_fileno))
@@ -205,6 +211,7 @@ static bool LF_TEXT io_should_fail(uint32_t function, uintptr_t caller, bool pos
             return fail_value;                                                                     \
         }                                                                                          \
         type result = real args;                                                                   \
+        io_after(id, (intptr_t)result);                                                            \
         __asm__ volatile("" ::: "memory"); /* not a tail call: our frame shows on a crash stack */ \
         return result;                                                                             \
     }
@@ -225,6 +232,7 @@ static bool LF_TEXT io_should_fail(uint32_t function, uintptr_t caller, bool pos
         va_start(arguments, last);                                                                 \
         type result = real args;                                                                   \
         va_end(arguments);                                                                         \
+        io_after(id, (intptr_t)result);                                                            \
         return result;                                                                             \
     }
 
