@@ -23,7 +23,7 @@ CORE_SOURCES := libfail/format/text.c libfail/format/record.c libfail/format/pla
                 libfail/live.c libfail/fork/forkmode.c libfail/fork/forkchild.c \
                 libfail/fork/forkstart.c libfail/gcovdump.c libfail/unwinder.c \
                 libfail/boundary.c libfail/execenv.c libfail/elfsym.c libfail/fork/testcase.c \
-                libfail/runtime/invocation.c
+                libfail/runtime/invocation.c libfail/fork/forkrestore.c
 CORE_OBJECTS := $(CORE_SOURCES:%.c=$(BUILD)/pic/%.o)
 # failrun, part by part from the bottom up (see doc/design.md, "Layout"): the record format it shares
 # with the target, then each part of the runner, then coverage analysis.

@@ -125,8 +125,50 @@ static void write_start_line(const struct store_fork_run *run, void *data)
    working folder, one "+SITE SIZE" line per site it reached in the baseline and one "SITE PLAN"
    line per forkable run it owns. Returns the file's name
    ("HASH-N"), or NULL when the baseline has no command line for it. */
+/* Whether a walk of `folder` that skips hidden names reaches `path`: a folder of the campaign
+   (its database's, its runs') that putting a start's working folder back would touch. */
+static bool walked_from(const char *folder, const char *path)
+{
+    char *real_folder = realpath(folder, NULL), *real_path = realpath(path, NULL);
+    bool reached = false;
+    if (!real_folder || !real_path) {
+        reached = true; /* cannot tell: as if it did */
+    } else {
+        size_t length = strlen(real_folder);
+        if (!strcmp(real_folder, "/"))
+            length = 0;
+        if (!strncmp(real_path, real_folder, length) &&
+            (real_path[length] == '/' || real_path[length] == '\0')) {
+            reached = true;
+            for (const char *at = real_path + length; *at; at++)
+                if (at[0] == '/' && at[1] == '.')
+                    reached = false; /* a hidden folder on the way (.failrun): never walked */
+        }
+    }
+    free(real_folder);
+    free(real_path);
+    return reached;
+}
+
+/* Whether the start's working folder may be put back after its children (forkrestore.c): not
+   where the walk would reach the campaign's own files. */
+static bool restorable(const struct campaign_context *context, const struct program *program)
+{
+    if (program->cwd[0] != '/')
+        return false; /* inside the run's folder ("@/REST"): failrun's */
+    char *database = xstrdup(context->options->database_path);
+    char *slash = strrchr(database, '/');
+    if (slash)
+        *slash = '\0';
+    bool clear = !walked_from(program->cwd, slash ? database : ".") &&
+                 !walked_from(program->cwd, context->state_dir) &&
+                 !walked_from(program->cwd, context->runs_dir); /* the fork runs' */
+    free(database);
+    return clear;
+}
+
 static char *write_start_file(struct campaign_context *context, const char *root,
-                              const struct program *program)
+                              const struct program *program, bool restore)
 {
     char *name = program->in_command ? ordinal_name(context, root, program) : NULL;
     char *hash = !program->in_command ? store_program_command_line(context->db, program->id)
@@ -156,6 +198,7 @@ static char *write_start_file(struct campaign_context *context, const char *root
     else
         fprintf(out, "%s\n%s\n", program->exe, program->cwd);
     free(base);
+    fprintf(out, "restore=%d\n", restore && restorable(context, program));
     struct start_lines lines = {context, out, 0};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);
     store_fork_runs_each(context->db, program->id, write_start_line, &lines);
@@ -313,7 +356,7 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     char **names = xcalloc(count, sizeof *names);
     int64_t forkable = 0, timeout_ms = 1;
     for (size_t i = 0; i < count; i++) {
-        names[i] = write_start_file(context, root, starts[i]);
+        names[i] = write_start_file(context, root, starts[i], context->restore_starts);
         if (names[i])
             forkable += forkable_count(context->db, starts[i]->id);
         /* One that does not run alone has no time of its own alone: the command's bound. */
@@ -448,9 +491,23 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
             free(note);
             break;
         }
+        /* What its children did showed in the suite's files (a test server's log of every
+           request): from now on each start's working folder is put back after its children. */
+        bool first_restore = !context->restore_starts;
+        context->restore_starts = true;
+        size_t restored = 0;
+        for (size_t i = 0; i < left; i++)
+            restored += restorable(context, starts[i]);
         char *note = xasprintf("the fork run of %s stopped before %zu program start(s): fork "
-                               "run %d of it for them",
-                               context->options->settings.argv[0], left, pass + 1);
+                               "run %d of it for them%s",
+                               context->options->settings.argv[0], left, pass + 1,
+                               !first_restore ? ""
+                               : restored     ? ", each start's working folder put back after "
+                                                "its children (files they grew cut back, files "
+                                                "they made removed)"
+                                              : " (their working folders are not put back after "
+                                                "their children: the campaign's files lie in "
+                                                "them)");
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);

@@ -67,6 +67,14 @@ struct fork_point {
     int file_count;
 };
 
+/* ---- forkrestore.c ---- */
+/* A folder (failrun's own) that fork_restore_note and fork_restore_put_back never enter. */
+void fork_restore_keep_out(const char *path) LF_HIDDEN;
+/* Notes every regular file under the working folder: its device, inode and size. */
+void fork_restore_note(void) LF_HIDDEN;
+/* Puts the working folder back as noted: files that grew are cut back, new files removed. */
+void fork_restore_put_back(void) LF_HIDDEN;
+
 /* ---- forkmode.c ---- */
 /* Appends `text` at out[length], NUL included; returns the new length. */
 size_t fork_append(char *out, size_t length, const char *text) LF_HIDDEN;

@@ -7,7 +7,8 @@
  * line per site, "SIGNATURE PLAN" (the plan of the site's run), after one "+SIGNATURE SIZE" line
  * per site the program reached in the baseline (its children then record only new sites). A
  * working folder inside the baseline's run folder is written "@/REST": the same folder inside
- * this run's. The first process that starts as that program takes the file (renames it to
+ * this run's. The third line is "restore=0", or "restore=1": the working folder is put back
+ * after the children (forkrestore.c). The first process that starts as that program takes the file (renames it to
  * HASH-N.taken) and forks before main: a child that runs unfailed in ROOT/start-HASH-N (failrun
  * compares it with the program alone), then one child per site in ROOT/SIGNATURE running with the
  * site's plan; then it goes on unfailed.
@@ -168,7 +169,7 @@ static void LF_TEXT spool_input(const char *control)
 
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
-                                  const char *exe, const struct start_sites *sites)
+                                  const char *exe, const struct start_sites *sites, bool restore)
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
@@ -177,6 +178,8 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     char control_dir[PATH_MAX];
     fork_folder_path(control_dir, control);
     testcase_prepare(); /* the children end with the test case their fault fires in */
+    if (restore && !why)
+        fork_restore_note(); /* the working folder as the unfailed program would find it */
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
         fork_exec_natively(exe, NULL);
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
@@ -238,6 +241,8 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         return true;
     }
     fork_wait_for_children(0);
+    if (restore && !why)
+        fork_restore_put_back();
     return false;
 }
 
@@ -287,7 +292,14 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         close(fd);
         return START_OTHER;
     }
-    bool child = fork_at_start(&reader, name, exe, sites);
+    /* "restore=1": the working folder is put back after the children (forkrestore.c), but
+       for failrun's own folders. */
+    bool restore = read_line(&reader, line, sizeof line) && !strcmp(line, "restore=1");
+    if (restore) {
+        fork_restore_keep_out(fork_state.root);
+        fork_restore_keep_out(run_dir);
+    }
+    bool child = fork_at_start(&reader, name, exe, sites, restore);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }

@@ -119,6 +119,37 @@ check "... the sites of all three tests" test "$(sql stops.db "SELECT count(*) F
 check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
     "$(sql stops.db "$outcomes")"
 
+# The same harness with its server's log in the working folder, as curl's (log/server.input):
+# once a fork run has stopped early, each later start puts the folder back after its children
+# (the log cut back to what the unfailed program would have found), and one more run answers
+# every test left. The campaign's own files are under a hidden folder, which is never touched.
+sed 's|^log=\$(mktemp)$|log=served.log; : >"$log"|' stops.sh >stops-here.sh
+chmod +x stops-here.sh
+check "stops-here.sh keeps its log in the working folder" grep -q '^log=served.log' stops-here.sh
+check "... and passes on its own" sh -c './stops-here.sh >/dev/null'
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/here.db -- ./stops-here.sh \
+    >/dev/null 2>here.err
+check "its fork run stops at the first test, and the next, putting folders back, runs to the end" \
+    sh -c 'grep -q "stopped before 2 program start(s): fork run 2 of it for them, each start.s working folder put back" here.err &&
+           ! grep -q "fork run 3" here.err'
+check_equal "... every site answered by a child at its start" \
+    "$(sql .campaign/here.db "SELECT count(*) FROM sites")" \
+    "$(sql .campaign/here.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
+check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes")" \
+    "$(sql .campaign/here.db "$outcomes")"
+check "... and the log the children grew is the harness's own again (its run passed)" \
+    test "$(grep -c 'ended otherwise' here.err)" = 1
+# With the campaign's database in the working folder itself, nothing is put back (the walk
+# would reach failrun's own files): the harness stops once per test, as before.
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db here-visible.db -- ./stops-here.sh \
+    >/dev/null 2>visible.err
+check "a database in the working folder: no folder put back, saying why; one more run per test" \
+    sh -c 'grep -q "not put back after their children: the campaign.s files lie in them" visible.err &&
+           grep -q "fork run 3 of it for them" visible.err'
+check_equal "... and the campaign whole, every site answered at the start" \
+    "$(sql here-visible.db "SELECT count(*) FROM sites")" \
+    "$(sql here-visible.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
+
 # The client reads its line from a pipe the harness closed (printf ... | client): at its start
 # the pipe is read out once into a file, which the program and each child read from the start.
 sed "s|^\"$client\" \"\\\$socket\" \\\$2|printf 'hello pipe\\\\n' \| \"$client\" \"\\\$socket\" stdin|" harness.sh >piped.sh
