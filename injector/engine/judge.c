@@ -170,21 +170,23 @@ static struct function_id finding_function(struct campaign_context *context,
                                 hash_bytes(5, function->function, strlen(function->function))};
 }
 
-/* The frame after `own` when `own` is in an allocation wrapper (source.h) and a caller follows:
-   leaks of blocks that jsonp_malloc allocated for two functions are two findings. */
+/* The frame past `own` and the allocation wrappers (source.h) from it outwards, while a caller
+   follows: leaks of blocks that jsonp_malloc allocated for two functions are two findings, and
+   curl_dbg_strdup's through curl_dbg_malloc are its callers'. */
 static int past_wrapper(struct campaign_context *context, const struct frame_list *frames, int own)
 {
-    if (own + 1 >= frames->count)
-        return own;
     if (!context->wrapper_names)
         context->wrapper_names = wrappers_find(context->db, context->symbols,
                                                context->options->settings.wrappers);
-    const char *path = module_map_path(&context->modules, frames->frames[own].module);
-    char name[256];
-    if (path && symboliser_function(context->symbols, path, frames->frames[own].offset, true,
-                                    NULL, name, sizeof name) &&
-        wrapper_named(name, context->wrapper_names))
-        return own + 1;
+    while (own + 1 < frames->count) {
+        const char *path = module_map_path(&context->modules, frames->frames[own].module);
+        char name[256];
+        if (!path || !symboliser_function(context->symbols, path, frames->frames[own].offset,
+                                          true, NULL, name, sizeof name) ||
+            !wrapper_named(name, context->wrapper_names))
+            break;
+        own++;
+    }
     return own;
 }
 

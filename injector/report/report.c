@@ -302,19 +302,22 @@ static int first_own_entry(json_t *stack)
     return -1;
 }
 
-/* The entry a site is named after: the first own one, or its caller's when the first own one
-   is in an allocation wrapper (source.h); *through names that wrapper (NULL when none). */
+/* The entry a site is named after: the first own one, or past it when it is in an allocation
+   wrapper (source.h), and past each wrapper that called it; *through names the wrapper the
+   named entry called (NULL when none). */
 static int named_entry(json_t *stack, const char *wrappers, const char **through)
 {
     int own = first_own_entry(stack);
     *through = NULL;
-    if (own < 0 || (size_t)own + 1 >= json_array_size(stack))
-        return own;
-    const char *function = json_string_value(json_object_get(json_array_get(stack, own), "function"));
-    if (!wrapper_named(function, wrappers))
-        return own;
-    *through = function;
-    return own + 1;
+    while (own >= 0 && (size_t)own + 1 < json_array_size(stack)) {
+        const char *function =
+            json_string_value(json_object_get(json_array_get(stack, own), "function"));
+        if (!wrapper_named(function, wrappers))
+            break;
+        *through = function;
+        own++;
+    }
+    return own;
 }
 
 /* "json_object_new at json.c:40 (through jsonp_malloc)": where a site's allocation is made. */

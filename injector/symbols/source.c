@@ -270,7 +270,8 @@ struct candidate_search {
 };
 
 /* A site whose first own frame is in a function named like an allocator is a candidate, with
-   the function its caller is in. */
+   the function its caller is in; so is that caller when it is named like one too, and so on
+   (curl's curl_dbg_strdup calls curl_dbg_malloc: both are wrappers). */
 static void consider_site(void *context, const char *stored)
 {
     struct candidate_search *search = context;
@@ -278,22 +279,22 @@ static void consider_site(void *context, const char *stored)
     struct frame_list frames = {0};
     frames_from_json(stored, &frames);
     int own = first_own_frame(map, &frames);
-    if (own < 0 || own + 1 >= frames.count)
-        return;
-    const char *path = module_map_path(map, frames.frames[own].module);
-    const char *caller_path = module_map_path(map, frames.frames[own + 1].module);
-    char name[256];
-    uint64_t start = 0, caller_start = 0;
-    if (!path || !symboliser_function(search->symboliser, path, frames.frames[own].offset, true,
-                                      &start, name, sizeof name) ||
-        !wrapper_name_pattern(name))
-        return;
-    if (!caller_path || !symboliser_function(search->symboliser, caller_path,
-                                             frames.frames[own + 1].offset, true, &caller_start,
-                                             NULL, 0))
-        caller_start = frames.frames[own + 1].offset;
-    note_candidate(search->candidates, search->count, name, frames.frames[own + 1].module,
-                   caller_start);
+    for (int at = own; at >= 0 && at + 1 < frames.count; at++) {
+        const char *path = module_map_path(map, frames.frames[at].module);
+        const char *caller_path = module_map_path(map, frames.frames[at + 1].module);
+        char name[256];
+        uint64_t start = 0, caller_start = 0;
+        if (!path || !symboliser_function(search->symboliser, path, frames.frames[at].offset, true,
+                                          &start, name, sizeof name) ||
+            !wrapper_name_pattern(name))
+            return;
+        if (!caller_path || !symboliser_function(search->symboliser, caller_path,
+                                                 frames.frames[at + 1].offset, true,
+                                                 &caller_start, NULL, 0))
+            caller_start = frames.frames[at + 1].offset;
+        note_candidate(search->candidates, search->count, name, frames.frames[at + 1].module,
+                       caller_start);
+    }
 }
 
 char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_wrapper.sh — sites made through an allocation wrapper are named after the wrapper's
 # caller, and their leaks are told apart by that caller (tests/programs/wrapped.c): my_xmalloc
-# by its name and its two callers, grab only with --wrapper grab.
+# by its name and its two callers, grab only with --wrapper grab, and my_xstrdup, which calls
+# my_xmalloc, by its name and its two callers too (a wrapper of a wrapper).
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
@@ -11,8 +12,11 @@ program="$PROGRAMS/wrapped"
 "$FAILRUN" run -q --json --db auto.db -- "$program" >auto.json
 "$FAILRUN" report --db auto.db >auto.txt
 leaks='[.findings[] | select(.outcome == "leak") | .location.function] | sort | join(" ")'
-check_equal "wrapper by name: one leak per caller of my_xmalloc; grab's two callers are one" \
-    "grab make_list make_pair" "$(jq -r "$leaks" auto.json)"
+check_equal "wrapper by name: one leak per caller of my_xmalloc and of my_xstrdup; grab's two callers are one" \
+    "copy_names copy_tags grab make_list make_pair" "$(jq -r "$leaks" auto.json)"
+check_equal "a wrapper of a wrapper: the site is named after its caller, through the outer one" \
+    "copy_tags at wrapped.c:$(grep -n 'char \*note = my_xstrdup' "$ROOT/tests/programs/wrapped.c" | cut -d: -f1) (through my_xstrdup)" \
+    "$(jq -r '.findings[] | select(.location.function == "copy_tags") | .site_name' auto.json)"
 check_equal "wrapper by name: the site is named after the caller, through the wrapper" \
     "make_pair at wrapped.c:$(grep -n 'char \*second = my_xmalloc' "$ROOT/tests/programs/wrapped.c" | cut -d: -f1) (through my_xmalloc)" \
     "$(jq -r '.findings[] | select(.location.function == "make_pair") | .site_name' auto.json)"
@@ -29,8 +33,8 @@ check_equal "no wrapper: grab's site keeps its own name" "grab" \
     "$(jq -r '.findings[] | select(.location.function == "grab") | .site_name' auto.json | cut -d' ' -f1)"
 
 "$FAILRUN" run -q --json --wrapper grab --db named.db -- "$program" >named.json
-check_equal "--wrapper grab: four leaks, one per caller" \
-    "fill_one fill_two make_list make_pair" "$(jq -r "$leaks" named.json)"
+check_equal "--wrapper grab: six leaks, one per caller" \
+    "copy_names copy_tags fill_one fill_two make_list make_pair" "$(jq -r "$leaks" named.json)"
 check_equal "--wrapper grab: named through grab" "fill_two" \
     "$(jq -r '.findings[] | select(.site_name | endswith("(through grab)")) | .location.function' named.json | sort | tail -1)"
 check_equal "--wrapper: stored with the campaign" "grab" "$(sql named.db "SELECT wrappers FROM campaign")"

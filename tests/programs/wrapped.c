@@ -5,9 +5,12 @@
  * --wrapper grab. Each leak is a bug of the caller, not of the wrapper: two findings each.
  * greet says nothing when my_xmalloc fails and the program still ends well: a silent finding,
  * located at greet's call, not inside the wrapper that only passed the failure on.
+ * my_xstrdup calls my_xmalloc (a wrapper of a wrapper, as curl's curl_dbg_strdup calls
+ * curl_dbg_malloc): its callers copy_names and copy_tags each leak too, two more findings.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 __attribute__((noinline)) static void *my_xmalloc(size_t size)
 {
@@ -17,6 +20,41 @@ __attribute__((noinline)) static void *my_xmalloc(size_t size)
 __attribute__((noinline)) static void *grab(size_t size)
 {
     return malloc(size);
+}
+
+__attribute__((noinline)) static char *my_xstrdup(const char *text)
+{
+    size_t size = strlen(text) + 1;
+    char *copy = my_xmalloc(size);
+    if (copy)
+        memcpy(copy, text, size);
+    return copy;
+}
+
+__attribute__((noinline)) static int copy_names(void)
+{
+    char *first = my_xstrdup("first name");
+    if (!first)
+        return -1;
+    char *last = my_xstrdup("last name");
+    if (!last)
+        return -1; /* BUG: leaks first */
+    free(first);
+    free(last);
+    return 0;
+}
+
+__attribute__((noinline)) static int copy_tags(void)
+{
+    char *tag = my_xstrdup("tag");
+    if (!tag)
+        return -1;
+    char *note = my_xstrdup("note");
+    if (!note)
+        return -1; /* BUG: leaks tag */
+    free(tag);
+    free(note);
+    return 0;
 }
 
 __attribute__((noinline)) static int make_pair(void)
@@ -89,6 +127,8 @@ int main(void)
     make_list();
     fill_one();
     fill_two();
+    copy_names();
+    copy_tags();
     puts("ok");
     return 0;
 }
