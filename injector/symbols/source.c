@@ -7,7 +7,6 @@
 #include "store/sitequery.h"
 #include "symbols/symbolise.h"
 #include "base/util.h"
-#include "format/text.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -321,16 +320,9 @@ char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *name
 
 /* ---- a leak inside a system library ---- */
 
-/* A library of the system's: the C library's family, or any shared library in the system's
-   folders (/usr/lib, /lib: OpenSSL, zlib), which the distribution ships and the program only
-   calls. A program in /usr/bin (a Debian program under test) is no library. */
 static bool system_frame(const struct module_map *map, const struct record_frame *frame)
 {
-    const char *path = module_map_path(map, frame->module);
-    if (module_is_system(path))
-        return true;
-    const char *base = path ? strrchr(path, '/') : NULL;
-    return base && path_is_system(path) && strstr(base, ".so");
+    return module_is_system(module_map_path(map, frame->module));
 }
 
 static bool tool_frame(const struct module_map *map, const struct record_frame *frame)
@@ -353,44 +345,15 @@ static bool all_system(const struct module_map *map, const struct frame_list *fr
     return any;
 }
 
-/* The first frame of the program's own code: neither a tool's nor a system library's; -1 when
-   the stack, as deep as it was taken, has none. */
-static int first_program_frame(const struct module_map *map, const struct frame_list *frames)
-{
-    for (int i = 0; i < frames->count; i++)
-        if (!tool_frame(map, &frames->frames[i]) && !system_frame(map, &frames->frames[i]))
-            return i;
-    return -1;
-}
-
-static bool same_frame(const struct record_frame *a, const struct record_frame *b)
-{
-    return a->module == b->module && a->offset == b->offset;
-}
-
 int system_leak_frame(struct symboliser *symboliser, const struct module_map *map,
                       const struct frame_list *leaked, const struct frame_list *injection)
 {
-    int own_leaked = first_program_frame(map, leaked);
-    int own_injection = first_program_frame(map, injection);
-    if (own_injection < 0 && injection->count >= 2) {
-        /* The failed call's stack lies inside the library as deep as it was taken (OpenSSL's
-           start-up: eight frames of libcrypto): the program's call is further down. Its
-           outermost frame, found on the leak's stack, stands in for that call. */
-        const struct record_frame *outer = &injection->frames[injection->count - 1];
-        own_leaked = -1;
-        for (int i = 0; i < leaked->count && own_leaked < 0; i++)
-            if (same_frame(&leaked->frames[i], outer))
-                own_leaked = i + 1;
-        own_injection = injection->count;
-        if (own_leaked < 0 || !all_system(map, leaked, own_leaked) ||
-            !all_system(map, injection, own_injection))
-            return -1;
-    } else if (own_leaked <= 0 || own_injection <= 0 || own_leaked >= leaked->count ||
-               !same_frame(&leaked->frames[own_leaked], &injection->frames[own_injection]) ||
-               !all_system(map, leaked, own_leaked) || !all_system(map, injection, own_injection)) {
+    int own_leaked = first_own_frame(map, leaked), own_injection = first_own_frame(map, injection);
+    if (own_leaked <= 0 || own_injection <= 0 ||
+        leaked->frames[own_leaked].module != injection->frames[own_injection].module ||
+        leaked->frames[own_leaked].offset != injection->frames[own_injection].offset ||
+        !all_system(map, leaked, own_leaked) || !all_system(map, injection, own_injection))
         return -1;
-    }
     /* From the program's call inwards: the same return addresses are the same activations. */
     int i = own_leaked - 1, j = own_injection - 1, shared = -1, depth = 0;
     while (i >= 0 && j >= 0 && leaked->frames[i].module == injection->frames[j].module &&

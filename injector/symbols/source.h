@@ -77,10 +77,7 @@ char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *name
    library's. The program never saw the block: glibc's setlocale -> _nl_find_locale allocates the
    normalised codeset, a later allocation fails, and _nl_find_locale returns NULL without
    freeing it. A block allocated in the function the program called (getline's buffer,
-   strdup's copy) may be the program's to free: never the library's by this rule. A system
-   library: the C library's family, or a shared library in the system's folders (OpenSSL). A
-   failed call whose stack lies inside the library as deep as it was taken has no program frame:
-   its outermost frame, found on the leak's stack, stands in for the program's call.
+   strdup's copy) may be the program's to free: never the library's by this rule.
    Returns the index in `leaked` of that shared activation's frame, or -1. */
 int system_leak_frame(struct symboliser *symboliser, const struct module_map *map,
                       const struct frame_list *leaked, const struct frame_list *injection);

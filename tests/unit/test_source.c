@@ -119,7 +119,7 @@ static void leak_inside_a_system_library(void **state)
     uint64_t other = libc_offset((void *)qsort, 0x30, &libc);
     uint64_t ids[] = {1, 2, 3, 4};
     char *paths[] = {(char *)libc, "/usr/bin/prog", "/usr/lib/libfail-preload.so",
-                     "/home/me/build/libother.so.1"};
+                     "/usr/lib/libother.so.1"};
     struct module_map map = {4, ids, paths};
     struct symboliser *symboliser = symboliser_new();
     const struct record_frame main_call = {2, 0x1234}, interposer = {3, 0x99};
@@ -153,33 +153,6 @@ static void leak_inside_a_system_library(void **state)
     a = stack_of(5, leaked);
     b = stack_of(3, injected_elsewhere);
     assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
-    /* The failed call's stack all inside the library, as deep as it was taken (OpenSSL's
-       start-up): its outermost frame, on the leak's stack too, stands for the program's call
-       further down. The same shape as the first: the library's. */
-    struct record_frame deep_leaked[] = {interposer, {1, other}, {1, inner_a}, {1, entry},
-                                         {1, entry + 0x40}, main_call};
-    struct record_frame deep_injected[] = {{1, inner_b}, {1, entry}, {1, entry + 0x40}};
-    a = stack_of(6, deep_leaked);
-    b = stack_of(3, deep_injected);
-    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), 2);
-    /* ... but not when the leak's stack never passes the failed call's outermost frame. */
-    struct record_frame deep_elsewhere[] = {{1, inner_b}, {1, entry}, {1, entry + 0x80}};
-    b = stack_of(3, deep_elsewhere);
-    assert_int_equal(system_leak_frame(symboliser, &map, &a, &b), -1);
-    /* A shared library in the system's folders is a system library too (OpenSSL, zlib). */
-    char *system_paths[] = {"/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/bin/prog",
-                            "/usr/lib/libfail-preload.so", "/home/me/build/libother.so.1"};
-    struct module_map system_map = {4, ids, system_paths};
-    struct record_frame crypto_leaked[] = {interposer, {1, 0x100}, {1, 0x200}, {1, 0x300},
-                                           main_call};
-    struct record_frame crypto_injected[] = {{1, 0x400}, {1, 0x300}, main_call};
-    a = stack_of(5, crypto_leaked);
-    b = stack_of(3, crypto_injected);
-    /* (its functions unknown here: the one shared frame is all it can tell, the entry) */
-    assert_int_equal(system_leak_frame(symboliser, &system_map, &a, &b), -1);
-    struct record_frame crypto_deeper[] = {{1, 0x500}, {1, 0x200}, {1, 0x300}, main_call};
-    b = stack_of(4, crypto_deeper);
-    assert_int_equal(system_leak_frame(symboliser, &system_map, &a, &b), 2);
     symboliser_free(symboliser);
 }
 
