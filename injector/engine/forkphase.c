@@ -150,12 +150,16 @@ static bool walked_from(const char *folder, const char *path)
     return reached;
 }
 
-/* Whether the start's working folder may be put back after its children (forkrestore.c): not
-   where the walk would reach the campaign's own files. */
+/* Whether the start's working folder may be put back after its children (forkrestore.c): a
+   folder inside the command's own (not /tmp, not a home folder the command was started above),
+   from which a walk does not reach the campaign's own files. */
 static bool restorable(const struct campaign_context *context, const struct program *program)
 {
     if (program->cwd[0] != '/')
         return false; /* inside the run's folder ("@/REST"): failrun's */
+    const char *command_cwd = context->options->settings.cwd;
+    if (!command_cwd || !walked_from(command_cwd, program->cwd))
+        return false;
     char *database = xstrdup(context->options->database_path);
     char *slash = strrchr(database, '/');
     if (slash)
@@ -493,21 +497,23 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
         }
         /* What its children did showed in the suite's files (a test server's log of every
            request): from now on each start's working folder is put back after its children. */
-        bool first_restore = !context->restore_starts;
-        context->restore_starts = true;
+        const char *asked = getenv("FAILRUN_START_RESTORE"); /* 0: never */
+        bool first_restore = !context->restore_starts && !(asked && !strcmp(asked, "0"));
+        context->restore_starts = context->restore_starts || first_restore;
         size_t restored = 0;
-        for (size_t i = 0; i < left; i++)
+        for (size_t i = 0; first_restore && i < left; i++)
             restored += restorable(context, starts[i]);
+        char *put_back = restored ? xasprintf(", the working folder of %zu of them put back "
+                                              "after their children (files that grew cut back)",
+                                              restored)
+                                  : xstrdup(" (their working folders are not put back after "
+                                            "their children: outside the command's folder, or "
+                                            "the campaign's files lie in them)");
         char *note = xasprintf("the fork run of %s stopped before %zu program start(s): fork "
                                "run %d of it for them%s",
                                context->options->settings.argv[0], left, pass + 1,
-                               !first_restore ? ""
-                               : restored     ? ", each start's working folder put back after "
-                                                "its children (files they grew cut back, files "
-                                                "they made removed)"
-                                              : " (their working folders are not put back after "
-                                                "their children: the campaign's files lie in "
-                                                "them)");
+                               first_restore ? put_back : "");
+        free(put_back);
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);

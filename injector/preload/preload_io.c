@@ -109,10 +109,12 @@ static mode_t LF_TEXT open_mode(int flags, va_list arguments)
 static _Atomic uint64_t gcov_descriptors[GCOV_DESCRIPTORS / 64];
 static __thread bool gcov_opening __attribute__((tls_model("initial-exec")));
 
-/* Before an open: a .gcda path is no site, and what the open returns is marked. */
-static bool LF_TEXT gcov_path(const char *path)
+/* Before an open that may create its file, as libgcov's does (O_RDWR | O_CREAT): a .gcda path
+   is no site, and what the open returns is marked. Only then is the path read here: a program
+   that passes a bad pointer on purpose gets its EFAULT from the real call. */
+static bool LF_TEXT gcov_path(const char *path, int flags)
 {
-    if (is_null((void *)path))
+    if (!(flags & O_CREAT) || is_null((void *)path))
         return false;
     size_t length = strlen(path);
     if (length <= 5 || memcmp(path + length - 5, ".gcda", 5))
@@ -123,8 +125,9 @@ static bool LF_TEXT gcov_path(const char *path)
 
 static bool LF_TEXT gcov_descriptor(int fd)
 {
-    return fd >= 0 && fd < GCOV_DESCRIPTORS &&
-           (atomic_load_explicit(&gcov_descriptors[fd / 64], memory_order_relaxed) >> (fd % 64) & 1);
+    if (fd < 0 || fd >= GCOV_DESCRIPTORS)
+        return false;
+    return atomic_load_explicit(&gcov_descriptors[fd / 64], memory_order_relaxed) >> (fd % 64) & 1;
 }
 
 /* close(fd), fclose: the descriptor's number is free again. */
@@ -141,10 +144,9 @@ static void LF_TEXT gcov_opened(uint32_t function, intptr_t result)
 {
     gcov_opening = false;
     int fd = -1;
-    if (function == FUNCTION_IO_FOPEN || function == FUNCTION_IO_FOPEN64)
-        fd = result ? ((FILE *)result)->_fileno : -1;
-    else if (function != FUNCTION_IO_FREOPEN && function != FUNCTION_IO_FREOPEN64)
-        fd = (int)result; /* open, open64, openat, openat64, creat, creat64 */
+    if (function == FUNCTION_IO_OPEN || function == FUNCTION_IO_OPEN64 ||
+        function == FUNCTION_IO_OPENAT || function == FUNCTION_IO_OPENAT64)
+        fd = (int)result;
     if (fd >= 0 && fd < GCOV_DESCRIPTORS)
         atomic_fetch_or(&gcov_descriptors[fd / 64], 1ull << (fd % 64));
 }
@@ -155,7 +157,7 @@ LF_INLINE void io_after(uint32_t function, intptr_t result)
         gcov_opened(function, result);
 }
 
-#define GCOV_PATH(path) gcov_path(path)
+#define GCOV_OPEN(path, flags) gcov_path(path, flags)
 #define GCOV_FD(fd) gcov_descriptor(fd)
 #define GCOV_FD_CLOSING(fd) gcov_closing(fd)
 #define NO_STREAM_SITE(stream) (is_null(stream) || gcov_descriptor((stream)->_fileno))

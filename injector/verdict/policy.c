@@ -31,8 +31,9 @@ static const struct module_map *modules_for(sqlite3 *db, const struct frame_list
     static struct module_map map;
     static sqlite3 *loaded_from;
     bool current = loaded_from == db;
-    for (int i = 0; current && i < frames->count; i++)
-        current = module_map_path(&map, frames->frames[i].module) != NULL;
+    for (int i = 0; current && i < frames->count; i++) /* module 0: none known (a JIT's) */
+        current = !frames->frames[i].module ||
+                  module_map_path(&map, frames->frames[i].module) != NULL;
     if (!current) {
         module_map_free(&map);
         module_map_load(db, &map);

@@ -2,23 +2,32 @@
  * forkrestore.c — a start's working folder as it was before its children ran (PLAN_START).
  *
  * A start's children run against the suite's live fixtures, and what they do shows in the
- * suite's files: a test server appends every request it gets to its log (curl's sws writes
- * log/server.input with "ab"), and the harness compares that log with the test's expected
- * protocol once the unfailed program is done. With the children's requests in it the test
- * fails, a harness that stops at its first failed test (curl's runtests) stops, and every later
- * start needs another run of the whole suite. When failrun asks for it (the start file's
- * "restore=1": a fork run of the suite that stopped early before), the start notes every regular
- * file under its working folder before its first child (device, inode and size), and after the
- * last one puts the folder back for the unfailed program: a file that grew is cut back to its
- * size, a file that appeared is removed. A file rewritten in place, replaced or removed cannot be
- * put back and is left as it is (the start's last unfailed child tells failrun when that
- * mattered). failrun's own folders (the fork run's, the run's) and hidden files and folders
- * (.failrun) are never walked; failrun asks for none of it where its campaign's files lie in
- * the working folder otherwise.
+ * suite's files: a test server appends every request it gets to its log (curl's sws opens
+ * log/server.input with "ab" for each request), and the harness compares that log with the
+ * test's expected protocol once the unfailed program is done. With the children's requests in
+ * it the test fails, a harness that stops at its first failed test (curl's runtests) stops, and
+ * every later start needs another run of the whole suite. When failrun asks for it (the start
+ * file's "restore=1": a fork run of the suite stopped early before), the start notes every
+ * regular file under its working folder before its first child (device, inode and size), and
+ * after the last one cuts back each file that grew to its size, before the program goes on.
  *
- * Bounded: at most RESTORE_FILES files, RESTORE_DEPTH folders deep; a larger tree is not noted
- * at all (nothing is put back, as without the option). Runs inside the target: no malloc (a
- * static table, kept by device and inode in an open-addressed hash), no stdio.
+ * Cautious, since other processes may write there too:
+ * - nothing is removed or created, only grown files cut back;
+ * - a file some process still holds open (a parallel test's log, a shell's redirection,
+ *   failrun's own output) is left as it is: what grew it may still be writing;
+ * - the file cut is the one noted (opened without following links or blocking, then checked by
+ *   device and inode);
+ * - a working folder others share (world-writable or sticky: /tmp) is never noted, nor one
+ *   whose walk failed somewhere (an unreadable folder), nor a tree beyond RESTORE_FILES files or
+ *   RESTORE_DEPTH folders deep: then nothing is put back, as without the option;
+ * - failrun's own folders (the fork run's, the run's) and hidden files and folders (.failrun)
+ *   are never walked, and failrun asks for none of it where its campaign's files lie in the
+ *   working folder otherwise.
+ * A file rewritten in place, replaced or removed is not put back (the start's last unfailed
+ * child tells failrun when that mattered).
+ *
+ * Runs inside the target: no malloc (static tables: the noted files in an open-addressed hash by
+ * device and inode), no stdio.
  */
 #include "forkmode.h"
 
@@ -33,6 +42,7 @@
 #define RESTORE_SLOTS (2 * RESTORE_FILES) /* a power of two */
 #define RESTORE_DEPTH 6
 #define RESTORE_KEEP_OUT 4
+#define RESTORE_GROWN 64
 
 struct noted_file {
     uint64_t device, inode; /* inode 0: an empty slot */
@@ -46,6 +56,15 @@ static struct {
     uint64_t device, inode;
 } keep_out[RESTORE_KEEP_OUT];
 static int keep_out_count;
+
+/* The files that grew, open (verified), with the size to cut them back to. */
+static struct {
+    int fd;
+    uint64_t device, inode;
+    int64_t size;
+    bool held; /* another process has it open */
+} grown[RESTORE_GROWN];
+static int grown_count;
 
 void LF_TEXT fork_restore_keep_out(const char *path)
 {
@@ -77,11 +96,34 @@ static bool LF_TEXT kept_out(const struct stat *info)
     return false;
 }
 
-/* What to do with each regular file found: note it (before the children) or put it back. */
-enum walk_step { WALK_NOTE, WALK_RESTORE };
+/* A noted file that grew: opened without following a link or blocking on a FIFO, kept when it
+   is the noted regular file. */
+static void LF_TEXT note_growth(int folder, const char *name, const struct noted_file *slot)
+{
+    if (grown_count == RESTORE_GROWN)
+        return;
+    int file = openat(folder, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat info;
+    if (file < 0)
+        return;
+    if (fstat(file, &info) != 0 || !S_ISREG(info.st_mode) ||
+        (uint64_t)info.st_dev != slot->device || (uint64_t)info.st_ino != slot->inode ||
+        (int64_t)info.st_size <= slot->size) {
+        close(file);
+        return;
+    }
+    grown[grown_count].fd = file;
+    grown[grown_count].device = slot->device;
+    grown[grown_count].inode = slot->inode;
+    grown[grown_count].size = slot->size;
+    grown[grown_count].held = false;
+    grown_count++;
+}
 
-/* Walks the folder open at `folder` (closed here). False when the tree is larger than the
-   bounds (noting stops there). */
+enum walk_step { WALK_NOTE, WALK_GROWN };
+
+/* Walks the folder open at `folder` (closed here). False when something could not be seen or
+   the tree is larger than the bounds. */
 static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
 {
     static char entries[RESTORE_DEPTH + 1][4096];
@@ -89,9 +131,11 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
     bool whole = true;
     for (;;) {
         long got = syscall(SYS_getdents64, folder, buffer, sizeof entries[0]);
+        if (got < 0 && step == WALK_NOTE)
+            whole = false;
         if (got <= 0)
             break;
-        for (long at = 0; at < got;) {
+        for (long at = 0; at < got && whole;) {
             /* struct linux_dirent64: inode, offset, record length, type, name */
             unsigned short length;
             memcpy(&length, buffer + at + 16, sizeof length);
@@ -100,21 +144,26 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
             at += length;
             if (name[0] == '.') /* ., .., and hidden folders and files (.failrun, .git) */
                 continue;
-            struct stat info;
             if (type != DT_REG && type != DT_DIR && type != DT_UNKNOWN)
                 continue;
-            if (fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) != 0)
+            struct stat info;
+            /* Noting, whatever cannot be seen makes the table untrustworthy; putting back, it is
+               skipped (a file gone since, a folder made since). */
+            bool noting = step == WALK_NOTE;
+            if (fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) != 0) {
+                whole = !noting;
                 continue;
+            }
             if (S_ISDIR(info.st_mode)) {
                 if (kept_out(&info))
                     continue;
                 if (depth == RESTORE_DEPTH) {
-                    whole = false;
+                    whole = !noting;
                     continue;
                 }
                 int inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (inner >= 0 && !walk(inner, depth + 1, step))
-                    whole = false;
+                bool seen = inner >= 0 && walk(inner, depth + 1, step);
+                whole = seen || !noting;
                 continue;
             }
             if (!S_ISREG(info.st_mode))
@@ -129,16 +178,8 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
                     noted_count++;
                 *slot = (struct noted_file){(uint64_t)info.st_dev, (uint64_t)info.st_ino,
                                             (int64_t)info.st_size};
-            } else if (!slot || slot->inode == 0) {
-                unlinkat(folder, name, 0); /* made while the children ran */
-            } else if ((int64_t)info.st_size > slot->size) {
-                int file = openat(folder, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-                if (file >= 0) {
-                    if (ftruncate(file, slot->size) != 0) {
-                        /* left as it is: the last unfailed child tells failrun */
-                    }
-                    close(file);
-                }
+            } else if (slot && slot->inode != 0 && (int64_t)info.st_size > slot->size) {
+                note_growth(folder, name, slot);
             }
         }
         if (!whole)
@@ -148,11 +189,69 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
     return whole;
 }
 
+/* Marks the grown files some other process has open: every descriptor of every process in
+   /proc, by device and inode. */
+static void LF_TEXT mark_held(void)
+{
+    static char processes[4096], descriptors[4096];
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+        for (int i = 0; i < grown_count; i++)
+            grown[i].held = true; /* cannot tell: leave every file as it is */
+        return;
+    }
+    pid_t self = getpid();
+    for (;;) {
+        long got = syscall(SYS_getdents64, proc, processes, sizeof processes);
+        if (got <= 0)
+            break;
+        for (long at = 0; at < got;) {
+            unsigned short length;
+            memcpy(&length, processes + at + 16, sizeof length);
+            const char *name = processes + at + 19;
+            at += length;
+            uint64_t pid = 0;
+            if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+                continue;
+            char path[48];
+            size_t n = fork_append(path, 0, name);
+            fork_append(path, n, "/fd");
+            int fds = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fds < 0)
+                continue;
+            for (;;) {
+                long count = syscall(SYS_getdents64, fds, descriptors, sizeof descriptors);
+                if (count <= 0)
+                    break;
+                for (long at2 = 0; at2 < count;) {
+                    unsigned short length2;
+                    memcpy(&length2, descriptors + at2 + 16, sizeof length2);
+                    const char *fd_name = descriptors + at2 + 19;
+                    at2 += length2;
+                    struct stat info;
+                    if (fd_name[0] == '.' || fstatat(fds, fd_name, &info, 0) != 0)
+                        continue;
+                    for (int i = 0; i < grown_count; i++)
+                        if ((uint64_t)info.st_dev == grown[i].device &&
+                            (uint64_t)info.st_ino == grown[i].inode)
+                            grown[i].held = true;
+                }
+            }
+            close(fds);
+        }
+    }
+    close(proc);
+}
+
 void LF_TEXT fork_restore_note(void)
 {
     if (noted_count) /* a second start in one process (an exec'd image starts afresh) */
         memset(noted, 0, sizeof noted);
     noted_count = 0;
+    noted_whole = false;
+    struct stat here;
+    if (stat(".", &here) != 0 || (here.st_mode & (S_IWOTH | S_ISVTX)))
+        return; /* a folder others share: /tmp */
     int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     noted_whole = folder >= 0 && walk(folder, 0, WALK_NOTE);
 }
@@ -161,8 +260,19 @@ void LF_TEXT fork_restore_put_back(void)
 {
     if (!noted_whole)
         return;
-    int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder >= 0)
-        walk(folder, 0, WALK_RESTORE);
     noted_whole = false;
+    grown_count = 0;
+    int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder < 0)
+        return;
+    walk(folder, 0, WALK_GROWN);
+    if (grown_count)
+        mark_held();
+    for (int i = 0; i < grown_count; i++) {
+        if (!grown[i].held && ftruncate(grown[i].fd, grown[i].size) != 0) {
+            /* left as it is: the last unfailed child tells failrun */
+        }
+        close(grown[i].fd);
+    }
+    grown_count = 0;
 }

@@ -130,7 +130,7 @@ check "... and passes on its own" sh -c './stops-here.sh >/dev/null'
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/here.db -- ./stops-here.sh \
     >/dev/null 2>here.err
 check "its fork run stops at the first test, and the next, putting folders back, runs to the end" \
-    sh -c 'grep -q "stopped before 2 program start(s): fork run 2 of it for them, each start.s working folder put back" here.err &&
+    sh -c 'grep -q "stopped before 2 program start(s): fork run 2 of it for them, the working folder of 2 of them put back" here.err &&
            ! grep -q "fork run 3" here.err'
 check_equal "... every site answered by a child at its start" \
     "$(sql .campaign/here.db "SELECT count(*) FROM sites")" \
@@ -139,12 +139,49 @@ check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes
     "$(sql .campaign/here.db "$outcomes")"
 check "... and the log the children grew is the harness's own again (its run passed)" \
     test "$(grep -c 'ended otherwise' here.err)" = 1
+# A file that another process holds open while it grows (a writer beside the tests, as a
+# parallel test's log) is never cut back: the harness checks that its writer's numbered lines
+# have no gap, and its fork runs still run to the end.
+cat >stops-ticker.sh <<SCRIPT
+#!/bin/sh
+socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
+log=served.log; : >"\$log"
+"$server" "\$socket" log "\$log" &
+server=\$!
+: >ticking
+(i=0; while [ -e ticking ]; do i=\$((i + 1)); echo \$i; sleep 0.005; done) >>ticker.log &
+ticker=\$!
+tries=0
+while [ ! -S "\$socket" ] && [ \$tries -lt 400 ]; do sleep 0.05; tries=\$((tries + 1)); done
+status=0
+for test in 1 2 3; do
+    "$client" "\$socket" test \$test || { status=1; break; }
+    served=\$(wc -l <"\$log")
+    [ "\$served" = \$test ] || { echo "test \$test: the server served \$served requests" >&2; status=1; break; }
+done
+rm -f ticking
+wait \$ticker
+awk 'NR != \$1 { exit 1 }' ticker.log || status=3
+kill \$server
+wait \$server 2>/dev/null
+rm -f "\$socket" "\$log" ticker.log
+exit \$status
+SCRIPT
+chmod +x stops-ticker.sh
+check "stops-ticker.sh writes and checks its ticker" sh -c 'grep -q "ticker.log" stops-ticker.sh && grep -q "status=3" stops-ticker.sh'
+check "... and passes on its own" sh -c './stops-ticker.sh >/dev/null'
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/ticker.db -- ./stops-ticker.sh \
+    >/dev/null 2>ticker.err
+check "a file another process holds open is not cut back: the put-back fork run ends as the baseline" \
+    sh -c 'grep -q "fork run 2 of it for them, the working folder" ticker.err &&
+           test "$(grep -c "ended otherwise" ticker.err)" = 1 && ! grep -q "fork run 3" ticker.err'
+
 # With the campaign's database in the working folder itself, nothing is put back (the walk
 # would reach failrun's own files): the harness stops once per test, as before.
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db here-visible.db -- ./stops-here.sh \
     >/dev/null 2>visible.err
 check "a database in the working folder: no folder put back, saying why; one more run per test" \
-    sh -c 'grep -q "not put back after their children: the campaign.s files lie in them" visible.err &&
+    sh -c 'grep -q "not put back after their children: outside the command.s folder, or the campaign.s files lie in them" visible.err &&
            grep -q "fork run 3 of it for them" visible.err'
 check_equal "... and the campaign whole, every site answered at the start" \
     "$(sql here-visible.db "SELECT count(*) FROM sites")" \
