@@ -9,10 +9,11 @@
  * every later start needs another run of the whole suite. When failrun asks for it (the start
  * file's "restore=1": a fork run of the suite stopped early before), the start notes every
  * regular file under its working folder before its first child (device, inode and size), and
- * after the last one cuts back each file that grew to its size, before the program goes on.
+ * after the last one puts the folder back before the program goes on.
  *
  * Cautious, since other processes may write there too:
- * - nothing is removed or created, only grown files cut back;
+ * - nothing is done when a process of the start's process group (the command's) started while
+ *   the children ran, other than the children: a parallel harness's other tests;
  * - a file some process still holds open (a parallel test's log, a shell's redirection,
  *   failrun's own output) is left as it is: what grew it may still be writing;
  * - the file cut is the one noted (opened without following links or blocking, then checked by
@@ -22,7 +23,10 @@
  *   RESTORE_DEPTH folders deep: then nothing is put back, as without the option;
  * - failrun's own folders (the fork run's, the run's) and hidden files and folders (.failrun)
  *   are never walked, and failrun asks for none of it where its campaign's files lie in the
- *   working folder otherwise.
+ *   working folder otherwise, or for a start outside the command's folder.
+ * Besides files that grew, files that appeared are removed (curl's runtests removes
+ * log/server.input before each test: the first child's request made it anew). New folders are
+ * left.
  * A file rewritten in place, replaced or removed is not put back (the start's last unfailed
  * child tells failrun when that mattered).
  *
@@ -36,6 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RESTORE_FILES 8192
@@ -57,7 +62,8 @@ static struct {
 } keep_out[RESTORE_KEEP_OUT];
 static int keep_out_count;
 
-/* The files that grew, open (verified), with the size to cut them back to. */
+/* The files that grew, open (verified), with the size to cut them back to (fd -1: one that
+   appeared, to remove). */
 static struct {
     int fd;
     uint64_t device, inode;
@@ -65,6 +71,7 @@ static struct {
     bool held; /* another process has it open */
 } grown[RESTORE_GROWN];
 static int grown_count;
+static uint64_t noted_ticks; /* when the folder was noted, in clock ticks since boot */
 
 void LF_TEXT fork_restore_keep_out(const char *path)
 {
@@ -120,7 +127,31 @@ static void LF_TEXT note_growth(int folder, const char *name, const struct noted
     grown_count++;
 }
 
-enum walk_step { WALK_NOTE, WALK_GROWN };
+/* A file that appeared: noted to be removed once no process is seen holding it. */
+static void LF_TEXT note_new(const struct stat *info)
+{
+    if (grown_count == RESTORE_GROWN)
+        return;
+    grown[grown_count].fd = -1;
+    grown[grown_count].device = (uint64_t)info->st_dev;
+    grown[grown_count].inode = (uint64_t)info->st_ino;
+    grown[grown_count].size = 0;
+    grown[grown_count].held = false;
+    grown_count++;
+}
+
+static bool LF_TEXT new_and_free(const struct stat *info)
+{
+    for (int i = 0; i < grown_count; i++)
+        if (grown[i].fd < 0 && grown[i].device == (uint64_t)info->st_dev &&
+            grown[i].inode == (uint64_t)info->st_ino)
+            return !grown[i].held;
+    return false;
+}
+
+/* WALK_NOTE: note each file; WALK_GROWN: find those that grew or appeared; WALK_REMOVE: remove
+   those that appeared and no process holds. */
+enum walk_step { WALK_NOTE, WALK_GROWN, WALK_REMOVE };
 
 /* Walks the folder open at `folder` (closed here). False when something could not be seen or
    the tree is larger than the bounds. */
@@ -178,8 +209,13 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
                     noted_count++;
                 *slot = (struct noted_file){(uint64_t)info.st_dev, (uint64_t)info.st_ino,
                                             (int64_t)info.st_size};
-            } else if (slot && slot->inode != 0 && (int64_t)info.st_size > slot->size) {
-                note_growth(folder, name, slot);
+            } else if (slot && slot->inode != 0) {
+                if (step == WALK_GROWN && (int64_t)info.st_size > slot->size)
+                    note_growth(folder, name, slot);
+            } else if (step == WALK_GROWN) {
+                note_new(&info);
+            } else if (new_and_free(&info)) {
+                unlinkat(folder, name, 0);
             }
         }
         if (!whole)
@@ -243,6 +279,74 @@ static void LF_TEXT mark_held(void)
     close(proc);
 }
 
+static uint64_t LF_TEXT ticks_since_boot(void)
+{
+    struct timespec now;
+    long hertz = sysconf(_SC_CLK_TCK);
+    if (clock_gettime(CLOCK_BOOTTIME, &now) != 0 || hertz <= 0)
+        return 0;
+    return (uint64_t)now.tv_sec * (uint64_t)hertz +
+           (uint64_t)now.tv_nsec / (1000000000ull / (uint64_t)hertz);
+}
+
+/* Did a process of this process group, other than this one, start since the folder was noted
+   (its start time in /proc/PID/stat)? The children are reaped by now: such a process is
+   something else at work beside the start (a parallel harness's next test). */
+static bool LF_TEXT others_started(void)
+{
+    static char processes[4096], stat_text[1024];
+    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0)
+        return true; /* cannot tell */
+    pid_t self = getpid(), group = getpgrp();
+    bool started = false;
+    for (;;) {
+        long got = syscall(SYS_getdents64, proc, processes, sizeof processes);
+        if (got <= 0)
+            break;
+        for (long at = 0; at < got && !started;) {
+            unsigned short length;
+            memcpy(&length, processes + at + 16, sizeof length);
+            const char *name = processes + at + 19;
+            at += length;
+            uint64_t pid = 0;
+            if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+                continue;
+            char path[48];
+            fork_append(path, fork_append(path, 0, name), "/stat");
+            int file = openat(proc, path, O_RDONLY | O_CLOEXEC);
+            if (file < 0)
+                continue;
+            ssize_t size = read(file, stat_text, sizeof stat_text - 1);
+            close(file);
+            if (size <= 0)
+                continue;
+            stat_text[size] = '\0';
+            /* "PID (COMM) STATE PPID PGRP ...": fields after the last ')', the 20th after it
+               the start time */
+            const char *field = strrchr(stat_text, ')');
+            uint64_t values[20] = {0};
+            for (int n = 0; field && n < 20; n++) {
+                field = strchr(field + 1, ' ');
+                if (field) {
+                    const char *end = field + 1;
+                    while (*end >= '0' && *end <= '9')
+                        end++;
+                    if (!parse_decimal(field + 1, (size_t)(end - field - 1), &values[n]))
+                        values[n] = 0;
+                }
+            }
+            /* values[0] is the state (not a number), [2] the group, [19] the start time */
+            if (field && values[2] == (uint64_t)group && values[19] > noted_ticks)
+                started = true;
+        }
+        if (started)
+            break;
+    }
+    close(proc);
+    return started;
+}
+
 void LF_TEXT fork_restore_note(void)
 {
     if (noted_count) /* a second start in one process (an exec'd image starts afresh) */
@@ -254,6 +358,7 @@ void LF_TEXT fork_restore_note(void)
         return; /* a folder others share: /tmp */
     int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     noted_whole = folder >= 0 && walk(folder, 0, WALK_NOTE);
+    noted_ticks = ticks_since_boot();
 }
 
 void LF_TEXT fork_restore_put_back(void)
@@ -262,17 +367,27 @@ void LF_TEXT fork_restore_put_back(void)
         return;
     noted_whole = false;
     grown_count = 0;
+    if (!noted_ticks || others_started())
+        return;
     int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (folder < 0)
         return;
     walk(folder, 0, WALK_GROWN);
-    if (grown_count)
-        mark_held();
+    if (!grown_count)
+        return;
+    mark_held();
+    bool appeared = false;
     for (int i = 0; i < grown_count; i++) {
+        appeared |= grown[i].fd < 0 && !grown[i].held;
+        if (grown[i].fd < 0)
+            continue;
         if (!grown[i].held && ftruncate(grown[i].fd, grown[i].size) != 0) {
             /* left as it is: the last unfailed child tells failrun */
         }
         close(grown[i].fd);
     }
+    folder = appeared ? open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (folder >= 0)
+        walk(folder, 0, WALK_REMOVE);
     grown_count = 0;
 }

@@ -139,9 +139,11 @@ check_equal "... each ending as in re-run mode" "$(sql stops-rerun.db "$outcomes
     "$(sql .campaign/here.db "$outcomes")"
 check "... and the log the children grew is the harness's own again (its run passed)" \
     test "$(grep -c 'ended otherwise' here.err)" = 1
-# A file that another process holds open while it grows (a writer beside the tests, as a
-# parallel test's log) is never cut back: the harness checks that its writer's numbered lines
-# have no gap, and its fork runs still run to the end.
+# A writer beside the tests: a long-running ticker that holds its log open and appends numbered
+# lines (/usr/bin/python3: a shim on PATH may start processes of its own), or a shell loop that
+# starts a process for each line (the harness's other work, as a parallel test's). The harness checks the ticker's lines for a gap at its end
+# (ticker.result). A file still held open is never cut back, and while processes of the command
+# start beside a start's children its folder is not put back at all.
 cat >stops-ticker.sh <<SCRIPT
 #!/bin/sh
 socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
@@ -149,7 +151,17 @@ log=served.log; : >"\$log"
 "$server" "\$socket" log "\$log" &
 server=\$!
 : >ticking
-(i=0; while [ -e ticking ]; do i=\$((i + 1)); echo \$i; sleep 0.005; done) >>ticker.log &
+rm -f ticker.log
+if [ "\$1" = python ]; then
+    /usr/bin/python3 -u -c 'import os, time
+i = 0
+while os.path.exists("ticking"):
+    i += 1
+    print(i)
+    time.sleep(0.005)' >>ticker.log &
+else
+    (i=0; while [ -e ticking ]; do i=\$((i + 1)); echo \$i >>ticker.log; sleep 0.005; done) &
+fi
 ticker=\$!
 tries=0
 while [ ! -S "\$socket" ] && [ \$tries -lt 400 ]; do sleep 0.05; tries=\$((tries + 1)); done
@@ -161,20 +173,29 @@ for test in 1 2 3; do
 done
 rm -f ticking
 wait \$ticker
-awk 'NR != \$1 { exit 1 }' ticker.log || status=3
+if awk 'NR != \$1 { exit 1 }' ticker.log; then echo ok; else echo gap; fi >ticker.result
 kill \$server
 wait \$server 2>/dev/null
 rm -f "\$socket" "\$log" ticker.log
 exit \$status
 SCRIPT
 chmod +x stops-ticker.sh
-check "stops-ticker.sh writes and checks its ticker" sh -c 'grep -q "ticker.log" stops-ticker.sh && grep -q "status=3" stops-ticker.sh'
-check "... and passes on its own" sh -c './stops-ticker.sh >/dev/null'
-FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/ticker.db -- ./stops-ticker.sh \
+check "stops-ticker.sh passes on its own, its ticker whole (python, shell)" \
+    sh -c './stops-ticker.sh python >/dev/null && grep -qx ok ticker.result &&
+           ./stops-ticker.sh shell >/dev/null && grep -qx ok ticker.result'
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/ticker.db -- ./stops-ticker.sh python \
     >/dev/null 2>ticker.err
-check "a file another process holds open is not cut back: the put-back fork run ends as the baseline" \
+check "a log another process holds open is not cut back: fork run 2 puts the folder back, ends as the baseline" \
     sh -c 'grep -q "fork run 2 of it for them, the working folder" ticker.err &&
-           test "$(grep -c "ended otherwise" ticker.err)" = 1 && ! grep -q "fork run 3" ticker.err'
+           test "$(grep -c "ended otherwise" ticker.err)" = 1 && ! grep -q "fork run 3" ticker.err &&
+           grep -qx ok ticker.result'
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/shell-ticker.db -- ./stops-ticker.sh shell \
+    >/dev/null 2>shell-ticker.err
+check "processes started beside the children: nothing put back, the ticker's file whole, one more run per test" \
+    sh -c 'grep -q "fork run 3 of it for them" shell-ticker.err && grep -qx ok ticker.result'
+check_equal "... every site still answered at its start" \
+    "$(sql .campaign/shell-ticker.db "SELECT count(*) FROM sites")" \
+    "$(sql .campaign/shell-ticker.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
 
 # With the campaign's database in the working folder itself, nothing is put back (the walk
 # would reach failrun's own files): the harness stops once per test, as before.
