@@ -504,7 +504,8 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
         for (size_t i = 0; first_restore && i < left; i++)
             restored += restorable(context, starts[i]);
         char *put_back = restored ? xasprintf(", the working folder of %zu of them put back "
-                                              "after their children (files that grew cut back)",
+                                              "after their children (files that grew cut back, "
+                                              "new ones removed)",
                                               restored)
                                   : xstrdup(" (their working folders are not put back after "
                                             "their children: outside the command's folder, or "
