@@ -8,10 +8,10 @@
  * per site the program reached in the baseline (its children then record only new sites). A
  * working folder inside the baseline's run folder is written "@/REST": the same folder inside
  * this run's. The third line is "restore=0", or "restore=1": the working folder is put back
- * after the children (forkrestore.c). The first process that starts as that program takes the file (renames it to
- * HASH-N.taken) and forks before main: a child that runs unfailed in ROOT/start-HASH-N (failrun
- * compares it with the program alone), then one child per site in ROOT/SIGNATURE running with the
- * site's plan; then it goes on unfailed.
+ * after the children (forkrestore.c). The first process that starts as that program takes the
+ * file (renames it to HASH-N.taken) and forks before main: a child that runs unfailed in
+ * ROOT/start-HASH-N (failrun compares it with the program alone), then one child per site in
+ * ROOT/SIGNATURE running with the site's plan; then it goes on unfailed.
  *
  * The start's input is read out first when it is a pipe its writer closed (spool_input), and the
  * start forks two more unfailed children, one before and one after the sites', to tell an
