@@ -141,9 +141,10 @@ check "... and the log the children grew is the harness's own again (its run pas
     test "$(grep -c 'ended otherwise' here.err)" = 1
 # A writer beside the tests: a long-running ticker that holds its log open and appends numbered
 # lines (/usr/bin/python3: a shim on PATH may start processes of its own), or a shell loop that
-# starts a process for each line (the harness's other work, as a parallel test's). The harness checks the ticker's lines for a gap at its end
-# (ticker.result). A file still held open is never cut back, and while processes of the command
-# start beside a start's children its folder is not put back at all.
+# starts a process for each line (the harness's other work, as a parallel test's). The harness
+# checks the ticker's lines for a gap at its end (ticker.result). A file still held open is never
+# cut back, and while processes of the command start beside a start's children its folder is not
+# put back at all.
 cat >stops-ticker.sh <<SCRIPT
 #!/bin/sh
 socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
