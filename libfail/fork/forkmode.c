@@ -104,6 +104,42 @@ void LF_TEXT fork_file_in(char *out, const char *dir, const char *name)
     fork_append(out, fork_append(out, fork_append(out, 0, dir), "/"), name);
 }
 
+bool LF_TEXT fork_dir_open(struct fork_dir *dir, int at, const char *path)
+{
+    dir->fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    dir->length = dir->at = 0;
+    dir->failed = false;
+    return dir->fd >= 0;
+}
+
+const char *LF_TEXT fork_dir_next(struct fork_dir *dir, unsigned char *type)
+{
+    if (dir->at >= dir->length) {
+        dir->length = syscall(SYS_getdents64, dir->fd, dir->buffer, sizeof dir->buffer);
+        dir->at = 0;
+        if (dir->length <= 0) {
+            dir->failed = dir->length < 0;
+            dir->length = 0;
+            return NULL;
+        }
+    }
+    /* struct linux_dirent64: inode, offset, record length, type, name */
+    const char *entry = dir->buffer + dir->at;
+    unsigned short record_length;
+    memcpy(&record_length, entry + 16, sizeof record_length);
+    dir->at += record_length;
+    if (type)
+        *type = (unsigned char)entry[18];
+    return entry + 19;
+}
+
+void LF_TEXT fork_dir_close(struct fork_dir *dir)
+{
+    if (dir->fd >= 0)
+        close(dir->fd);
+    dir->fd = -1;
+}
+
 static bool LF_TEXT descriptor_number(const char *name, uint64_t *fd)
 {
     return parse_decimal(name, strlen(name), fd) && *fd > 2 && *fd < FORK_FD_FLOOR;
@@ -113,30 +149,22 @@ static bool LF_TEXT descriptor_number(const char *name, uint64_t *fd)
 static void LF_TEXT note_inherited_files(void)
 {
     inherited_count = 0;
-    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory < 0)
+    struct fork_dir directory;
+    if (!fork_dir_open(&directory, AT_FDCWD, "/proc/self/fd"))
         return;
-    char buffer[4096];
-    long length;
-    while ((length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
-        for (long at = 0; at < length;) {
-            const char *entry = buffer + at;
-            unsigned short record_length;
-            memcpy(&record_length, entry + 16, sizeof record_length); /* linux_dirent64 */
-            at += record_length;
-            uint64_t fd;
-            struct stat st;
-            if (!descriptor_number(entry + 19, &fd) || (int)fd == directory ||
-                fstat((int)fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)))
-                continue;
-            int flags = fcntl((int)fd, F_GETFL);
-            if (flags < 0 || (S_ISREG(st.st_mode) && (flags & O_ACCMODE) == O_RDONLY) ||
-                inherited_count == INHERITED_MAX)
-                continue;
-            inherited[inherited_count++] = (struct inherited_file){(int)fd, st.st_dev, st.st_ino};
-        }
+    for (const char *name; (name = fork_dir_next(&directory, NULL));) {
+        uint64_t fd;
+        struct stat st;
+        if (!descriptor_number(name, &fd) || (int)fd == directory.fd ||
+            fstat((int)fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)))
+            continue;
+        int flags = fcntl((int)fd, F_GETFL);
+        if (flags < 0 || (S_ISREG(st.st_mode) && (flags & O_ACCMODE) == O_RDONLY) ||
+            inherited_count == INHERITED_MAX)
+            continue;
+        inherited[inherited_count++] = (struct inherited_file){(int)fd, st.st_dev, st.st_ino};
     }
-    close(directory);
+    fork_dir_close(&directory);
 }
 
 static bool LF_TEXT was_inherited(int fd, const struct stat *st)
@@ -232,50 +260,41 @@ static const char *LF_TEXT process_unforkable(struct fork_point *point)
         if (getitimer(timers[i], &timer) != 0 || timer.it_value.tv_sec || timer.it_value.tv_usec)
             return "timer";
     }
-    int directory = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory < 0)
+    struct fork_dir directory;
+    if (!fork_dir_open(&directory, AT_FDCWD, "/proc/self/fd"))
         return "descriptors";
     const char *why = NULL;
     point->file_count = 0;
-    char buffer[4096];
-    long length;
-    while (!why && (length = syscall(SYS_getdents64, directory, buffer, sizeof buffer)) > 0) {
-        for (long at = 0; at < length && !why;) {
-            const char *entry = buffer + at;
-            unsigned short record_length;
-            memcpy(&record_length, entry + 16, sizeof record_length); /* linux_dirent64 */
-            const char *name = entry + 19;
-            at += record_length;
-            uint64_t fd;
-            struct stat st;
-            if (!parse_decimal(name, strlen(name), &fd) || fd <= 2 || fd >= FORK_FD_FLOOR ||
-                (int)fd == directory || fstat((int)fd, &st) != 0)
-                continue;
-            if (S_ISSOCK(st.st_mode) && !point->at_start && !was_inherited((int)fd, &st)) {
-                why = "socket";
-                continue;
-            }
-            if (!S_ISREG(st.st_mode))
-                continue;
-            int flags = fcntl((int)fd, F_GETFL);
-            bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
-            /* A file the program opened for writing itself: a copy would not keep a child
-               from reaching it by its name, and sharing it (its bytes saved and put back after
-               the child) not from renaming or removing it, which its parent then misses
-               (patch, in realworld-fork). Left to re-runs. */
-            if (flags < 0 || point->file_count == FORK_FILES_MAX ||
-                (writable && (st.st_size > FORK_COPY_MAX || !was_inherited((int)fd, &st)))) {
-                why = "writing";
-                continue;
-            }
-            struct private_file *file = &point->files[point->file_count++];
-            file->fd = (int)fd;
-            file->offset = lseek((int)fd, 0, SEEK_CUR);
-            file->size = st.st_size;
-            file->writable = writable;
+    for (const char *name; !why && (name = fork_dir_next(&directory, NULL));) {
+        uint64_t fd;
+        struct stat st;
+        if (!parse_decimal(name, strlen(name), &fd) || fd <= 2 || fd >= FORK_FD_FLOOR ||
+            (int)fd == directory.fd || fstat((int)fd, &st) != 0)
+            continue;
+        if (S_ISSOCK(st.st_mode) && !point->at_start && !was_inherited((int)fd, &st)) {
+            why = "socket";
+            continue;
         }
+        if (!S_ISREG(st.st_mode))
+            continue;
+        int flags = fcntl((int)fd, F_GETFL);
+        bool writable = flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
+        /* A file the program opened for writing itself: a copy would not keep a child from
+           reaching it by its name, and sharing it (its bytes saved and put back after the
+           child) not from renaming or removing it, which its parent then misses (patch, in
+           realworld-fork). Left to re-runs. */
+        if (flags < 0 || point->file_count == FORK_FILES_MAX ||
+            (writable && (st.st_size > FORK_COPY_MAX || !was_inherited((int)fd, &st)))) {
+            why = "writing";
+            continue;
+        }
+        struct private_file *file = &point->files[point->file_count++];
+        file->fd = (int)fd;
+        file->offset = lseek((int)fd, 0, SEEK_CUR);
+        file->size = st.st_size;
+        file->writable = writable;
     }
-    close(directory);
+    fork_dir_close(&directory);
     return why;
 }
 

@@ -84,6 +84,21 @@ void fork_site_name(char *out, uint64_t signature) LF_HIDDEN;
 void fork_folder_path(char *out, const char *name) LF_HIDDEN;
 /* `dir`/`name`. */
 void fork_file_in(char *out, const char *dir, const char *name) LF_HIDDEN;
+
+/* A folder's entries, read with getdents64 (opendir would allocate): the buffer is the
+   caller's, in the struct (static or on its stack). */
+struct fork_dir {
+    int fd;
+    long length, at;
+    bool failed; /* getdents64 failed: the entries read are not all there are */
+    char buffer[4096];
+};
+/* Opens the folder `path` (relative to `at`, or AT_FDCWD; its last part not a link); false when
+   it cannot be. */
+bool fork_dir_open(struct fork_dir *dir, int at, const char *path) LF_HIDDEN;
+/* The next entry's name, "." and ".." too, its d_type in *type when not NULL; NULL at the end. */
+const char *fork_dir_next(struct fork_dir *dir, unsigned char *type) LF_HIDDEN;
+void fork_dir_close(struct fork_dir *dir) LF_HIDDEN;
 /* Note for failrun's report why this process did not fork at `signature`. */
 void fork_note_refusal(uint64_t signature, const char *why) LF_HIDDEN;
 /* Why this process cannot fork now (filling `point`), or NULL. */

@@ -39,7 +39,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,75 +152,59 @@ static bool LF_TEXT new_and_free(const struct stat *info)
    those that appeared and no process holds. */
 enum walk_step { WALK_NOTE, WALK_GROWN, WALK_REMOVE };
 
-/* Walks the folder open at `folder` (closed here). False when something could not be seen or
-   the tree is larger than the bounds. */
-static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
+/* Walks the folder `path` (relative to the folder open at `at`). False when something could
+   not be seen or the tree is larger than the bounds (noting stops there). */
+static bool LF_TEXT walk(int at, const char *path, int depth, enum walk_step step)
 {
-    static char entries[RESTORE_DEPTH + 1][4096];
-    char *buffer = entries[depth];
+    static struct fork_dir levels[RESTORE_DEPTH + 1];
+    struct fork_dir *folder = &levels[depth];
+    bool noting = step == WALK_NOTE;
+    if (!fork_dir_open(folder, at, path))
+        return !noting;
     bool whole = true;
-    for (;;) {
-        long got = syscall(SYS_getdents64, folder, buffer, sizeof entries[0]);
-        if (got < 0 && step == WALK_NOTE)
-            whole = false;
-        if (got <= 0)
-            break;
-        for (long at = 0; at < got && whole;) {
-            /* struct linux_dirent64: inode, offset, record length, type, name */
-            unsigned short length;
-            memcpy(&length, buffer + at + 16, sizeof length);
-            unsigned char type = (unsigned char)buffer[at + 18];
-            const char *name = buffer + at + 19;
-            at += length;
-            if (name[0] == '.') /* ., .., and hidden folders and files (.failrun, .git) */
-                continue;
-            if (type != DT_REG && type != DT_DIR && type != DT_UNKNOWN)
-                continue;
-            struct stat info;
-            /* Noting, whatever cannot be seen makes the table untrustworthy; putting back, it is
-               skipped (a file gone since, a folder made since). */
-            bool noting = step == WALK_NOTE;
-            if (fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) != 0) {
-                whole = !noting;
-                continue;
-            }
-            if (S_ISDIR(info.st_mode)) {
-                if (kept_out(&info))
-                    continue;
-                if (depth == RESTORE_DEPTH) {
-                    whole = !noting;
-                    continue;
-                }
-                int inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                bool seen = inner >= 0 && walk(inner, depth + 1, step);
-                whole = seen || !noting;
-                continue;
-            }
-            if (!S_ISREG(info.st_mode))
-                continue;
-            struct noted_file *slot = slot_of((uint64_t)info.st_dev, (uint64_t)info.st_ino);
-            if (step == WALK_NOTE) {
-                if (!slot || noted_count == RESTORE_FILES) {
-                    whole = false;
-                    break;
-                }
-                if (slot->inode == 0)
-                    noted_count++;
-                *slot = (struct noted_file){(uint64_t)info.st_dev, (uint64_t)info.st_ino,
-                                            (int64_t)info.st_size};
-            } else if (slot && slot->inode != 0) {
-                if (step == WALK_GROWN && (int64_t)info.st_size > slot->size)
-                    note_growth(folder, name, slot);
-            } else if (step == WALK_GROWN) {
-                note_new(&info);
-            } else if (new_and_free(&info)) {
-                unlinkat(folder, name, 0);
-            }
+    unsigned char type;
+    for (const char *name; whole && (name = fork_dir_next(folder, &type));) {
+        if (name[0] == '.') /* ., .., and hidden folders and files (.failrun, .git) */
+            continue;
+        if (type != DT_REG && type != DT_DIR && type != DT_UNKNOWN)
+            continue;
+        struct stat info;
+        /* Noting, whatever cannot be seen makes the table untrustworthy; putting back, it is
+           skipped (a file gone since, a folder made since). */
+        if (fstatat(folder->fd, name, &info, AT_SYMLINK_NOFOLLOW) != 0) {
+            whole = !noting;
+            continue;
         }
-        if (!whole)
-            break;
+        if (S_ISDIR(info.st_mode)) {
+            if (!kept_out(&info))
+                whole = depth < RESTORE_DEPTH ? walk(folder->fd, name, depth + 1, step) || !noting
+                                              : !noting;
+            continue;
+        }
+        if (!S_ISREG(info.st_mode))
+            continue;
+        struct noted_file *slot = slot_of((uint64_t)info.st_dev, (uint64_t)info.st_ino);
+        if (noting) {
+            if (!slot || noted_count == RESTORE_FILES) {
+                whole = false;
+                continue;
+            }
+            if (slot->inode == 0)
+                noted_count++;
+            *slot = (struct noted_file){(uint64_t)info.st_dev, (uint64_t)info.st_ino,
+                                        (int64_t)info.st_size};
+        } else if (slot && slot->inode != 0) {
+            if (step == WALK_GROWN && (int64_t)info.st_size > slot->size)
+                note_growth(folder->fd, name, slot);
+        } else if (step == WALK_GROWN) {
+            note_new(&info);
+        } else if (new_and_free(&info)) {
+            unlinkat(folder->fd, name, 0);
+        }
     }
-    close(folder);
+    if (folder->failed && noting)
+        whole = false;
+    fork_dir_close(folder);
     return whole;
 }
 
@@ -229,54 +212,33 @@ static bool LF_TEXT walk(int folder, int depth, enum walk_step step)
    /proc, by device and inode. */
 static void LF_TEXT mark_held(void)
 {
-    static char processes[4096], descriptors[4096];
-    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0) {
+    static struct fork_dir processes, descriptors;
+    if (!fork_dir_open(&processes, AT_FDCWD, "/proc")) {
         for (int i = 0; i < grown_count; i++)
             grown[i].held = true; /* cannot tell: leave every file as it is */
         return;
     }
     pid_t self = getpid();
-    for (;;) {
-        long got = syscall(SYS_getdents64, proc, processes, sizeof processes);
-        if (got <= 0)
-            break;
-        for (long at = 0; at < got;) {
-            unsigned short length;
-            memcpy(&length, processes + at + 16, sizeof length);
-            const char *name = processes + at + 19;
-            at += length;
-            uint64_t pid = 0;
-            if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+    for (const char *name; (name = fork_dir_next(&processes, NULL));) {
+        uint64_t pid = 0;
+        char path[48];
+        if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+            continue;
+        fork_append(path, fork_append(path, 0, name), "/fd");
+        if (!fork_dir_open(&descriptors, processes.fd, path))
+            continue;
+        for (const char *fd; (fd = fork_dir_next(&descriptors, NULL));) {
+            struct stat info;
+            if (fd[0] == '.' || fstatat(descriptors.fd, fd, &info, 0) != 0)
                 continue;
-            char path[48];
-            size_t n = fork_append(path, 0, name);
-            fork_append(path, n, "/fd");
-            int fds = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (fds < 0)
-                continue;
-            for (;;) {
-                long count = syscall(SYS_getdents64, fds, descriptors, sizeof descriptors);
-                if (count <= 0)
-                    break;
-                for (long at2 = 0; at2 < count;) {
-                    unsigned short length2;
-                    memcpy(&length2, descriptors + at2 + 16, sizeof length2);
-                    const char *fd_name = descriptors + at2 + 19;
-                    at2 += length2;
-                    struct stat info;
-                    if (fd_name[0] == '.' || fstatat(fds, fd_name, &info, 0) != 0)
-                        continue;
-                    for (int i = 0; i < grown_count; i++)
-                        if ((uint64_t)info.st_dev == grown[i].device &&
-                            (uint64_t)info.st_ino == grown[i].inode)
-                            grown[i].held = true;
-                }
-            }
-            close(fds);
+            for (int i = 0; i < grown_count; i++)
+                if ((uint64_t)info.st_dev == grown[i].device &&
+                    (uint64_t)info.st_ino == grown[i].inode)
+                    grown[i].held = true;
         }
+        fork_dir_close(&descriptors);
     }
-    close(proc);
+    fork_dir_close(&processes);
 }
 
 static uint64_t LF_TEXT ticks_since_boot(void)
@@ -294,56 +256,44 @@ static uint64_t LF_TEXT ticks_since_boot(void)
    something else at work beside the start (a parallel harness's next test). */
 static bool LF_TEXT others_started(void)
 {
-    static char processes[4096], stat_text[1024];
-    int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0)
+    static struct fork_dir processes;
+    static char stat_text[1024];
+    if (!fork_dir_open(&processes, AT_FDCWD, "/proc"))
         return true; /* cannot tell */
     pid_t self = getpid(), group = getpgrp();
     bool started = false;
-    for (;;) {
-        long got = syscall(SYS_getdents64, proc, processes, sizeof processes);
-        if (got <= 0)
-            break;
-        for (long at = 0; at < got && !started;) {
-            unsigned short length;
-            memcpy(&length, processes + at + 16, sizeof length);
-            const char *name = processes + at + 19;
-            at += length;
-            uint64_t pid = 0;
-            if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
-                continue;
-            char path[48];
-            fork_append(path, fork_append(path, 0, name), "/stat");
-            int file = openat(proc, path, O_RDONLY | O_CLOEXEC);
-            if (file < 0)
-                continue;
-            ssize_t size = read(file, stat_text, sizeof stat_text - 1);
-            close(file);
-            if (size <= 0)
-                continue;
-            stat_text[size] = '\0';
-            /* "PID (COMM) STATE PPID PGRP ...": fields after the last ')', the 20th after it
-               the start time */
-            const char *field = strrchr(stat_text, ')');
-            uint64_t values[20] = {0};
-            for (int n = 0; field && n < 20; n++) {
-                field = strchr(field + 1, ' ');
-                if (field) {
-                    const char *end = field + 1;
-                    while (*end >= '0' && *end <= '9')
-                        end++;
-                    if (!parse_decimal(field + 1, (size_t)(end - field - 1), &values[n]))
-                        values[n] = 0;
-                }
+    for (const char *name; !started && (name = fork_dir_next(&processes, NULL));) {
+        uint64_t pid = 0;
+        char path[48];
+        if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+            continue;
+        fork_append(path, fork_append(path, 0, name), "/stat");
+        int file = openat(processes.fd, path, O_RDONLY | O_CLOEXEC);
+        if (file < 0)
+            continue;
+        ssize_t size = read(file, stat_text, sizeof stat_text - 1);
+        close(file);
+        if (size <= 0)
+            continue;
+        stat_text[size] = '\0';
+        /* "PID (COMM) STATE PPID PGRP ...": fields after the last ')', the 20th after it the
+           start time */
+        const char *field = strrchr(stat_text, ')');
+        uint64_t values[20] = {0};
+        for (int n = 0; field && n < 20; n++) {
+            field = strchr(field + 1, ' ');
+            if (field) {
+                const char *end = field + 1;
+                while (*end >= '0' && *end <= '9')
+                    end++;
+                if (!parse_decimal(field + 1, (size_t)(end - field - 1), &values[n]))
+                    values[n] = 0;
             }
-            /* values[0] is the state (not a number), [2] the group, [19] the start time */
-            if (field && values[2] == (uint64_t)group && values[19] > noted_ticks)
-                started = true;
         }
-        if (started)
-            break;
+        /* values[0] is the state (not a number), [2] the group, [19] the start time */
+        started = field && values[2] == (uint64_t)group && values[19] > noted_ticks;
     }
-    close(proc);
+    fork_dir_close(&processes);
     return started;
 }
 
@@ -356,8 +306,7 @@ void LF_TEXT fork_restore_note(void)
     struct stat here;
     if (stat(".", &here) != 0 || (here.st_mode & (S_IWOTH | S_ISVTX)))
         return; /* a folder others share: /tmp */
-    int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    noted_whole = folder >= 0 && walk(folder, 0, WALK_NOTE);
+    noted_whole = walk(AT_FDCWD, ".", 0, WALK_NOTE);
     noted_ticks = ticks_since_boot();
 }
 
@@ -369,10 +318,7 @@ void LF_TEXT fork_restore_put_back(void)
     grown_count = 0;
     if (!noted_ticks || others_started())
         return;
-    int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder < 0)
-        return;
-    walk(folder, 0, WALK_GROWN);
+    walk(AT_FDCWD, ".", 0, WALK_GROWN);
     if (!grown_count)
         return;
     mark_held();
@@ -386,8 +332,7 @@ void LF_TEXT fork_restore_put_back(void)
         }
         close(grown[i].fd);
     }
-    folder = appeared ? open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    if (folder >= 0)
-        walk(folder, 0, WALK_REMOVE);
+    if (appeared)
+        walk(AT_FDCWD, ".", 0, WALK_REMOVE);
     grown_count = 0;
 }

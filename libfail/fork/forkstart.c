@@ -26,7 +26,6 @@
 #include <stdio.h> /* rename(2) only: no stdio stream is used */
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,28 +88,16 @@ static bool LF_TEXT parent_shares_pipe(const struct stat *input)
     size_t n = fork_append(path, 0, "/proc/");
     n += format_decimal(path + n, (uint64_t)getppid());
     fork_append(path, n, "/fd");
-    int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder < 0)
+    static struct fork_dir folder;
+    if (!fork_dir_open(&folder, AT_FDCWD, path))
         return true;
-    static char entries[4096];
     bool shared = false;
-    for (;;) {
-        long got = syscall(SYS_getdents64, folder, entries, sizeof entries);
-        if (got <= 0)
-            break;
-        for (long at = 0; at < got && !shared;) {
-            /* struct linux_dirent64: inode, offset, record length, type, name */
-            unsigned short length;
-            memcpy(&length, entries + at + 16, sizeof length);
-            const char *name = entries + at + 19;
-            at += length;
-            struct stat held;
-            if (name[0] != '.' && fstatat(folder, name, &held, 0) == 0 &&
-                held.st_dev == input->st_dev && held.st_ino == input->st_ino)
-                shared = true;
-        }
+    for (const char *name; !shared && (name = fork_dir_next(&folder, NULL));) {
+        struct stat held;
+        shared = name[0] != '.' && fstatat(folder.fd, name, &held, 0) == 0 &&
+                 held.st_dev == input->st_dev && held.st_ino == input->st_ino;
     }
-    close(folder);
+    fork_dir_close(&folder);
     return shared;
 }
 
