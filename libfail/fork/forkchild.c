@@ -284,3 +284,32 @@ void LF_TEXT fork_exec_natively(const char *exe, const char *plan)
     argv[count] = NULL;
     execve(exe, argv, environ);
 }
+
+/* Under valgrind, the start's children come from one native process instead (forkstart.c,
+   start_zygote): a fork of the guest costs valgrind some 60 ms of CPU before its exec, so a
+   start of curl's tests paid that for each of its hundreds of children. This is the fork of
+   the guest that becomes that process: the program's native image, given `variable`
+   (LIBFAIL_START_ZYGOTE=...: which start's children to fork) and LIBFAIL_DIR=`dir` (its own
+   records, of no run, go there), with the guest's plan, output and input. Returns only when
+   that cannot be done. */
+void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char *dir)
+{
+    fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), dir);
+    size_t count = 0;
+    bool placed = false;
+    for (char **entry = environ; entry && *entry && count < FORK_ENVIRON_MAX - 2; entry++) {
+        if (!strncmp(*entry, "LIBFAIL_DIR=", 12)) {
+            child_environment[count++] = environment_dir;
+            placed = true;
+        } else {
+            child_environment[count++] = *entry;
+        }
+    }
+    if (!placed || count >= FORK_ENVIRON_MAX - 2)
+        return; /* no folder of its own to record in, or no room: the children fork in the guest */
+    child_environment[count++] = (char *)variable;
+    child_environment[count] = NULL;
+    environ = child_environment;
+    fork_exec_natively(exe, NULL);
+}
+

@@ -114,5 +114,6 @@ void fork_become_child(const char *dir, const struct fork_point *point) LF_HIDDE
 /* Under valgrind, a start's child goes on as a native run of its program; returns when it
    cannot. */
 void fork_exec_natively(const char *exe, const char *plan) LF_HIDDEN;
+void fork_exec_zygote(const char *exe, const char *variable, const char *dir) LF_HIDDEN;
 
 #endif

@@ -24,9 +24,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h> /* rename(2) only: no stdio stream is used */
+#include <stdlib.h> /* getenv, unsetenv: neither allocates */
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,14 +158,61 @@ static void LF_TEXT spool_input(const char *control)
     close(spooled);
 }
 
+/* The exit status of a zygote that could not become one (no exec, no start file): its guest
+   then forks the children itself. */
+#define ZYGOTE_UNSTARTED 125
+
+/* Under valgrind, one fork of the guest (fork_exec_zygote) becomes a native image of the
+   program that forks this start's children, natively, and ends before main: ROOT/CONTROL-z is
+   its folder, where its own records and output go. The guest waits for it and goes on. False
+   when there is no zygote (the guest forks the children itself); its other ends (a crash
+   half-way) leave the sites it did not answer to failrun's re-runs. */
+static bool LF_TEXT start_zygote(const char *control, const char *exe, const char *run_dir)
+{
+    static char variable[PATH_MAX + 64];
+    char name[48], dir[PATH_MAX], path[PATH_MAX + 16];
+    fork_append(name, fork_append(name, 0, control), "-z");
+    fork_folder_path(dir, name);
+    size_t n = fork_append(variable, 0, "LIBFAIL_START_ZYGOTE=");
+    n = fork_append(variable, n, control);
+    if (run_dir[0] != '/' || n + strlen(run_dir) + 1 > sizeof variable || mkdir(dir, 0755) != 0)
+        return false;
+    fork_append(variable, n, run_dir);
+    pid_t parent = getpid();
+    long child = syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+    if (child < 0)
+        return false;
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+        for (int fd = 1; fd <= 2; fd++) { /* whatever it might print never reaches the harness */
+            fork_append(path, fork_append(path, 0, dir), fd == 1 ? "/stdout" : "/stderr");
+            int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (file < 0 || dup2(file, fd) < 0)
+                syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+            close(file);
+        }
+        fork_exec_zygote(exe, variable, dir);
+        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+    }
+    int status = 0;
+    while (waitpid((pid_t)child, &status, __WALL) < 0 && errno == EINTR)
+        ;
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == ZYGOTE_UNSTARTED);
+}
+
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
-                                  const char *exe, const struct start_sites *sites, bool restore)
+                                  const char *exe, const struct start_sites *sites, bool restore,
+                                  const char *run_dir)
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
     spool_input(control);
     const char *why = fork_unforkable_now(&point);
+    if (!why && fork_state.under_valgrind && start_zygote(control, exe, run_dir))
+        return false;
     char control_dir[PATH_MAX];
     fork_folder_path(control_dir, control);
     testcase_prepare(); /* the children end with the test case their fault fires in */
@@ -286,9 +337,41 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         fork_restore_keep_out(fork_state.root);
         fork_restore_keep_out(run_dir);
     }
-    bool child = fork_at_start(&reader, name, exe, sites, restore);
+    bool child = fork_at_start(&reader, name, exe, sites, restore, run_dir);
     close(fd);
     return child ? START_CHILD : START_PARENT;
+}
+
+/* The zygote of a start under valgrind (start_zygote): `value` is CONTROL followed by the run's
+   folder. It takes the start file its guest took, forks the children as the guest would have,
+   and ends; true in a child. */
+static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct start_sites *sites)
+{
+    static struct line_reader reader;
+    static char line[PATH_MAX];
+    char control[48], path[PATH_MAX];
+    const char *run_dir = strchr(value, '/');
+    size_t length = run_dir ? (size_t)(run_dir - value) : 0;
+    if (!run_dir || length < 7 || length >= sizeof control || strncmp(value, "start-", 6))
+        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+    memcpy(control, value, length);
+    control[length] = '\0';
+    size_t at = fork_append(path, fork_append(path, 0, fork_state.root), "/starts/");
+    fork_append(path, fork_append(path, at, control + 6), ".taken");
+    reader.fd = open(path, O_RDONLY | O_CLOEXEC);
+    reader.start = reader.end = 0;
+    if (reader.fd < 0 || !read_line(&reader, line, sizeof line) || strcmp(line, exe) ||
+        !read_line(&reader, line, sizeof line) || !read_line(&reader, line, sizeof line))
+        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+    bool restore = !strcmp(line, "restore=1");
+    if (restore) {
+        fork_restore_keep_out(fork_state.root);
+        fork_restore_keep_out(run_dir);
+    }
+    if (fork_at_start(&reader, control, exe, sites, restore, run_dir))
+        return true;
+    syscall(SYS_exit_group, 0); /* before main: the guest goes on as the program */
+    return false;
 }
 
 /* A program that needs the suite around it may be started with other arguments in every run (a
@@ -334,6 +417,15 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
                             const struct start_sites *sites)
 {
     char cwd[PATH_MAX];
+    static char zygote[PATH_MAX + 64];
+    const char *asked = getenv("LIBFAIL_START_ZYGOTE");
+    if (asked) { /* not seen by what the program starts */
+        if (!fork_state.enabled || strlen(asked) >= sizeof zygote)
+            syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+        fork_append(zygote, 0, asked);
+        unsetenv("LIBFAIL_START_ZYGOTE"); /* shifts environ's pointers: no allocation */
+        return run_zygote(zygote, exe, sites);
+    }
     if (!fork_state.enabled || !getcwd(cwd, sizeof cwd))
         return false;
     unsigned index = 0;
