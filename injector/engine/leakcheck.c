@@ -31,7 +31,6 @@
 #include "base/util.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,33 +60,10 @@ static const char *scanner_runtime(void)
    runtime's slow unwinder (fast_unwind_on_malloc=0) binds _Unwind_Backtrace to it. Otherwise
    the libunwind that the preload needs comes first in the process's lookup order and serves
    it: some ten times slower, and two sigprocmask calls through the runtime's interceptor for
-   each of its locks, so that a scan of `curl --version` took 0.53 s instead of 0.13 s. Found
-   beside the runtime (Debian installs both in the multiarch folder); NULL when not there, and
-   the runtime binds what it finds. */
-static const char *unwinder_library(const char *runtime)
-{
-    static char path[4096];
-    static bool looked;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    if (!looked) {
-        looked = true;
-        const char *slash = strrchr(runtime, '/');
-        int length = slash ? (int)(slash - runtime) : 0;
-        const char *const folders[] = {"", "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-                                       "/lib64"};
-        for (size_t i = 0; i < sizeof folders / sizeof folders[0] && !path[0]; i++) {
-            if (i == 0)
-                snprintf(path, sizeof path, "%.*s/libgcc_s.so.1", length, runtime);
-            else
-                snprintf(path, sizeof path, "%s/libgcc_s.so.1", folders[i]);
-            if (access(path, R_OK) != 0)
-                path[0] = '\0';
-        }
-    }
-    pthread_mutex_unlock(&lock);
-    return path[0] ? path : NULL;
-}
+   each of its locks, so that a scan of `curl --version` took 0.53 s instead of 0.13 s. By its
+   soname, which the dynamic linker finds for the process's own architecture: gcc's runtime
+   depends on it, so it is there wherever the runtime is, and is loaded either way. */
+#define SCANNER_UNWINDER "libgcc_s.so.1"
 
 /* The baseline's live blocks per caller, kept in memory so that runs can be judged candidates
    without the database. */
@@ -162,11 +138,11 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
 {
     const char *runtime = scanner_runtime();
     char *preload = preload_path(&context->options->settings);
-    const char *existing = getenv("LD_PRELOAD"), *unwinder = unwinder_library(runtime);
-    char *libraries = unwinder ? xasprintf("%s:%s", unwinder, runtime) : xstrdup(runtime);
+    const char *existing = getenv("LD_PRELOAD");
     char *extra[6] = {
-        existing && *existing ? xasprintf("LD_PRELOAD=%s:%s:%s", preload, libraries, existing)
-                              : xasprintf("LD_PRELOAD=%s:%s", preload, libraries),
+        existing && *existing
+            ? xasprintf("LD_PRELOAD=%s:" SCANNER_UNWINDER ":%s:%s", preload, runtime, existing)
+            : xasprintf("LD_PRELOAD=%s:" SCANNER_UNWINDER ":%s", preload, runtime),
         /* Debian's programs have no frame pointers: the slow unwinder reads .eh_frame. Reports
            go to files; the program's exit status stays its own; a request no allocator can
            serve returns NULL to the program, as glibc's does, instead of ending it. */
@@ -192,7 +168,6 @@ static bool scanned_run(struct campaign_context *context, const char *dir, const
         execute_run(context, dir, unlimited, program ? program->timeout_ms : context->timeout_ms,
                     (const char *const *)extra, program);
     free(unlimited);
-    free(libraries);
     for (int i = 0; extra[i]; i++)
         free(extra[i]);
     free(preload);

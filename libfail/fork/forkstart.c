@@ -164,13 +164,18 @@ static void LF_TEXT spool_input(const char *control)
 
 /* Under valgrind, one fork of the guest (fork_exec_zygote) becomes a native image of the
    program that forks this start's children, natively, and ends before main: ROOT/CONTROL-z is
-   its folder, where its own records and output go. The guest waits for it and goes on. False
-   when there is no zygote (the guest forks the children itself); its other ends (a crash
-   half-way) leave the sites it did not answer to failrun's re-runs. */
+   its folder, where its own records and output go. The guest waits for it and goes on. True
+   when the zygote forked them all and ended so; otherwise the guest forks what is left itself
+   (each child's folder is claimed once: none runs twice). Never for a set-user-ID or
+   set-group-ID program: its native exec would be a secure one, without our preload, and would
+   run main. */
 static bool LF_TEXT start_zygote(const char *control, const char *exe, const char *run_dir)
 {
     static char variable[PATH_MAX + 64];
     char name[48], dir[PATH_MAX], path[PATH_MAX + 16];
+    struct stat program;
+    if (stat(exe, &program) != 0 || (program.st_mode & (S_ISUID | S_ISGID)))
+        return false;
     fork_append(name, fork_append(name, 0, control), "-z");
     fork_folder_path(dir, name);
     size_t n = fork_append(variable, 0, "LIBFAIL_START_ZYGOTE=");
@@ -197,9 +202,10 @@ static bool LF_TEXT start_zygote(const char *control, const char *exe, const cha
         syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
     }
     int status = 0;
-    while (waitpid((pid_t)child, &status, __WALL) < 0 && errno == EINTR)
+    pid_t done;
+    while ((done = waitpid((pid_t)child, &status, __WALL)) < 0 && errno == EINTR)
         ;
-    return !(WIFEXITED(status) && WEXITSTATUS(status) == ZYGOTE_UNSTARTED);
+    return done == (pid_t)child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* Fork the start's children from the lines left in `reader`. True in a child. */
@@ -211,13 +217,16 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     struct fork_point point = {.parent = getpid(), .at_start = true};
     spool_input(control);
     const char *why = fork_unforkable_now(&point);
-    if (!why && fork_state.under_valgrind && start_zygote(control, exe, run_dir))
-        return false;
     char control_dir[PATH_MAX];
     fork_folder_path(control_dir, control);
     testcase_prepare(); /* the children end with the test case their fault fires in */
     if (restore && !why)
         fork_restore_note(); /* the working folder as the unfailed program would find it */
+    if (!why && fork_state.under_valgrind && start_zygote(control, exe, run_dir)) {
+        if (restore)
+            fork_restore_put_back(); /* here, once the zygote and its children are gone */
+        return false;
+    }
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
         fork_exec_natively(exe, NULL);
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
@@ -358,17 +367,24 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     control[length] = '\0';
     size_t at = fork_append(path, fork_append(path, 0, fork_state.root), "/starts/");
     fork_append(path, fork_append(path, at, control + 6), ".taken");
-    reader.fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Out of the program's numbers, as take_start's: a child must find the descriptors the
+       program would, and this one is closed in each child below. */
+    int high = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, FORK_FD_FLOOR) : -1;
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    reader.fd = fd;
     reader.start = reader.end = 0;
     if (reader.fd < 0 || !read_line(&reader, line, sizeof line) || strcmp(line, exe) ||
         !read_line(&reader, line, sizeof line) || !read_line(&reader, line, sizeof line))
         syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
-    bool restore = !strcmp(line, "restore=1");
-    if (restore) {
-        fork_restore_keep_out(fork_state.root);
-        fork_restore_keep_out(run_dir);
-    }
-    if (fork_at_start(&reader, control, exe, sites, restore, run_dir))
+    /* The working folder is the guest's to note and put back (its third line), around this
+       zygote and all its children. */
+    bool child = fork_at_start(&reader, control, exe, sites, false, run_dir);
+    close(reader.fd);
+    if (child)
         return true;
     syscall(SYS_exit_group, 0); /* before main: the guest goes on as the program */
     return false;

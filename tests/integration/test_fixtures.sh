@@ -292,9 +292,10 @@ check_equal "... each ending as in re-run mode" "$(sql locking-rerun.db "$outcom
 sed "s|^\"$client\"|valgrind -q --error-exitcode=99 \"$client\"|" harness.sh >valgrind.sh
 chmod +x valgrind.sh
 check "the client runs under valgrind in valgrind.sh" grep -q '^valgrind -q' valgrind.sh
-"$FAILRUN" run -j1 --db valgrind-rerun.db -- ./valgrind.sh >/dev/null 2>&1
+# The client prints the descriptor its first open gets ("fds"): a child must get the same.
+"$FAILRUN" run -j1 --db valgrind-rerun.db -- ./valgrind.sh "" fds >/dev/null 2>&1
 FAILRUN_START_ABOVE_MS=1 strace -f -qq -e trace=execve -e signal=none -o "$work/valgrind.trace" \
-    "$FAILRUN" run -j1 --keep-runs --db valgrind-start.db -- ./valgrind.sh >/dev/null 2>&1
+    "$FAILRUN" run -j1 --keep-runs --db valgrind-start.db -- ./valgrind.sh "" fds >/dev/null 2>&1
 check_equal "under valgrind: every site answered at the client's start" \
     "$(sql valgrind-start.db "SELECT count(*) FROM sites")" \
     "$(sql valgrind-start.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
@@ -306,11 +307,18 @@ check_equal "... the client's native image started once in the fork run, for all
     "$(grep -c "execve(\"$client\".* = 0\$" valgrind.trace)"
 singles=0
 for dir in $(sql valgrind-start.db "SELECT dir FROM runs WHERE kind = 'fault'"); do
-    set -- "$dir"/*.rec
-    [ $# = 1 ] && singles=$((singles + 1))
+    [ "$(ls "$dir" | grep -c '\.rec$')" = 1 ] && singles=$((singles + 1))
 done
 check_equal "... each child one image, a fork of the native one (no exec of its own)" \
     "$(sql valgrind-start.db "SELECT count(*) FROM sites")" "$singles"
+first=$(sed -n 's/^first descriptor //p' "$(sql valgrind-start.db "SELECT dir FROM runs WHERE kind = 'baseline'")/stdout")
+same=0
+for dir in $(sql valgrind-start.db "SELECT dir FROM runs WHERE kind = 'fault'"); do
+    grep -qx "first descriptor $first" "$dir/stdout" && same=$((same + 1))
+done
+check "... the baseline's client printed its first descriptor" test -n "$first"
+check_equal "... each child's first open got the descriptor the baseline's did (none left open)" \
+    "$(sql valgrind-start.db "SELECT count(*) FROM sites")" "$same"
 check_equal "... each ending as in re-run mode under valgrind" "$(sql valgrind-rerun.db "$outcomes")" \
     "$(sql valgrind-start.db "$outcomes")"
 

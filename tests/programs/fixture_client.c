@@ -10,13 +10,15 @@
  * of the answer's block words its message in a block of its own: a site reached only after a
  * failure. With "lock" the error leg of the answer's block leaves fixture_client.lock behind in
  * the working folder (a stale lock, as a program that forgets to clean up on failure does), and
- * a run that finds it there, once it printed its answer, fails.
- * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock]
+ * a run that finds it there, once it printed its answer, fails. With "fds" it first prints the
+ * descriptor its first open gets: a run forked at its start must find the program's own.
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds]
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -58,11 +60,19 @@ int main(int argc, char **argv)
     bool from_input = argc == 3 && !strcmp(argv[2], "stdin");
     bool worded_leg = argc == 3 && !strcmp(argv[2], "leg");
     bool stale_lock = argc == 3 && !strcmp(argv[2], "lock");
+    bool first_fd = argc == 3 && !strcmp(argv[2], "fds");
     if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
-        !worded_leg && !stale_lock) {
-        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock]\n",
+        !worded_leg && !stale_lock && !first_fd) {
+        fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | "
+              "fds]\n",
               stderr);
         return 2;
+    }
+    if (first_fd) {
+        int fd = open("/dev/null", O_RDONLY);
+        printf("first descriptor %d\n", fd);
+        if (fd >= 0)
+            close(fd);
     }
     if (print_pid)
         printf("pid %ld\n", (long)getpid());
