@@ -202,6 +202,19 @@ void LF_TEXT forkmode_init(const struct plan *plan)
 
 /* ---- may this process fork here? ---- */
 
+bool LF_TEXT fork_stat_field(const char *text, int number, uint64_t *value)
+{
+    const char *field = strrchr(text, ')'); /* the command name may hold spaces and parens */
+    for (int i = 2; i < number && field; i++) /* from field 2 (the name) to field `number` */
+        field = strchr(field + 1, ' ');
+    if (!field)
+        return false;
+    const char *end = field + 1;
+    while (*end >= '0' && *end <= '9')
+        end++;
+    return parse_decimal(field + 1, (size_t)(end - field - 1), value);
+}
+
 /* glibc's flag turns false at the first pthread_create and stays so; a thread made with a raw
    clone does not touch it, so the kernel's count (field 20 of /proc/self/stat) decides too. */
 static bool LF_TEXT single_threaded_now(void)
@@ -219,16 +232,8 @@ static bool LF_TEXT single_threaded_now(void)
     if (n <= 0)
         return false;
     text[n] = '\0';
-    const char *field = strrchr(text, ')'); /* the command name may hold spaces and parens */
-    if (!field)
-        return false;
-    for (int i = 2; i < 20 && field; i++) /* from field 2 (the name) to field 20 */
-        field = strchr(field + 1, ' ');
-    if (!field)
-        return false;
-    const char *end = strchr(field + 1, ' ');
     uint64_t threads = 0;
-    return end && parse_decimal(field + 1, (size_t)(end - field - 1), &threads) && threads == 1;
+    return fork_stat_field(text, 20, &threads) && threads == 1;
 }
 
 static bool LF_TEXT input_is_shared_stream(void)

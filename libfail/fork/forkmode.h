@@ -99,6 +99,9 @@ bool fork_dir_open(struct fork_dir *dir, int at, const char *path) LF_HIDDEN;
 /* The next entry's name, "." and ".." too, its d_type in *type when not NULL; NULL at the end. */
 const char *fork_dir_next(struct fork_dir *dir, unsigned char *type) LF_HIDDEN;
 void fork_dir_close(struct fork_dir *dir) LF_HIDDEN;
+/* Field `number` of a /proc/PID/stat text, numbered as proc(5) does (4 and on: the numbers
+   after the state); false when it is missing or not a number. */
+bool fork_stat_field(const char *text, int number, uint64_t *value) LF_HIDDEN;
 /* Note for failrun's report why this process did not fork at `signature`. */
 void fork_note_refusal(uint64_t signature, const char *why) LF_HIDDEN;
 /* Why this process cannot fork now (filling `point`), or NULL. */

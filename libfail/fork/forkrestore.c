@@ -276,22 +276,10 @@ static bool LF_TEXT others_started(void)
         if (size <= 0)
             continue;
         stat_text[size] = '\0';
-        /* "PID (COMM) STATE PPID PGRP ...": fields after the last ')', the 20th after it the
-           start time */
-        const char *field = strrchr(stat_text, ')');
-        uint64_t values[20] = {0};
-        for (int n = 0; field && n < 20; n++) {
-            field = strchr(field + 1, ' ');
-            if (field) {
-                const char *end = field + 1;
-                while (*end >= '0' && *end <= '9')
-                    end++;
-                if (!parse_decimal(field + 1, (size_t)(end - field - 1), &values[n]))
-                    values[n] = 0;
-            }
-        }
-        /* values[0] is the state (not a number), [2] the group, [19] the start time */
-        started = field && values[2] == (uint64_t)group && values[19] > noted_ticks;
+        /* "PID (COMM) STATE PPID PGRP ...": field 5 the process group, 22 the start time */
+        uint64_t its_group = 0, start = 0;
+        started = fork_stat_field(stat_text, 5, &its_group) && its_group == (uint64_t)group &&
+                  fork_stat_field(stat_text, 22, &start) && start > noted_ticks;
     }
     fork_dir_close(&processes);
     return started;
