@@ -321,6 +321,10 @@ struct start_sites {
 };
 bool forkmode_start(uint64_t command_line, const char *exe, const char *run_dir,
                     const struct start_sites *sites) LF_HIDDEN;
+/* The exit status of a start's zygote under valgrind (forkstart.c) that could not become one
+   (no exec, no start file, the runtime inactive in it): its guest then forks the children
+   itself. */
+#define FORK_ZYGOTE_UNSTARTED 125
 
 /* ---- fork/testcase.c: a fork-mode child ends where its test case ends ---- */
 /* The plan's extra test-case functions (tests=NAME,...), at initialisation. */

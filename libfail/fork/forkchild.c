@@ -74,19 +74,19 @@ static void LF_TEXT self_path(char *out, int fd)
    parent's bytes up to the fork are copied first, so the child's file holds its whole output as
    if it had run alone; a pipe or socket (a harness reading it) gets no prefix; anything else (a
    terminal, /dev/null, closed) is left as it is unless `always` (a child at the start). */
-static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, off_t prefix,
+static bool LF_TEXT redirect_output(int fd, const char *dir, const char *name, off_t prefix,
                                     bool always)
 {
     struct stat current;
     bool open_now = fstat(fd, &current) == 0;
     if (!always && (!open_now || !(S_ISREG(current.st_mode) || S_ISFIFO(current.st_mode) ||
                                    S_ISSOCK(current.st_mode))))
-        return;
+        return false;
     char path[PATH_MAX];
     fork_file_in(path, dir, name);
     int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0)
-        return;
+        return false;
     if (open_now && S_ISREG(current.st_mode) && prefix > 0) {
         char self[40];
         self_path(self, fd);
@@ -95,8 +95,9 @@ static void LF_TEXT redirect_output(int fd, const char *dir, const char *name, o
         if (in >= 0)
             close(in);
     }
-    dup2(out, fd);
+    bool redirected = dup2(out, fd) == fd;
     close(out);
+    return redirected;
 }
 
 /* A regular file as standard input is read through its own open file description from where
@@ -112,6 +113,36 @@ static void LF_TEXT reopen_input(off_t offset)
     lseek(in, offset, SEEK_SET);
     dup2(in, 0);
     close(in);
+}
+
+/* The environment with each of `ours` ("NAME=value", at most 4) in place of the entry of that
+   name, or added at its end; environ then points at it (child_environment). False for a huge
+   environment: the entries present were replaced, none added. */
+static bool LF_TEXT set_environment(char *const *ours, int count)
+{
+    bool placed[4] = {false, false, false, false};
+    size_t n = 0;
+    for (char **entry = environ; entry && *entry; entry++) {
+        bool replaced = false;
+        for (int i = 0; i < count && !replaced; i++) {
+            size_t name = (size_t)(strchr(ours[i], '=') - ours[i]) + 1;
+            if (!strncmp(*entry, ours[i], name)) {
+                *entry = ours[i]; /* in place: right even if the copy below does not fit */
+                placed[i] = replaced = true;
+            }
+        }
+        if (n < FORK_ENVIRON_MAX - 4)
+            child_environment[n] = *entry;
+        n++;
+    }
+    if (n >= FORK_ENVIRON_MAX - 4)
+        return false;
+    for (int i = 0; i < count; i++)
+        if (!placed[i])
+            child_environment[n++] = ours[i];
+    child_environment[n] = NULL;
+    environ = child_environment;
+    return true;
 }
 
 /* Programs the child starts record into its folder (mode=record: they fail nothing more) and
@@ -133,28 +164,7 @@ static void LF_TEXT rewrite_environment(const char *dir)
                             fork_append(environment_gcov, 0, "GCOV_PREFIX="), dir),
                 ".gcov");
     char *ours[] = {environment_dir, environment_plan, environment_gcov};
-    bool placed[3] = {false, false, false};
-    size_t count = 0;
-    for (char **entry = environ; entry && *entry; entry++) {
-        bool replaced = false;
-        for (int i = 0; i < 3 && !replaced; i++) {
-            size_t name = (size_t)(strchr(ours[i], '=') - ours[i]) + 1;
-            if (!strncmp(*entry, ours[i], name)) {
-                *entry = ours[i]; /* in place: right even if the copy below does not fit */
-                placed[i] = replaced = true;
-            }
-        }
-        if (count < FORK_ENVIRON_MAX - 4)
-            child_environment[count] = *entry;
-        count++;
-    }
-    if (count >= FORK_ENVIRON_MAX - 4)
-        return; /* huge environment: the entries present were replaced, none added */
-    for (int i = 0; i < 3; i++)
-        if (!placed[i])
-            child_environment[count++] = ours[i];
-    child_environment[count] = NULL;
-    environ = child_environment;
+    set_environment(ours, 3);
 }
 
 /* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
@@ -288,28 +298,17 @@ void LF_TEXT fork_exec_natively(const char *exe, const char *plan)
 /* Under valgrind, the start's children come from one native process instead (forkstart.c,
    start_zygote): a fork of the guest costs valgrind some 60 ms of CPU before its exec, so a
    start of curl's tests paid that for each of its hundreds of children. This is the fork of
-   the guest that becomes that process: the program's native image, given `variable`
-   (LIBFAIL_START_ZYGOTE=...: which start's children to fork) and LIBFAIL_DIR=`dir` (its own
-   records, of no run, go there), with the guest's plan, output and input. Returns only when
-   that cannot be done. */
+   the guest that becomes that process: the program's native image, its output in `dir` (never
+   the harness's), given `variable` (LIBFAIL_START_ZYGOTE=...: which start's children to fork)
+   and LIBFAIL_DIR=`dir` (its own records, of no run, go there), with the guest's plan and
+   input. Returns only when that cannot be done. */
 void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char *dir)
 {
+    if (!redirect_output(1, dir, "stdout", -1, true) ||
+        !redirect_output(2, dir, "stderr", -1, true))
+        return;
     fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), dir);
-    size_t count = 0;
-    bool placed = false;
-    for (char **entry = environ; entry && *entry && count < FORK_ENVIRON_MAX - 2; entry++) {
-        if (!strncmp(*entry, "LIBFAIL_DIR=", 12)) {
-            child_environment[count++] = environment_dir;
-            placed = true;
-        } else {
-            child_environment[count++] = *entry;
-        }
-    }
-    if (!placed || count >= FORK_ENVIRON_MAX - 2)
-        return; /* no folder of its own to record in, or no room: the children fork in the guest */
-    child_environment[count++] = (char *)variable;
-    child_environment[count] = NULL;
-    environ = child_environment;
-    fork_exec_natively(exe, NULL);
+    char *ours[] = {environment_dir, (char *)variable};
+    if (set_environment(ours, 2))
+        fork_exec_natively(exe, NULL);
 }
-

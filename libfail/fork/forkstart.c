@@ -158,10 +158,6 @@ static void LF_TEXT spool_input(const char *control)
     close(spooled);
 }
 
-/* The exit status of a zygote that could not become one (no exec, no start file): its guest
-   then forks the children itself. */
-#define ZYGOTE_UNSTARTED 125
-
 /* Under valgrind, one fork of the guest (fork_exec_zygote) becomes a native image of the
    program that forks this start's children, natively, and ends before main: ROOT/CONTROL-z is
    its folder, where its own records and output go. The guest waits for it and goes on. True
@@ -172,7 +168,7 @@ static void LF_TEXT spool_input(const char *control)
 static bool LF_TEXT start_zygote(const char *control, const char *exe, const char *run_dir)
 {
     static char variable[PATH_MAX + 64];
-    char name[48], dir[PATH_MAX], path[PATH_MAX + 16];
+    char name[48], dir[PATH_MAX];
     struct stat program;
     if (stat(exe, &program) != 0 || (program.st_mode & (S_ISUID | S_ISGID)))
         return false;
@@ -190,16 +186,9 @@ static bool LF_TEXT start_zygote(const char *control, const char *exe, const cha
     if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
-            syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
-        for (int fd = 1; fd <= 2; fd++) { /* whatever it might print never reaches the harness */
-            fork_append(path, fork_append(path, 0, dir), fd == 1 ? "/stdout" : "/stderr");
-            int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (file < 0 || dup2(file, fd) < 0)
-                syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
-            close(file);
-        }
+            syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
         fork_exec_zygote(exe, variable, dir);
-        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+        syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     }
     int status = 0;
     pid_t done;
@@ -362,7 +351,7 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     const char *run_dir = strchr(value, '/');
     size_t length = run_dir ? (size_t)(run_dir - value) : 0;
     if (!run_dir || length < 7 || length >= sizeof control || strncmp(value, "start-", 6))
-        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+        syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     memcpy(control, value, length);
     control[length] = '\0';
     size_t at = fork_append(path, fork_append(path, 0, fork_state.root), "/starts/");
@@ -379,7 +368,7 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     reader.start = reader.end = 0;
     if (reader.fd < 0 || !read_line(&reader, line, sizeof line) || strcmp(line, exe) ||
         !read_line(&reader, line, sizeof line) || !read_line(&reader, line, sizeof line))
-        syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+        syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     /* The working folder is the guest's to note and put back (its third line), around this
        zygote and all its children. */
     bool child = fork_at_start(&reader, control, exe, sites, false, run_dir);
@@ -437,7 +426,7 @@ bool LF_TEXT forkmode_start(uint64_t command_line, const char *exe, const char *
     const char *asked = getenv("LIBFAIL_START_ZYGOTE");
     if (asked) { /* not seen by what the program starts */
         if (!fork_state.enabled || strlen(asked) >= sizeof zygote)
-            syscall(SYS_exit_group, ZYGOTE_UNSTARTED);
+            syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
         fork_append(zygote, 0, asked);
         unsetenv("LIBFAIL_START_ZYGOTE"); /* shifts environ's pointers: no allocation */
         return run_zygote(zygote, exe, sites);

@@ -360,7 +360,7 @@ void LF_TEXT runtime_start(void)
         /* A start's zygote under valgrind (forkstart.c) that cannot fork its children must not
            go on into main: the guest, its parent, is the program. */
         if (getenv("LIBFAIL_START_ZYGOTE"))
-            syscall(SYS_exit_group, 125);
+            syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
         return;
     }
     int saved_errno = errno;
