@@ -252,6 +252,11 @@ static void take_every_start(void *target, const char *value)
     (void)value;
     SETTINGS.every_start = true;
 }
+static void take_fail_bookkeeping(void *target, const char *value)
+{
+    (void)value;
+    SETTINGS.fail_bookkeeping = true;
+}
 static void take_shard(void *target, const char *value)
 {
     unsigned shard = 0, shards = 0;
@@ -388,6 +393,10 @@ static const struct option_row run_rows[] = {
      "every run re-runs COMMAND; by default a site whose owner (the first process that reached "
      "it) is a program COMMAND started, and that does alone what it did there, is failed by "
      "starting that program alone", take_whole_command},
+    {"fail-bookkeeping", 0, OPTION_FLAG, NULL, CAMPAIGN,
+     "also fail what an allocation wrapper allocates for itself: by default a function that a "
+     "wrapper with an allocation of its own calls (curl_dbg_malloc calls curl_dbg_log, which "
+     "allocates the log line) gets no fault run", take_fail_bookkeeping},
     {"every-start", 0, OPTION_FLAG, NULL, CAMPAIGN,
      "fail each site in every program that reached it in the baseline, each started alone, not "
      "only in its owner: a bug that shows only when another caller's allocation fails. One more "

@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "engine/campaign_run.h"
 #include "store/database.h"
+#include "store/findings.h"
 #include "store/plan.h"
 #include "store/runs.h"
 #include "symbols/source.h"
@@ -349,6 +350,25 @@ static void note_fixtures(struct campaign_context *context, json_t *fixtures)
     fputs("; --exe brings one back\n", stderr);
 }
 
+/* Sites that allocate for an allocation wrapper's own bookkeeping get no fault run
+   (source.h); stderr names the functions. */
+static void mark_bookkeeping(struct campaign_context *context)
+{
+    char *wrappers = wrappers_find(context->db, context->symbols,
+                                   context->options->settings.wrappers);
+    if (sites_mark_bookkeeping(context->db, context->symbols, wrappers) &&
+        !context->options->quiet) {
+        char *names = store_bookkeeping_functions(context->db);
+        int64_t count = store_bookkeeping_sites(context->db);
+        fprintf(stderr, "failrun: %lld site%s allocate%s for the bookkeeping of an allocation "
+                        "wrapper (%s) and %s not failed; --fail-bookkeeping fails %s\n",
+                (long long)count, count == 1 ? "" : "s", count == 1 ? "s" : "", names,
+                count == 1 ? "is" : "are", count == 1 ? "it" : "them");
+        free(names);
+    }
+    free(wrappers);
+}
+
 void run_baseline(struct campaign_context *context)
 {
     sqlite3 *db = context->db;
@@ -457,6 +477,8 @@ void run_baseline(struct campaign_context *context)
     sites_mark_source(db, settings->source_globs);
     if (settings->source_globs && *settings->source_globs)
         warn_empty_scope(db, settings->source_globs);
+    if (!settings->fail_bookkeeping && !settings->kernel)
+        mark_bookkeeping(context);
     finish_run(db, run_id, NULL, &result, NULL, NULL, records.problems, 0);
     store_baseline_set(db, result.exit_code, result.signal, stdout_hash, stderr_hash,
                        result.wall_ms);

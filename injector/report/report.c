@@ -182,6 +182,11 @@ static json_t *campaign_summary(sqlite3 *db, struct campaign_settings *settings)
         json_object_set_new(campaign, "source", json_string(counts.source));
         json_object_set_new(campaign, "outside_source_sites",
                             json_integer(counts.outside_source_sites));
+        /* sites an allocation wrapper allocates for itself, never failed (source.h) */
+        json_object_set_new(campaign, "bookkeeping_sites", json_integer(counts.bookkeeping_sites));
+        json_object_set_new(campaign, "bookkeeping_functions",
+                            json_string(counts.bookkeeping ? counts.bookkeeping : ""));
+        json_object_set_new(campaign, "fail_bookkeeping", json_boolean(counts.fail_bookkeeping));
     }
     store_campaign_counts_free(&counts);
     /* Error-path sites that got no run of their own, by reason (planner.c). */

@@ -404,6 +404,12 @@ void report_print_text(json_t *report, FILE *out)
     if (outside)
         fprintf(out, " (%lld sites left out by --source %s)", (long long)outside,
                 json_string_value(json_object_get(campaign, "source")));
+    json_int_t bookkeeping = json_integer_value(json_object_get(campaign, "bookkeeping_sites"));
+    if (bookkeeping)
+        fprintf(out, " (%lld sites of allocation wrappers' own bookkeeping not failed: %s;"
+                     " --fail-bookkeeping fails them)",
+                (long long)bookkeeping,
+                json_string_value(json_object_get(campaign, "bookkeeping_functions")));
     json_t *unexplored = json_object_get(campaign, "unexplored");
     if (json_object_size(unexplored)) {
         const char *reason;

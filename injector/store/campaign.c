@@ -162,7 +162,8 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
         db, "UPDATE campaign SET policy = ?, nofail_below = ?, kernel = ?, faults = ?,"
             " whole_command = ?, source = ?, wrappers = ?, returns = ?, boundary = ?, test_cases = ?,"
             " kmem_trace = ?, kcov = ?, vmlinux = ?, syscall_once = ?,"
-            " kernel_build_id = coalesce(kernel_build_id, ?), every_start = ?");
+            " kernel_build_id = coalesce(kernel_build_id, ?), every_start = ?,"
+            " fail_bookkeeping = ?");
     sqlite3_bind_text(statement, 1,
                       settings->policy_realistic ? "realistic"
                       : settings->policy_nofail  ? "nofail"
@@ -188,6 +189,7 @@ void campaign_store(sqlite3 *db, const struct campaign_settings *settings, int64
     sqlite3_bind_int(statement, 14, settings->syscall_once);
     bind_text_or_null(statement, 15, settings->kernel_build_id);
     sqlite3_bind_int(statement, 16, settings->every_start);
+    sqlite3_bind_int(statement, 17, settings->fail_bookkeeping);
     database_step_done(statement);
     database_finalize(statement);
 }
@@ -226,7 +228,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         database_prepare(db, "SELECT policy = 'nofail', nofail_below, kernel, faults,"
                              " whole_command, source, wrappers, returns, boundary, test_cases,"
                              " kmem_trace, kcov, vmlinux, syscall_once, kernel_build_id,"
-                             " policy = 'realistic', every_start FROM campaign");
+                             " policy = 'realistic', every_start, fail_bookkeeping FROM campaign");
     if (found && sqlite3_step(statement) == SQLITE_ROW) {
         settings->policy_nofail = sqlite3_column_int(statement, 0);
         settings->nofail_below = (uint64_t)sqlite3_column_int64(statement, 1);
@@ -246,6 +248,7 @@ bool campaign_load(sqlite3 *db, struct campaign_settings *settings)
         settings->kernel_build_id = column_text(statement, 14);
         settings->policy_realistic = sqlite3_column_int(statement, 15);
         settings->every_start = sqlite3_column_int(statement, 16);
+        settings->fail_bookkeeping = sqlite3_column_int(statement, 17);
     }
     database_finalize(statement);
     return found;
@@ -265,6 +268,7 @@ bool campaign_same_command(const struct campaign_settings *a, const struct campa
                 a->kmem_trace == b->kmem_trace && a->kcov == b->kcov &&
                 a->syscall_once == b->syscall_once &&
                 a->whole_command == b->whole_command && a->every_start == b->every_start &&
+                a->fail_bookkeeping == b->fail_bookkeeping &&
                 !strcmp(a->source_globs ? a->source_globs : "",
                         b->source_globs ? b->source_globs : "") &&
                 !strcmp(a->wrappers ? a->wrappers : "", b->wrappers ? b->wrappers : "") &&

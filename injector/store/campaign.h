@@ -56,6 +56,8 @@ struct campaign_settings {
                                later runs go without the audit module (load_baseline) */
     bool every_start;       /* --every-start: a site is failed in every program that reached it
                                in the baseline, not only its owner (planner.c) */
+    bool fail_bookkeeping;  /* --fail-bookkeeping: also fail what an allocation wrapper allocates
+                               for itself (source.h: sites_mark_bookkeeping) */
     char *test_cases;       /* --test-case FUNC[:int] entries, ','-separated; NULL or "": the
                                built-in runners only (libfail/fork/testcase.c) */
     int64_t hang_cpu_ms;    /* not stored: the CPU a process may use after its planned fault

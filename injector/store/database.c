@@ -14,7 +14,7 @@
 
 static const char schema[] =
     "PRAGMA application_id = 1818648937;"
-    "PRAGMA user_version = 14;"
+    "PRAGMA user_version = 15;"
     "CREATE TABLE IF NOT EXISTS campaign("
     "  id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  command TEXT NOT NULL,"          /* JSON array of argv */
@@ -54,7 +54,8 @@ static const char schema[] =
     "  vmlinux TEXT,"                           /* failrun kernel --vmlinux */
     "  syscall_once INTEGER NOT NULL DEFAULT 0,"  /* failrun kernel --once-per-syscall */
     "  kernel_build_id TEXT,"                  /* the kernel a failrun kernel campaign ran on */
-    "  every_start INTEGER NOT NULL DEFAULT 0);"  /* --every-start: a site in each program */
+    "  every_start INTEGER NOT NULL DEFAULT 0,"  /* --every-start: a site in each program */
+    "  fail_bookkeeping INTEGER NOT NULL DEFAULT 0);"  /* --fail-bookkeeping (source.h) */
     /* What each function of the code under test returned in the unfailed runs (boundary.c):
        the union of its BOUNDARY_CLASS_* bits. A value of a class never seen is an error report. */
     "CREATE TABLE IF NOT EXISTS conventions("
@@ -112,7 +113,9 @@ static const char schema[] =
     "  kind TEXT NOT NULL DEFAULT 'alloc'," /* alloc, io, failpoint or syscall */
     "  owner INTEGER,"                  /* baseline sites: the program (programs.id) that owns it */
     "  source TEXT,"                    /* DWARF file of the first own frame, NULL: not looked up */
-    "  outside_source INTEGER NOT NULL DEFAULT 0);"  /* not matched by --source: never failed */
+    "  outside_source INTEGER NOT NULL DEFAULT 0,"  /* not matched by --source: never failed */
+    "  bookkeeping TEXT);"  /* allocates for an allocation wrapper (source.h): the function that
+                               does; never failed */
     "CREATE TABLE IF NOT EXISTS runs("
     "  id INTEGER PRIMARY KEY,"
     "  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'fault')),"
@@ -331,6 +334,13 @@ static const char migrate_13_to_14[] =
     "ALTER TABLE runs ADD COLUMN every_start INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 14;";
 
+/* Version 15: an allocation wrapper's own bookkeeping, left out of the fault runs, and the
+   setting that fails it too. */
+static const char migrate_14_to_15[] =
+    "ALTER TABLE campaign ADD COLUMN fail_bookkeeping INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sites ADD COLUMN bookkeeping TEXT;"
+    "PRAGMA user_version = 15;";
+
 /* Returns the schema version found: 0 for a new file. */
 static int check_identity(sqlite3 *db, const char *path)
 {
@@ -404,7 +414,8 @@ static bool migrate(sqlite3 *db, char **error)
               (version >= 11 || sqlite3_exec(db, migrate_10_to_11, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 12 || sqlite3_exec(db, migrate_11_to_12, NULL, NULL, error) == SQLITE_OK) &&
               (version >= 13 || sqlite3_exec(db, migrate_12_to_13, NULL, NULL, error) == SQLITE_OK) &&
-              (version >= 14 || sqlite3_exec(db, migrate_13_to_14, NULL, NULL, error) == SQLITE_OK);
+              (version >= 14 || sqlite3_exec(db, migrate_13_to_14, NULL, NULL, error) == SQLITE_OK) &&
+              (version >= 15 || sqlite3_exec(db, migrate_14_to_15, NULL, NULL, error) == SQLITE_OK);
     /* Version 12's kernel settings of a version-11 campaign, from what its runs stored. */
     if (ok && version < 12 && table_exists(db, "kernel_cov"))
         ok = sqlite3_exec(db, "UPDATE campaign SET kcov = EXISTS (SELECT 1 FROM kernel_cov)", NULL,

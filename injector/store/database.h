@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #define DATABASE_APPLICATION_ID 0x6c666169 /* "lfai" */
-#define DATABASE_SCHEMA_VERSION 14 /* 2: NOFAIL sites, failpoint names, policy, coverage;
+#define DATABASE_SCHEMA_VERSION 15 /* 2: NOFAIL sites, failpoint names, policy, coverage;
                                      3: confirmed leaks, unexplored sites;
                                      4: kinds of fault (--faults io);
                                      5: programs and the sites they own (runs alone);
@@ -25,7 +25,8 @@
                                      11: fork children ended with their test case;
                                      12: failrun kernel's options in the campaign;
                                      13: --once-per-syscall, the kernel's build-id;
-                                     14: --every-start */
+                                     14: --every-start;
+                                     15: wrappers' bookkeeping (sites.bookkeeping) */
 
 /* Open (creating when `create`) and check that the file is a failrun database of our schema.
    On any problem: one clear line and exit status 2. */

@@ -17,16 +17,17 @@ bool store_campaign_counts(sqlite3 *db, struct store_campaign_counts *out)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source AND first_run IN"
-            "   (SELECT id FROM runs WHERE kind = 'baseline')),"
+        db, "SELECT (SELECT count(*) FROM sites WHERE NOT outside_source AND bookkeeping IS NULL"
+            "   AND first_run IN (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM runs), (SELECT count(*) FROM runs WHERE state = 'planned'),"
             " wall_ms, baseline_exit, (SELECT count(*) FROM sites WHERE NOT outside_source"
-            "   AND first_run NOT IN"
+            "   AND bookkeeping IS NULL AND first_run NOT IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')), faults,"
-            " (SELECT count(*) FROM sites WHERE outside_source), source"
-            " FROM campaign");
+            " (SELECT count(*) FROM sites WHERE outside_source), source,"
+            " (SELECT count(*) FROM sites WHERE NOT outside_source AND bookkeeping IS NOT NULL),"
+            " fail_bookkeeping FROM campaign");
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     if (found) {
         out->sites = sqlite3_column_int64(statement, 0);
@@ -40,15 +41,39 @@ bool store_campaign_counts(sqlite3 *db, struct store_campaign_counts *out)
         out->faults = column_text(statement, 7);
         out->outside_source_sites = sqlite3_column_int64(statement, 8);
         out->source = column_text(statement, 9);
+        out->bookkeeping_sites = sqlite3_column_int64(statement, 10);
+        out->fail_bookkeeping = sqlite3_column_int(statement, 11);
     }
     database_finalize(statement);
+    if (found)
+        out->bookkeeping = store_bookkeeping_functions(db);
     return found;
+}
+
+int64_t store_bookkeeping_sites(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT count(*) FROM sites WHERE NOT outside_source AND bookkeeping IS NOT NULL");
+    int64_t count = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    database_finalize(statement);
+    return count;
+}
+
+char *store_bookkeeping_functions(sqlite3 *db)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT group_concat(bookkeeping, ', ') FROM (SELECT DISTINCT bookkeeping FROM sites"
+            " WHERE NOT outside_source AND bookkeeping IS NOT NULL ORDER BY bookkeeping)");
+    char *names = sqlite3_step(statement) == SQLITE_ROW ? column_text(statement, 0) : NULL;
+    database_finalize(statement);
+    return names ? names : xstrdup("");
 }
 
 void store_campaign_counts_free(struct store_campaign_counts *counts)
 {
     free(counts->faults);
     free(counts->source);
+    free(counts->bookkeeping);
     memset(counts, 0, sizeof *counts);
 }
 
@@ -155,7 +180,8 @@ json_t *store_sites_per_exe(sqlite3 *db)
 {
     json_t *list = json_array();
     sqlite3_stmt *statement = database_prepare(
-        db, "SELECT exe, count(*) FROM sites GROUP BY exe ORDER BY count(*) DESC, exe");
+        db, "SELECT exe, count(*) FROM sites WHERE bookkeeping IS NULL GROUP BY exe"
+            " ORDER BY count(*) DESC, exe");
     while (sqlite3_step(statement) == SQLITE_ROW)
         json_array_append_new(list, json_pack("{s:s, s:I}", "exe",
                                               sqlite3_column_text(statement, 0), "sites",

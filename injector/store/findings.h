@@ -26,10 +26,17 @@ struct store_campaign_counts {
     char *faults;
     int64_t outside_source_sites;
     char *source;
+    int64_t bookkeeping_sites; /* allocate for a wrapper's bookkeeping: never failed (source.h) */
+    char *bookkeeping;         /* the functions that do, ", "-separated ("" when none) */
+    bool fail_bookkeeping;     /* --fail-bookkeeping: they are failed like the others */
 };
 /* False when the database holds no campaign row. */
 bool store_campaign_counts(sqlite3 *db, struct store_campaign_counts *out);
 void store_campaign_counts_free(struct store_campaign_counts *counts);
+/* The sites marked as an allocation wrapper's bookkeeping (sites.bookkeeping), and the functions
+   that allocate there, ", "-separated in name order (allocated; "" when none). */
+int64_t store_bookkeeping_sites(sqlite3 *db);
+char *store_bookkeeping_functions(sqlite3 *db);
 
 /* Error-path sites that got no run of their own: {"reason": count}, by reason. */
 json_t *store_unexplored_counts(sqlite3 *db);

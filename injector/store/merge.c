@@ -184,11 +184,11 @@ void store_merge_shard(sqlite3 *db, bool first)
                       " FROM src.runs r JOIN temp.copied c ON c.old = r.id"
                       " WHERE NOT EXISTS (SELECT 1 FROM main.runs WHERE id = c.new)");
     database_exec(db, "INSERT INTO main.sites(id, function, max_size, exe, frames, first_run,"
-                      " nofail, name, unexplored, kind, owner, source, outside_source)"
+                      " nofail, name, unexplored, kind, owner, source, outside_source, bookkeeping)"
                       " SELECT s.id, s.function, s.max_size, s.exe, s.frames,"
                       " coalesce(c.new, s.first_run), s.nofail, s.name, s.unexplored, s.kind,"
                       " (SELECT new FROM temp.program_map WHERE old = s.owner), s.source,"
-                      " s.outside_source FROM src.sites s"
+                      " s.outside_source, s.bookkeeping FROM src.sites s"
                       " LEFT JOIN temp.copied c ON c.old = s.first_run WHERE true"
                       " ON CONFLICT(id) DO UPDATE SET max_size = max(max_size, excluded.max_size),"
                       "  first_run = min(first_run, excluded.first_run),"

@@ -234,8 +234,9 @@ bool store_site_top_frame(sqlite3 *db, const char *site, char **module, int64_t 
 static char *failable_condition(const struct store_failable *failable)
 {
     if (!failable->nofail)
-        return xstrdup("NOT nofail AND NOT outside_source");
-    return xasprintf("NOT nofail AND NOT outside_source AND (kind <> 'alloc' OR max_size > %llu)",
+        return xstrdup("NOT nofail AND NOT outside_source AND bookkeeping IS NULL");
+    return xasprintf("NOT nofail AND NOT outside_source AND bookkeeping IS NULL"
+                     " AND (kind <> 'alloc' OR max_size > %llu)",
                      (unsigned long long)failable->nofail_below);
 }
 

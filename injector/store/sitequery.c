@@ -48,6 +48,28 @@ void store_site_frames_each(sqlite3 *db, void (*each)(void *context, const char 
     database_finalize(sites);
 }
 
+void store_sites_mark_bookkeeping(sqlite3 *db,
+                                  bool (*bookkeeping)(void *context, const char *frames,
+                                                      char *function, size_t size),
+                                  void *context)
+{
+    sqlite3_stmt *select =
+        database_prepare(db, "SELECT id, frames FROM sites WHERE bookkeeping IS NULL");
+    sqlite3_stmt *update = database_prepare(db, "UPDATE sites SET bookkeeping = ? WHERE id = ?");
+    while (sqlite3_step(select) == SQLITE_ROW) {
+        char function[256];
+        if (!bookkeeping(context, (const char *)sqlite3_column_text(select, 1), function,
+                         sizeof function))
+            continue;
+        sqlite3_bind_text(update, 1, function, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(update, 2, (const char *)sqlite3_column_text(select, 0), -1,
+                          SQLITE_TRANSIENT);
+        database_step_done(update);
+    }
+    database_finalize(update);
+    database_finalize(select);
+}
+
 void store_sites_mark_source(sqlite3 *db, const struct store_site_source *how)
 {
     sqlite3_stmt *select =

@@ -23,6 +23,13 @@ bool store_site_name_kind(sqlite3 *db, const char *site, char **name, char **kin
 void store_site_frames_each(sqlite3 *db, void (*each)(void *context, const char *frames),
                             void *context);
 
+/* The sites not marked yet that `bookkeeping` says allocate for an allocation wrapper: it names
+   the function that does (into `function`, `size` bytes), which is stored (sites.bookkeeping). */
+void store_sites_mark_bookkeeping(sqlite3 *db,
+                                  bool (*bookkeeping)(void *context, const char *frames,
+                                                      char *function, size_t size),
+                                  void *context);
+
 /* The sites whose source file was never looked up: `file_of` names it from the frames (into
    `file`, `size` bytes), `outside` says whether it is outside the scope; both are stored. */
 struct store_site_source {

@@ -318,6 +318,102 @@ char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *name
     return result;
 }
 
+/* ---- an allocation wrapper's own bookkeeping ---- */
+
+/* ':'-separated names, each once: `name` added to *list. */
+static void name_add(char **list, const char *name)
+{
+    if (wrapper_named(name, *list))
+        return;
+    char *joined = **list ? xasprintf("%s:%s", *list, name) : xstrdup(name);
+    free(*list);
+    *list = joined;
+}
+
+struct bookkeeping_search {
+    struct symboliser *symboliser;
+    struct module_map map;
+    const char *wrappers;
+    char *direct;      /* wrappers that are the first own frame of a site: they allocate */
+    char *called;      /* "F>W" pairs: F, not a wrapper, first own frame, called by W */
+    char *bookkeeping; /* the F whose W allocates */
+};
+
+/* The out-of-line function of a site's frame `at`, into name[256]; false when unnamed. */
+static bool frame_function(struct bookkeeping_search *search, const struct frame_list *frames,
+                           int at, char name[256])
+{
+    const char *path =
+        at >= 0 && at < frames->count ? module_map_path(&search->map, frames->frames[at].module)
+                                      : NULL;
+    return path && symboliser_function(search->symboliser, path, frames->frames[at].offset, true,
+                                       NULL, name, 256);
+}
+
+static void note_bookkeeping_candidate(void *context, const char *stored)
+{
+    struct bookkeeping_search *search = context;
+    struct frame_list frames = {0};
+    frames_from_json(stored, &frames);
+    int own = first_own_frame(&search->map, &frames);
+    char function[256], caller[256];
+    if (!frame_function(search, &frames, own, function))
+        return;
+    if (wrapper_named(function, search->wrappers)) {
+        name_add(&search->direct, function);
+        return;
+    }
+    if (!frame_function(search, &frames, own + 1, caller) ||
+        !wrapper_named(caller, search->wrappers))
+        return;
+    char *pair = xasprintf("%s>%s", function, caller);
+    name_add(&search->called, pair);
+    free(pair);
+}
+
+static bool site_is_bookkeeping(void *context, const char *stored, char *function, size_t size)
+{
+    struct bookkeeping_search *search = context;
+    struct frame_list frames = {0};
+    frames_from_json(stored, &frames);
+    char name[256];
+    if (!frame_function(search, &frames, first_own_frame(&search->map, &frames), name) ||
+        !wrapper_named(name, search->bookkeeping))
+        return false;
+    snprintf(function, size, "%s", name);
+    return true;
+}
+
+size_t sites_mark_bookkeeping(sqlite3 *db, struct symboliser *symboliser, const char *wrappers)
+{
+    if (!wrappers || !*wrappers)
+        return 0;
+    struct bookkeeping_search search = {.symboliser = symboliser, .wrappers = wrappers,
+                                        .direct = xstrdup(""), .called = xstrdup(""),
+                                        .bookkeeping = xstrdup("")};
+    module_map_load(db, &search.map);
+    store_site_frames_each(db, note_bookkeeping_candidate, &search);
+    /* F is bookkeeping when one of the wrappers that call it allocates itself. */
+    size_t found = 0;
+    char *pairs = xstrdup(search.called);
+    for (char *pair = strtok(pairs, ":"); pair; pair = strtok(NULL, ":")) {
+        char *caller = strchr(pair, '>');
+        *caller++ = '\0';
+        if (wrapper_named(caller, search.direct) && !wrapper_named(pair, search.bookkeeping)) {
+            name_add(&search.bookkeeping, pair);
+            found++;
+        }
+    }
+    free(pairs);
+    if (found)
+        store_sites_mark_bookkeeping(db, site_is_bookkeeping, &search);
+    module_map_free(&search.map);
+    free(search.direct);
+    free(search.called);
+    free(search.bookkeeping);
+    return found;
+}
+
 /* ---- a leak inside a system library ---- */
 
 static bool system_frame(const struct module_map *map, const struct record_frame *frame)

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Is `file` (a source path as the symboliser reports it) in the scope `globs` (':'-separated
    fnmatch patterns)? Each glob is tried against the whole path and each of its tails after a
@@ -66,6 +67,20 @@ bool wrapper_named(const char *function, const char *wrappers);
 /* The campaign's wrappers by the rule above, over every stored site: ':'-separated function
    names, `named` (the --wrapper list, may be NULL) first; newly allocated. */
 char *wrappers_find(sqlite3 *db, struct symboliser *symboliser, const char *named);
+
+/* ---- an allocation wrapper's own bookkeeping ----
+   A wrapper that allocates for its caller may allocate for itself too: curl's debug allocator
+   curl_dbg_malloc calls malloc for its caller and curl_dbg_log, which allocates the line it
+   writes to its log. Such a site is the wrapper's, not the program's: its failure can only cost
+   the wrapper a log line, and the program's own error legs never see it (curl's torture test
+   never fails it either). The rule, over every stored site: a function F that is the first own
+   frame of a site, is no wrapper itself, and is called directly by a wrapper W (`wrappers`, as
+   wrappers_find gives them) that is in turn the first own frame of a site of its own (W
+   allocates itself); every site whose first own frame is F is then marked with F
+   (sites.bookkeeping) and gets no fault run. A wrapper that only forwards to a helper that
+   allocates (pool_alloc calling refill) has no allocation of its own, so its helper's sites
+   stay the program's. Returns how many such functions there are. */
+size_t sites_mark_bookkeeping(sqlite3 *db, struct symboliser *symboliser, const char *wrappers);
 
 /* ---- a leak inside a system library ----
    A leak is the system library's (doc/guide/outcomes.md: a fault inside a system library is headlined

@@ -95,10 +95,11 @@ sql old.db "ALTER TABLE sites DROP COLUMN nofail; ALTER TABLE sites DROP COLUMN 
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
              ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN fail_bookkeeping; ALTER TABLE sites DROP COLUMN bookkeeping;
               PRAGMA user_version = 1;"
 "$FAILRUN" report --db old.db >/dev/null
 check_equal "schema 1: failrun report opens it (exit 0: no bugs)" 0 $?
-check_equal "schema 1: migrated to 14, coverage tables added, sites given their kind" "14|1|0" \
+check_equal "schema 1: migrated to 15, coverage tables added, sites given their kind" "15|1|0" \
     "$(sql old.db "SELECT (SELECT user_version FROM pragma_user_version),
                           (SELECT count(*) FROM sqlite_master WHERE name = 'cov_runs'),
                           (SELECT count(*) FROM sites WHERE kind <> 'alloc')")"
@@ -122,12 +123,13 @@ sql old5.db "DROP TABLE cov_line_hits; DROP TABLE cov_data; DROP TABLE cov_run_d
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
              ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN fail_bookkeeping; ALTER TABLE sites DROP COLUMN bookkeeping;
              ALTER TABLE kernel_faults DROP COLUMN pid;
              PRAGMA user_version = 5;"
 tar -xPf gcov.tar
 "$FAILRUN" cov --db old5.db --json >old5.json
-check_equal "schema 5: migrated to 14, its coverage read again with the same figures" \
-    "14 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
+check_equal "schema 5: migrated to 15, its coverage read again with the same figures" \
+    "15 $(jq -c .lines all.json)" "$(sql old5.db "PRAGMA user_version") $(jq -c .lines old5.json)"
 
 # A campaign that never fails eligible sites: one fault run per remaining site.
 "$FAILRUN" run -q --policy nofail --db nofail.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null

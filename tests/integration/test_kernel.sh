@@ -246,6 +246,7 @@ sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign 
               ALTER TABLE campaign DROP COLUMN vmlinux; UPDATE campaign SET wall_ms = NULL;
               ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
              ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN fail_bookkeeping; ALTER TABLE sites DROP COLUMN bookkeeping;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               CREATE TABLE kernel_meta(key TEXT PRIMARY KEY, value TEXT);
               INSERT INTO kernel_meta VALUES ('vmlinux', '$relay');
@@ -255,7 +256,7 @@ sql old11.db "ALTER TABLE campaign DROP COLUMN kmem_trace; ALTER TABLE campaign 
     sh -c "env | grep '^LIBFAIL_K' >>'$work/options.env'" >/dev/null 2>old11.err
 check_equal "schema 11: the same kernel command resumes its campaign" 0 $?
 check "... saying so" grep -q "resuming the unfinished campaign" old11.err
-check_equal "... with --kcov and the vmlinux it kept, as settings" "14|0|1|$relay" \
+check_equal "... with --kcov and the vmlinux it kept, as settings" "15|0|1|$relay" \
     "$(sql old11.db "SELECT (SELECT user_version FROM pragma_user_version), kmem_trace, kcov,
                             vmlinux FROM campaign")"
 # Started over (a finished campaign, the same command) without --vmlinux: the vmlinux stays.

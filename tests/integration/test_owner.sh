@@ -229,10 +229,11 @@ sqlite3 old.db "UPDATE runs SET state = 'planned', outcome = NULL WHERE id > 3; 
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
              ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN fail_bookkeeping; ALTER TABLE sites DROP COLUMN bookkeeping;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               PRAGMA user_version = 4;"
 "$FAILRUN" run -q --json --db old.db -- $suite >old.json
-check_equal "schema 4: the database is migrated to 14" 14 "$(sql old.db "PRAGMA user_version")"
+check_equal "schema 4: the database is migrated to 15" 15 "$(sql old.db "PRAGMA user_version")"
 check_equal "schema 4: the resumed campaign ends with the runs it had planned, in the whole command" \
     "0|$(sql whole.db "SELECT count(*) FROM runs")" \
     "$(sql old.db "SELECT count(owner), count(*) FROM runs")"

@@ -73,10 +73,11 @@ sql old.db "DROP TABLE unpreloaded; ALTER TABLE campaign DROP COLUMN returns; AL
              ALTER TABLE campaign DROP COLUMN kcov; ALTER TABLE campaign DROP COLUMN vmlinux;
              ALTER TABLE campaign DROP COLUMN syscall_once; ALTER TABLE campaign DROP COLUMN kernel_build_id;
              ALTER TABLE campaign DROP COLUMN every_start; ALTER TABLE runs DROP COLUMN every_start;
+             ALTER TABLE campaign DROP COLUMN fail_bookkeeping; ALTER TABLE sites DROP COLUMN bookkeeping;
              ALTER TABLE kernel_faults DROP COLUMN pid;
               PRAGMA user_version = 8;"
 "$FAILRUN" report --json --db old.db >old.json
-check_equal "schema 8: migrated to 14, nothing listed" "14 0" \
+check_equal "schema 8: migrated to 15, nothing listed" "15 0" \
     "$(sql old.db "PRAGMA user_version") $(jq '.campaign.unpreloaded | length' old.json)"
 
 # Set-user-ID (as root: a copy owned by nobody): the loader ignores LD_PRELOAD, even put first.
