@@ -49,7 +49,7 @@ UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest te
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
-                   $(BUILD)/tests/programs/covcrash-stripped \
+                   $(BUILD)/tests/programs/libmaker.so $(BUILD)/tests/programs/covcrash-stripped \
                    $(BUILD)/tests/cov/iolegs $(BUILD)/tests/cov/plainleg $(BUILD)/tests/cov/testcases \
                    $(BUILD)/tests/programs/testcases_cxx \
                    $(BUILD)/tests/programs/callercrash \
@@ -316,7 +316,7 @@ $(BUILD)/tests/asan/csvstat: examples/csvstat/csv.c examples/csvstat/csvstat.c e
 	    examples/csvstat/csvstat.c
 
 $(BUILD)/tests/programs/libctor.so $(BUILD)/tests/programs/libsetenv.so \
-$(BUILD)/tests/programs/libhello.so: \
+$(BUILD)/tests/programs/libhello.so $(BUILD)/tests/programs/libmaker.so: \
 $(BUILD)/tests/programs/lib%.so: tests/programs/lib%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
@@ -325,6 +325,12 @@ $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/libctor.so
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
 	    -lctor -lpthread
+
+# A debug allocator that a library calls back (test_wrapper.sh): linked with libmaker.so.
+$(BUILD)/tests/programs/debugalloc: tests/programs/debugalloc.c $(BUILD)/tests/programs/libmaker.so
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -D_GNU_SOURCE -o $@ $< -L$(BUILD)/tests/programs -Wl,-rpath,'$$ORIGIN' \
+	    -lmaker
 
 # A library (greet.c) and its test (test_greet.c) in one executable, for --source and the
 # crashes of a caller that uses what the library returned (test_caller_crash.sh).

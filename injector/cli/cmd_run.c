@@ -335,8 +335,8 @@ static const struct option_row run_rows[] = {
     {"wrapper", 0, OPTION_REQUIRED, "FUNC", CAMPAIGN,
      "FUNC only forwards to the allocator: its sites are named after its caller (\"f at x.c:40 "
      "(through FUNC)\"), and leaks are told apart by that caller (repeatable). Found without "
-     "it: a function whose name ends in alloc, strdup, strndup or memdup, first own frame of "
-     "sites reached from two or more callers", take_wrapper},
+     "it: a function whose name ends in alloc, strdup, strndup, memdup, fopen, fdopen or "
+     "freopen, first own frame of sites reached from two or more callers", take_wrapper},
     {"faults", 0, OPTION_REQUIRED, "KINDS", CAMPAIGN,
      "what kinds of call are sites: alloc (default), io, or alloc,io. io: open, openat, creat, "
      "fopen, fdopen, freopen, read, pread, readv, fread, fgets, getline, getdelim, fgetc, getc, "

@@ -307,20 +307,39 @@ static int first_own_entry(json_t *stack)
     return -1;
 }
 
+static const char *entry_text(json_t *stack, int index, const char *key)
+{
+    return json_string_value(json_object_get(json_array_get(stack, (size_t)index), key));
+}
+
 /* The entry a site is named after: the first own one, or past it when it is in an allocation
    wrapper (source.h), and past each wrapper that called it; *through names the wrapper the
-   named entry called (NULL when none). */
+   named entry called (NULL when none). A wrapper called back by another module (zlib's
+   inflateInit2 calling the zalloc that curl gave it, which calls curl_dbg_calloc) passed the
+   failure to that library, which returned it to the wrapper's module: the entry named is the
+   first one back there (curl's call of inflateInit2), through the library's function it
+   called. */
 static int named_entry(json_t *stack, const char *wrappers, const char **through)
 {
     int own = first_own_entry(stack);
     *through = NULL;
     while (own >= 0 && (size_t)own + 1 < json_array_size(stack)) {
-        const char *function =
-            json_string_value(json_object_get(json_array_get(stack, own), "function"));
+        const char *function = entry_text(stack, own, "function");
         if (!wrapper_named(function, wrappers))
             break;
         *through = function;
         own++;
+    }
+    const char *home = *through ? entry_text(stack, own - 1, "module") : NULL;
+    const char *here = *through ? entry_text(stack, own, "module") : NULL;
+    if (!home || !here || !strcmp(home, here))
+        return own;
+    for (int back = own + 1; (size_t)back < json_array_size(stack); back++) {
+        const char *module = entry_text(stack, back, "module");
+        if (module && !strcmp(module, home)) {
+            *through = entry_text(stack, back - 1, "function");
+            return back;
+        }
     }
     return own;
 }

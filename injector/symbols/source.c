@@ -206,16 +206,22 @@ void sites_mark_source(sqlite3 *db, const char *globs)
 
 /* ---- allocation wrappers ---- */
 
-bool wrapper_name_pattern(const char *function)
+/* Does the name end in one of `endings` (any case)? */
+static bool name_ends_in(const char *function, const char *const *endings, size_t count)
 {
-    static const char *const endings[] = {"alloc", "strdup", "strndup", "memdup"};
     size_t length = function ? strlen(function) : 0;
-    for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+    for (size_t i = 0; i < count; i++) {
         size_t ending = strlen(endings[i]);
         if (length >= ending && !strcasecmp(function + length - ending, endings[i]))
             return true;
     }
     return false;
+}
+
+bool wrapper_name_pattern(const char *function)
+{
+    static const char *const endings[] = {"alloc", "strdup", "strndup", "memdup"};
+    return name_ends_in(function, endings, sizeof endings / sizeof endings[0]);
 }
 
 bool wrapper_named(const char *function, const char *wrappers)
@@ -233,6 +239,14 @@ bool wrapper_named(const char *function, const char *wrappers)
         item = end + 1;
     }
     return false;
+}
+
+/* Named like a function that opens a stream (curl_dbg_fopen, xfopen): it returns the FILE that
+   fopen allocated, or its NULL, as an allocation wrapper returns the block. */
+static bool opener_name_pattern(const char *function)
+{
+    static const char *const endings[] = {"fopen", "fdopen", "freopen"};
+    return name_ends_in(function, endings, sizeof endings / sizeof endings[0]);
 }
 
 /* One candidate: a function first own frame of sites, and the first caller seen. */
@@ -268,9 +282,9 @@ struct candidate_search {
     size_t *count;
 };
 
-/* A site whose first own frame is in a function named like an allocator is a candidate, with
-   the function its caller is in; so is that caller when it is named like one too, and so on
-   (curl's curl_dbg_strdup calls curl_dbg_malloc: both are wrappers). */
+/* A site whose first own frame is in a function named like an allocator (or like fopen) is a
+   candidate, with the function its caller is in; so is that caller when it is named like an
+   allocator too, and so on (curl's curl_dbg_strdup calls curl_dbg_malloc: both are wrappers). */
 static void consider_site(void *context, const char *stored)
 {
     struct candidate_search *search = context;
@@ -285,7 +299,7 @@ static void consider_site(void *context, const char *stored)
         uint64_t start = 0, caller_start = 0;
         if (!path || !symboliser_function(search->symboliser, path, frames.frames[at].offset, true,
                                           &start, name, sizeof name) ||
-            !wrapper_name_pattern(name))
+            !(wrapper_name_pattern(name) || (at == own && opener_name_pattern(name))))
             return;
         if (!caller_path || !symboliser_function(search->symboliser, caller_path,
                                                  frames.frames[at + 1].offset, true,

@@ -56,8 +56,9 @@ bool crash_at_entry_from_outside(struct symboliser *symboliser, const struct mod
    A site whose first own frame is in a function that only forwards to the allocator
    (jsonp_malloc, xmalloc) is named after that function's caller, and its leaks are told apart
    by the caller. The rule: a function named by --wrapper, or one whose name ends like an
-   allocator's (wrapper_name_pattern) and that is the first own frame of sites reached from at
-   least two distinct callers (a function with one caller is that caller's own code). */
+   allocator's (wrapper_name_pattern) or like fopen's (curl_dbg_fopen: it returns the FILE
+   fopen allocated) and that is the first own frame of sites reached from at least two distinct
+   callers (a function with one caller is that caller's own code). */
 
 /* Does the name end like an allocator's: ...alloc, ...strdup, ...strndup, ...memdup (any case,
    any prefix: xmalloc, jsonp_malloc, cJSON_calloc, kv_xstrdup)? */

@@ -63,6 +63,18 @@ check_equal "bookkeeping: no block the program asked for is marked (dbg_malloc's
                      AND max_size IN (16, 24, 32, 40, 48, 56)")"
 check_equal "bookkeeping: the program's own leaks are all found" "make_list make_pair refill" \
     "$(jq -r "$leaks" debug.json)"
+source="$ROOT/tests/programs/debugalloc.c"
+check_equal "a wrapper of fopen: the silent finding is named after its caller's line" \
+    "show_banner at debugalloc.c:$(grep -n 'FILE \*banner = dbg_fopen' "$source" | cut -d: -f1) (through dbg_fopen)" \
+    "$(jq -r '.findings[] | select(.location.function == "show_banner") | .site_name' debug.json)"
+check_equal "a wrapper a library called back: named at the call into the library" \
+    "show_made at debugalloc.c:$(grep -n 'maker_make(dbg_malloc' "$source" | cut -d: -f1) (through maker_make)" \
+    "$(jq -r '.findings[] | select(.outcome == "silent" and .through == "maker_make")
+              | .site_name' debug.json)"
+check_equal "... the silent findings are those two, none for count_lines, which says why" \
+    "show_banner show_made" \
+    "$(jq -r '[.findings[] | select(.outcome == "silent") | .location.function] | sort | join(" ")' \
+        debug.json)"
 check "bookkeeping: stderr names the function and the option" \
     grep -q "allocate for the bookkeeping of an allocation wrapper (dbg_log).*--fail-bookkeeping" \
     debug.err

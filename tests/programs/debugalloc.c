@@ -7,6 +7,12 @@
  * (two findings). pool_alloc has no allocation of its own: it forwards to refill, so refill's
  * allocations stay the program's even when pool_alloc is named a wrapper (--wrapper pool_alloc);
  * fill_one leaks its first block when the second fails (a third finding).
+ * dbg_fopen opens a stream and logs it, as curl_dbg_fopen does: a wrapper by its name, since it
+ * returns the FILE that fopen allocated. show_banner says nothing when it cannot open its file
+ * (a silent finding at its call of dbg_fopen); count_lines says why and exits 1 (handled).
+ * libmaker's maker_make allocates through dbg_malloc, the callback show_made gives it, as zlib
+ * allocates through the zalloc curl gives it (whose frame a tail call removes); show_made says nothing when maker_make fails (a
+ * silent finding at show_made's call of maker_make, the place the failure came back to).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +49,16 @@ __attribute__((noinline)) static void dbg_free(void *block, int source_line)
     dbg_log("MEM debugalloc.c:%d free(%s)\n", source_line, block ? "block" : "NULL");
     free(block);
 }
+
+__attribute__((noinline)) static FILE *dbg_fopen(const char *path, const char *mode,
+                                                  int source_line)
+{
+    FILE *stream = fopen(path, mode);
+    dbg_log("FILE debugalloc.c:%d fopen(%s) = %s\n", source_line, path, stream ? "ok" : "NULL");
+    return stream;
+}
+
+int maker_make(void *(*allocate)(size_t, int), char **out);
 
 __attribute__((noinline)) static void *refill(size_t size)
 {
@@ -93,6 +109,38 @@ __attribute__((noinline)) static int fill_one(void)
     return 0;
 }
 
+__attribute__((noinline)) static void show_banner(void)
+{
+    FILE *banner = dbg_fopen("/dev/null", "r", __LINE__);
+    if (!banner)
+        return; /* BUG: the banner is lost and nobody is told */
+    puts("banner: shown");
+    fclose(banner);
+}
+
+__attribute__((noinline)) static void count_lines(void)
+{
+    FILE *input = dbg_fopen("/dev/null", "r", __LINE__);
+    if (!input) {
+        fputs("debugalloc: cannot open /dev/null\n", stderr);
+        exit(1);
+    }
+    int lines = 0;
+    for (int c; (c = getc(input)) != EOF;)
+        lines += c == '\n';
+    printf("lines: %d\n", lines);
+    fclose(input);
+}
+
+__attribute__((noinline)) static void show_made(void)
+{
+    char *made = NULL;
+    if (maker_make(dbg_malloc, &made) != 0) /* the allocator it calls back */
+        return; /* BUG: nothing is shown and nobody is told */
+    printf("%s\n", made);
+    dbg_free(made, __LINE__);
+}
+
 int main(void)
 {
     debug_log = fopen("/dev/null", "w");
@@ -100,6 +148,9 @@ int main(void)
     make_pair();
     make_list();
     fill_one();
+    show_banner();
+    count_lines();
+    show_made();
     if (debug_log)
         fclose(debug_log);
     puts("ok");
