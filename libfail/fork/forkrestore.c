@@ -251,35 +251,61 @@ static uint64_t LF_TEXT ticks_since_boot(void)
            (uint64_t)now.tv_nsec / (1000000000ull / (uint64_t)hertz);
 }
 
-/* Did a process of this process group, other than this one, start since the folder was noted
-   (its start time in /proc/PID/stat)? The children are reaped by now: such a process is
-   something else at work beside the start (a parallel harness's next test). */
+/* /proc/PID/stat of `pid` (a decimal name) into text[size]; false when it is gone. */
+static bool LF_TEXT read_stat(int proc, const char *pid, char *text, size_t size)
+{
+    char path[48];
+    fork_append(path, fork_append(path, 0, pid), "/stat");
+    int file = openat(proc, path, O_RDONLY | O_CLOEXEC);
+    if (file < 0)
+        return false;
+    ssize_t got = read(file, text, size - 1);
+    close(file);
+    if (got <= 0)
+        return false;
+    text[got] = '\0';
+    return true;
+}
+
+/* Did a process of this process group, other than this one and its ancestors, start since the
+   folder was noted (its start time in /proc/PID/stat)? The children are reaped by now: such a
+   process is something else at work beside the start (a parallel harness's next test). Start
+   times count clock ticks (10 ms): one in the tick of the note counts as started after it, since
+   a start whose children took less than a tick would otherwise miss everything beside it. */
 static bool LF_TEXT others_started(void)
 {
     static struct fork_dir processes;
     static char stat_text[1024];
     if (!fork_dir_open(&processes, AT_FDCWD, "/proc"))
         return true; /* cannot tell */
-    pid_t self = getpid(), group = getpgrp();
+    pid_t group = getpgrp();
+    /* This process and the chain of its parents (the harness's shell that started it, begun in
+       the same tick maybe): never something beside it. */
+    uint64_t ancestors[16];
+    int ancestor_count = 0;
+    ancestors[ancestor_count++] = (uint64_t)getpid();
+    for (uint64_t parent = (uint64_t)getppid(); parent > 1 && ancestor_count < 16;) {
+        ancestors[ancestor_count++] = parent;
+        char name[24];
+        name[format_decimal(name, parent)] = '\0';
+        if (!read_stat(processes.fd, name, stat_text, sizeof stat_text) ||
+            !fork_stat_field(stat_text, 4, &parent))
+            break;
+    }
     bool started = false;
     for (const char *name; !started && (name = fork_dir_next(&processes, NULL));) {
         uint64_t pid = 0;
-        char path[48];
-        if (!parse_decimal(name, strlen(name), &pid) || pid == (uint64_t)self)
+        bool ancestor = false;
+        if (!parse_decimal(name, strlen(name), &pid))
             continue;
-        fork_append(path, fork_append(path, 0, name), "/stat");
-        int file = openat(processes.fd, path, O_RDONLY | O_CLOEXEC);
-        if (file < 0)
+        for (int i = 0; i < ancestor_count && !ancestor; i++)
+            ancestor = ancestors[i] == pid;
+        if (ancestor || !read_stat(processes.fd, name, stat_text, sizeof stat_text))
             continue;
-        ssize_t size = read(file, stat_text, sizeof stat_text - 1);
-        close(file);
-        if (size <= 0)
-            continue;
-        stat_text[size] = '\0';
         /* "PID (COMM) STATE PPID PGRP ...": field 5 the process group, 22 the start time */
         uint64_t its_group = 0, start = 0;
         started = fork_stat_field(stat_text, 5, &its_group) && its_group == (uint64_t)group &&
-                  fork_stat_field(stat_text, 22, &start) && start > noted_ticks;
+                  fork_stat_field(stat_text, 22, &start) && start >= noted_ticks;
     }
     fork_dir_close(&processes);
     return started;

@@ -141,10 +141,13 @@ check "... and the log the children grew is the harness's own again (its run pas
     test "$(grep -c 'ended otherwise' here.err)" = 1
 # A writer beside the tests: a long-running ticker that holds its log open and appends numbered
 # lines (/usr/bin/python3: a shim on PATH may start processes of its own), or a shell loop that
-# starts a process for each line (the harness's other work, as a parallel test's). The harness
+# starts processes around each line (the harness's other work, as a parallel test's). The harness
 # checks the ticker's lines for a gap at its end (ticker.result). A file still held open is never
 # cut back, and while processes of the command start beside a start's children its folder is not
-# put back at all.
+# put back at all. The check sees the processes alive when the children are done: each line is
+# written between two starts of a process that lives 0.3 s, so a line written while the children
+# ran is seen by the check even on a loaded machine (with only the 5 ms sleep alive, a check made
+# after it ended and before the next started missed the line, and cut it away).
 cat >ticker-start.part <<'PART'
 : >ticking
 rm -f ticker.log
@@ -156,7 +159,9 @@ while os.path.exists("ticking"):
     print(i)
     time.sleep(0.005)' >>ticker.log &
 else
-    (i=0; while [ -e ticking ]; do i=$((i + 1)); echo $i >>ticker.log; sleep 0.005; done) &
+    (i=0; while [ -e ticking ]; do
+        i=$((i + 1)); sleep 0.3 & echo $i >>ticker.log; sleep 0.3 & sleep 0.005
+    done; wait) &
 fi
 ticker=$!
 PART
