@@ -66,6 +66,6 @@ done
 for mode in failrun every; do
     [ -f "$dir/$mode-1.db" ] || continue
     echo "$mode: $(sqlite3 "$dir/$mode-1.db" "SELECT (SELECT count(*) FROM sites WHERE bookkeeping IS
-        NULL AND NOT outside_source) || ' sites, ' || (SELECT count(*) FROM runs) || ' runs, ' ||
+        NULL AND NOT outside_source) || ' sites (error paths included), ' || (SELECT count(*) FROM runs) || ' runs, ' ||
         (SELECT count(*) FROM findings) || ' findings'")"
 done
