@@ -25,9 +25,8 @@ bool store_campaign_counts(sqlite3 *db, struct store_campaign_counts *out)
             "   (SELECT id FROM runs WHERE kind = 'baseline')),"
             " (SELECT count(*) FROM sites WHERE kind = 'io' AND first_run IN"
             "   (SELECT id FROM runs WHERE kind = 'baseline')), faults,"
-            " (SELECT count(*) FROM sites WHERE outside_source), source,"
-            " (SELECT count(*) FROM sites WHERE NOT outside_source AND bookkeeping IS NOT NULL),"
-            " fail_bookkeeping FROM campaign");
+            " (SELECT count(*) FROM sites WHERE outside_source), source, fail_bookkeeping"
+            " FROM campaign");
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     if (found) {
         out->sites = sqlite3_column_int64(statement, 0);
@@ -41,12 +40,13 @@ bool store_campaign_counts(sqlite3 *db, struct store_campaign_counts *out)
         out->faults = column_text(statement, 7);
         out->outside_source_sites = sqlite3_column_int64(statement, 8);
         out->source = column_text(statement, 9);
-        out->bookkeeping_sites = sqlite3_column_int64(statement, 10);
-        out->fail_bookkeeping = sqlite3_column_int(statement, 11);
+        out->fail_bookkeeping = sqlite3_column_int(statement, 10);
     }
     database_finalize(statement);
-    if (found)
+    if (found) {
+        out->bookkeeping_sites = store_bookkeeping_sites(db);
         out->bookkeeping = store_bookkeeping_functions(db);
+    }
     return found;
 }
 
