@@ -23,6 +23,7 @@ site=$(sql alloc.db "SELECT id FROM sites LIMIT 1")
 check "default campaign: runs preload libfail-preload.so, which has no I/O interposer" \
     sh -c "grep -q '^LD_PRELOAD=.*/libfail-preload.so' alloc.env && ! grep -q preload-io alloc.env &&
            ! nm -D --defined-only '$ROOT/build/libfail-preload.so' | grep -qw fwrite"
+rm -rf "$(sed -n 's/^LIBFAIL_DIR=//p' alloc.env)" # the folder --print-env made for the run
 
 # ---- --faults alloc,io ----
 "$FAILRUN" run -q --json --db io.db --faults alloc,io -- "$program" numbers.txt >io.json

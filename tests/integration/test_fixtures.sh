@@ -7,7 +7,8 @@
 # that daemonises (daemon.c: fork, setsid, fork) is one too.
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
-trap 'rm -rf "$work"' EXIT
+# The sockets of servers a fault run killed stay behind: this script's pid in their names.
+trap 'rm -rf "$work" "${TMPDIR:-/tmp}"/fixture.$$.*' EXIT
 cd "$work" || exit 1
 server="$PROGRAMS/fixture_server"
 client="$PROGRAMS/fixture_client"
@@ -16,7 +17,7 @@ client="$PROGRAMS/fixture_client"
 # server stopped.
 cat >harness.sh <<SCRIPT
 #!/bin/sh
-socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
+socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.$$.XXXXXX")
 "$server" "\$socket" \$1 &
 server=\$!
 tries=0
@@ -87,7 +88,7 @@ check_equal "... and every site ends as in re-run mode, none not-reached" \
 # passing unforked. Every site is answered by a child at its start, as in re-run mode.
 cat >stops.sh <<SCRIPT
 #!/bin/sh
-socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.XXXXXX")
+socket=\$(mktemp -u "\${TMPDIR:-/tmp}/fixture.$$.XXXXXX")
 log=\$(mktemp)
 "$server" "\$socket" log "\$log" &
 server=\$!

@@ -55,7 +55,7 @@ diff "$scratch/base.out" "$scratch/replay.out" | head -12 | sed 's/^/    /'
 
 if [ "$(jq -r '.outcome' <<<"$finding")" = leak ]; then
     # The environment that arms the fault, from --print-env (values may be quoted), with a run
-    # folder of our own: the one it names is removed when replay exits.
+    # folder of our own.
     mkdir "$scratch/run"
     plan=$(sed 's/^failrun replay /failrun replay --print-env /; s/ < .*$//' <<<"$replay")
     environment=()
@@ -64,7 +64,9 @@ if [ "$(jq -r '.outcome' <<<"$finding")" = leak ]; then
         line=${line%\'}
         case $line in
             LD_PRELOAD=* | ASAN_OPTIONS=*) ;;
-            LIBFAIL_DIR=*) environment+=("LIBFAIL_DIR=$scratch/run") ;;
+            LIBFAIL_DIR=*) # the folder --print-env made stays: ours instead
+                rm -rf "${line#LIBFAIL_DIR=}"
+                environment+=("LIBFAIL_DIR=$scratch/run") ;;
             *) environment+=("$line") ;;
         esac
     done < <(eval "$root/build/$plan")
