@@ -175,11 +175,16 @@ static void check_failure_is_own(struct campaign_context *context, const char *d
 /* ---- are runs at the same time safe? ----
  * Two runs of a harness at once can share its log folder, its servers' pid files and ports: then
  * each disturbs the other, and every fault run at -j N reads as not-reached or fails for nothing.
- * With -j above 1, the baseline has a twin started at the same moment. When the twin ends
- * otherwise or reaches fewer of the baseline's sites, one more run made alone tells why: if it
- * agrees with the baseline, the command cannot run beside itself, and the campaign runs one at a
- * time (kept in campaign_notes, so a resumed campaign does too). If it also differs, the command
- * varies by itself, which the runs' own verdicts deal with. */
+ * With -j above 1, a campaign that re-runs the whole command (--whole-command, --nth, ...) has
+ * its baseline's twin started at the same moment. When the twin ends otherwise or reaches fewer
+ * of the baseline's sites, one more run made alone tells why: if it agrees with the baseline, the
+ * command cannot run beside itself, and the campaign runs one at a time (kept in campaign_notes,
+ * so a resumed campaign does too). If it also differs, the command varies by itself, which the
+ * runs' own verdicts deal with.
+ * A suite's campaign (owner mode) makes its baseline alone and checks later, only when runs are
+ * left to make side by side (check_parallel): after the fork runs at the programs' starts most
+ * suites have none, and a harness whose twin disturbed its baseline (curl's runtests: its log
+ * folder and ports) cost a third run of the whole suite before anything else. */
 
 struct twin_run {
     struct campaign_context *context;
@@ -386,7 +391,7 @@ void run_baseline(struct campaign_context *context)
     struct twin_run twin = {.context = context, .plan = plan, .limit = limit,
                             .dir = xasprintf("%s/baseline-twin-%ld", context->runs_dir,
                                              (long)getpid())};
-    if (context->options->jobs > 1)
+    if (context->options->jobs > 1 && !owner_mode(&context->options->settings))
         twin.started = pthread_create(&twin.thread, NULL, twin_main, &twin) == 0;
     struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
     if (twin.started)
@@ -490,6 +495,90 @@ void run_baseline(struct campaign_context *context)
     run_records_free(&records);
 }
 
+/* Two runs of the command at the same time, each compared with the baseline (made alone), before
+   the first runs that would go side by side; a run alone again when one differs: the command
+   varies by itself when it differs too, else its runs go one at a time (the "jobs" note, as
+   check_twin's). Once per campaign ("jobs_checked"). Where the two print what the baseline
+   printed, its pending output is found stable on the way (check_output needs no run then). */
+void check_parallel(struct campaign_context *context)
+{
+    struct campaign_settings *settings = &context->options->settings;
+    sqlite3 *db = context->db;
+    char *note = NULL;
+    if (context->options->jobs <= 1 || !owner_mode(settings) ||
+        store_campaign_note(db, "jobs_checked", &note)) {
+        free(note);
+        return;
+    }
+    int64_t total = 0, done = 0, findings = 0;
+    store_fault_run_counts(db, &total, &done, &findings);
+    if (total - done < 2)
+        return; /* nothing goes side by side (the chains one run adds go unchecked) */
+    if (!context->options->quiet)
+        fprintf(stderr, "failrun: two runs of %s at the same time, to see whether -j%d runs "
+                        "disturb each other\n",
+                settings->argv[0], context->options->jobs);
+    char *plan = plan_record(settings);
+    int64_t limit = settings->timeout_ms ? settings->timeout_ms : 3600 * 1000;
+    struct twin_run pair[2];
+    for (int i = 0; i < 2; i++)
+        pair[i] = (struct twin_run){.context = context, .plan = plan, .limit = limit,
+                                    .dir = xasprintf("%s/parallel-%d-%ld", context->runs_dir, i,
+                                                     (long)getpid())};
+    pair[1].started = pthread_create(&pair[1].thread, NULL, twin_main, &pair[1]) == 0;
+    twin_main(&pair[0]);
+    if (pair[1].started)
+        pthread_join(pair[1].thread, NULL);
+    else
+        twin_main(&pair[1]); /* no thread: one after the other, which finds nothing to fear */
+    char *base_dir = store_run_dir(db, context->baseline_id);
+    struct run_records reference = {0};
+    if (base_dir)
+        ingest_run(base_dir, &reference);
+    struct spawn_result baseline = {.exit_code = context->baseline.exit_code,
+                                    .signal = context->baseline.signal};
+    char why[2][200];
+    const char *differ[2];
+    for (int i = 0; i < 2; i++)
+        differ[i] = run_differs(&baseline, &reference, pair[i].dir, &pair[i].result,
+                                settings->scope, why[i], sizeof why[i]);
+    if (differ[0] || differ[1]) {
+        char *dir = xasprintf("%s/parallel-alone-%ld", context->runs_dir, (long)getpid());
+        struct spawn_result alone = execute_run(context, dir, plan, limit, NULL, NULL);
+        char unused[200];
+        bool varies = run_differs(&baseline, &reference, dir, &alone, settings->scope, unused,
+                                  sizeof unused);
+        remove_tree(dir);
+        free(dir);
+        if (!varies) {
+            char *text = xasprintf("two runs of the command at the same time disturb each other "
+                                   "(a run beside another differed from the baseline: %s; a run "
+                                   "alone agreed with it): they share files, folders or ports. "
+                                   "Runs go one at a time (-j1)",
+                                   differ[0] ? differ[0] : differ[1]);
+            warn("%s", text);
+            set_campaign_note(db, "jobs", text);
+            free(text);
+            context->options->jobs = 1;
+        }
+    } else if (context->output_pending && same_output(&pair[0], context->pending_stdout,
+                                                      context->pending_stderr) &&
+               same_output(&pair[1], context->pending_stdout, context->pending_stderr)) {
+        context->output_pending = false; /* three runs printed the same */
+        store_baseline_output_set(db, context->pending_stdout, context->pending_stderr);
+        context->baseline_stdout = context->pending_stdout;
+        context->baseline_stderr = context->pending_stderr;
+    }
+    set_campaign_note(db, "jobs_checked", context->options->jobs > 1 ? "side by side" : "-j1");
+    run_records_free(&reference);
+    free(base_dir);
+    for (int i = 0; i < 2; i++) {
+        remove_tree(pair[i].dir);
+        free(pair[i].dir);
+    }
+    free(plan);
+}
+
 void check_output(struct campaign_context *context)
 {
     if (!context->output_pending)
@@ -544,7 +633,7 @@ void load_baseline(struct campaign_context *context)
     leak_load_baseline(context);
     /* Runs that disturb each other at the same time (check_twin): one at a time, resumed too. */
     char *jobs = NULL;
-    if (store_campaign_jobs_note(context->db, &jobs) && context->options->jobs > 1) {
+    if (store_campaign_note(context->db, "jobs", &jobs) && context->options->jobs > 1) {
         context->options->jobs = 1;
         if (!context->options->quiet)
             fprintf(stderr, "failrun: runs go one at a time: %s\n", jobs);

@@ -133,6 +133,7 @@ static void *worker(void *argument)
 
 void run_planned(struct campaign_context *context)
 {
+    check_parallel(context);
     check_output(context);
     store_fault_run_counts(context->db, &context->total, &context->done, &context->findings);
     context->terminal = isatty(2);

@@ -105,10 +105,11 @@ void store_campaign_note_set(sqlite3 *db, const char *kind, const char *text)
     database_finalize(statement);
 }
 
-bool store_campaign_jobs_note(sqlite3 *db, char **text)
+bool store_campaign_note(sqlite3 *db, const char *kind, char **text)
 {
     sqlite3_stmt *statement =
-        database_prepare(db, "SELECT text FROM campaign_notes WHERE kind = 'jobs'");
+        database_prepare(db, "SELECT text FROM campaign_notes WHERE kind = ?");
+    sqlite3_bind_text(statement, 1, kind, -1, SQLITE_STATIC);
     bool found = sqlite3_step(statement) == SQLITE_ROW;
     *text = found ? column_text(statement, 0) : NULL;
     database_finalize(statement);

@@ -51,8 +51,10 @@ void store_fixtures_replace(sqlite3 *db, json_t *fixtures);
 /* What the baseline learnt about running the command (campaign_notes), kept for a resumed
    campaign: "jobs" (why runs go one at a time), "baseline_cpu_ms". */
 void store_campaign_note_set(sqlite3 *db, const char *kind, const char *text);
-/* The "jobs" note (*text malloc'ed, NULL when the row holds none); false when there is none. */
-bool store_campaign_jobs_note(sqlite3 *db, char **text);
+/* The note of that kind ("jobs": why runs go one at a time; "jobs_checked": two runs at once
+   were compared with the baseline) in *text, malloc'ed (NULL when the row holds none); false
+   when there is none. */
+bool store_campaign_note(sqlite3 *db, const char *kind, char **text);
 /* The baseline's CPU time (the "baseline_cpu_ms" note); false when not kept. */
 bool store_baseline_cpu_ms(sqlite3 *db, int64_t *cpu_ms);
 /* Did the baseline learn no convention of a library call (conventions empty)? */
