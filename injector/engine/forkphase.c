@@ -202,7 +202,10 @@ static char *write_start_file(struct campaign_context *context, const char *root
     else
         fprintf(out, "%s\n%s\n", program->exe, program->cwd);
     free(base);
-    fprintf(out, "restore=%d\n", restore && restorable(context, program));
+    /* own-time=1: the children's time is bounded by the unfailed child's (forkstart.c), unless
+       the user gave the runs' limit. */
+    fprintf(out, "restore=%d own-time=%d\n", restore && restorable(context, program),
+            !context->options->settings.timeout_ms);
     struct start_lines lines = {context, out, 0};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);
     store_fork_runs_each(context->db, program->id, write_start_line, &lines);

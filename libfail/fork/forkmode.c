@@ -389,6 +389,8 @@ static bool LF_TEXT reap_child(unsigned index, uint64_t now)
         return false;
     kill(-child->pid, SIGKILL); /* what the child started in its group: its run is over */
     write_result(child, status, timed_out, done == child->pid);
+    fork_state.reaped_wall_ns = now_ns() - child->started_ns;
+    fork_state.reaped_timed_out = timed_out;
     forget_child(index);
     return true;
 }

@@ -38,6 +38,10 @@ struct forkmode_state {
     struct fork_child children[PLAN_MAX_JOBS];
     unsigned running;
     bool under_valgrind; /* the process is valgrind's guest (its preloads say so) */
+    /* The last child reaped: how long it ran, and whether its time ran out (forkstart.c bounds
+       a start's fault children by its unfailed child's time). */
+    uint64_t reaped_wall_ns;
+    bool reaped_timed_out;
 };
 extern struct forkmode_state fork_state LF_HIDDEN;
 

@@ -7,11 +7,13 @@
  * line per site, "SIGNATURE PLAN" (the plan of the site's run), after one "+SIGNATURE SIZE" line
  * per site the program reached in the baseline (its children then record only new sites). A
  * working folder inside the baseline's run folder is written "@/REST": the same folder inside
- * this run's. The third line is "restore=0", or "restore=1": the working folder is put back
- * after the children (forkrestore.c). The first process that starts as that program takes the
- * file (renames it to HASH-N.taken) and forks before main: a child that runs unfailed in
- * ROOT/start-HASH-N (failrun compares it with the program alone), then one child per site in
- * ROOT/SIGNATURE running with the site's plan; then it goes on unfailed.
+ * this run's. The third line is "restore=R own-time=T": with R 1 the working folder is put back
+ * after the children (forkrestore.c); with T 1 the fault children's time is bounded by the
+ * unfailed child's (the plan's timeout otherwise: the user's --timeout). The first process
+ * that starts as that program takes the file (renames it to HASH-N.taken) and forks before
+ * main: a child that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program
+ * alone), then one child per site in ROOT/SIGNATURE running with the site's plan; then it goes
+ * on unfailed.
  *
  * The start's input is read out first when it is a pipe its writer closed (spool_input), and the
  * start forks two more unfailed children, one before and one after the sites', to tell an
@@ -200,7 +202,7 @@ static bool LF_TEXT start_zygote(const char *control, const char *exe, const cha
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
                                   const char *exe, const struct start_sites *sites, bool restore,
-                                  const char *run_dir)
+                                  bool own_time, const char *run_dir)
 {
     static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
@@ -216,6 +218,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
             fork_restore_put_back(); /* here, once the zygote and its children are gone */
         return false;
     }
+    fork_state.reaped_wall_ns = 0;
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
         fork_exec_natively(exe, NULL);
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
@@ -227,6 +230,17 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     fork_append(twin, fork_append(twin, 0, control), "-2");
     fork_folder_path(twin_dir, twin);
     fork_wait_for_children(0); /* one after the other: two at once may disturb each other */
+    /* The children's time is the unfailed child's, ten times over and 5 s more (as failrun
+       bounds a program re-run alone), not the whole command's: a child of a harness's program
+       that hangs (waits for a server's reply that never comes) would hold the harness for as
+       long as ten suites. */
+    uint64_t timeout_ns = fork_state.timeout_ns;
+    if (own_time && !why && fork_state.running == 0 && !fork_state.reaped_timed_out &&
+        fork_state.reaped_wall_ns) {
+        uint64_t own = 10 * fork_state.reaped_wall_ns + 5000000000ull;
+        if (!fork_state.timeout_ns || own < fork_state.timeout_ns)
+            fork_state.timeout_ns = own;
+    }
     if (!why && mkdir(twin_dir, 0755) == 0 && fork_child(twin, &point)) {
         fork_exec_natively(exe, NULL);
         runtime_replan(NULL);
@@ -277,6 +291,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         return true;
     }
     fork_wait_for_children(0);
+    fork_state.timeout_ns = timeout_ns; /* the program's own forks, if any, as before */
     if (restore && !why)
         fork_restore_put_back();
     return false;
@@ -330,12 +345,14 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
     }
     /* "restore=1": the working folder is put back after the children (forkrestore.c), but
        for failrun's own folders. */
-    bool restore = read_line(&reader, line, sizeof line) && !strcmp(line, "restore=1");
+    bool header = read_line(&reader, line, sizeof line);
+    bool restore = header && !strncmp(line, "restore=1", 9);
+    bool own_time = header && strstr(line, "own-time=1");
     if (restore) {
         fork_restore_keep_out(fork_state.root);
         fork_restore_keep_out(run_dir);
     }
-    bool child = fork_at_start(&reader, name, exe, sites, restore, run_dir);
+    bool child = fork_at_start(&reader, name, exe, sites, restore, own_time, run_dir);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }
@@ -371,7 +388,8 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     /* The working folder is the guest's to note and put back (its third line), around this
        zygote and all its children. */
-    bool child = fork_at_start(&reader, control, exe, sites, false, run_dir);
+    bool own_time = strstr(line, "own-time=1") != NULL;
+    bool child = fork_at_start(&reader, control, exe, sites, false, own_time, run_dir);
     close(reader.fd);
     if (child)
         return true;

@@ -344,3 +344,18 @@ check "a daemonising fixture is one too" \
     test "$(sql daemon.db "SELECT count(*) FROM fixtures WHERE exe = '$PROGRAMS/daemon'")" = 1
 check "... and the program under test is not" \
     test "$(sql daemon.db "SELECT count(*) FROM sites WHERE exe = '$EXAMPLES/kvtest'")" -gt 0
+
+# A child at a start whose error leg waits for ever (the client's "hang"): it is a hang once it
+# has taken ten times its start's unfailed child and 5 s more, not the whole command's limit
+# (ten times a harness that sleeps 2 s after its test, and 5 s: about 27 s); a --timeout the
+# user gives is every run's limit, a child's at a start too.
+sed 's|^exit \$status$|sleep 2; exit $status|' harness.sh >slow.sh
+chmod +x slow.sh
+check "slow.sh sleeps after its test" grep -q '^sleep 2; exit' slow.sh
+hang_run="SELECT outcome || ' ' || (wall_ms < 12000) FROM runs WHERE outcome = 'hang' AND dir LIKE '%-starts%'"
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -q -j1 --db hang.db -- ./slow.sh "" hang >/dev/null 2>&1
+check_equal "a child at its start that hangs: a hang, within its start's own time" "hang 1" \
+    "$(sql hang.db "$hang_run")"
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -q -j1 --timeout 14 --db hang-given.db -- \
+    ./slow.sh "" hang >/dev/null 2>&1
+check_equal "... with --timeout 14, after 14 s" "hang 0" "$(sql hang-given.db "$hang_run")"

@@ -11,8 +11,10 @@
  * failure. With "lock" the error leg of the answer's block leaves fixture_client.lock behind in
  * the working folder (a stale lock, as a program that forgets to clean up on failure does), and
  * a run that finds it there, once it printed its answer, fails. With "fds" it first prints the
- * descriptor its first open gets: a run forked at its start must find the program's own.
- * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds]
+ * descriptor its first open gets: a run forked at its start must find the program's own. With
+ * "hang" the error leg of the answer's block waits for ever (a client that waits for a reply it
+ * can no longer take).
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds | hang]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,10 +63,11 @@ int main(int argc, char **argv)
     bool worded_leg = argc == 3 && !strcmp(argv[2], "leg");
     bool stale_lock = argc == 3 && !strcmp(argv[2], "lock");
     bool first_fd = argc == 3 && !strcmp(argv[2], "fds");
+    bool hang = argc == 3 && !strcmp(argv[2], "hang");
     if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
-        !worded_leg && !stale_lock && !first_fd) {
+        !worded_leg && !stale_lock && !first_fd && !hang) {
         fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | "
-              "fds]\n",
+              "fds | hang]\n",
               stderr);
         return 2;
     }
@@ -91,6 +94,8 @@ int main(int argc, char **argv)
     if (connection < 0)
         return 1;
     char *answer = malloc(256);
+    while (!answer && hang)
+        pause();
     if (!answer && stale_lock) {
         FILE *lock = fopen("fixture_client.lock", "w");
         if (lock)
