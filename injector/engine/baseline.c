@@ -516,14 +516,16 @@ void check_parallel(struct campaign_context *context)
     if (total - done < 2)
         return; /* nothing goes side by side (the chains one run adds go unchecked) */
     /* What the runs left take one at a time (a program alone its time alone, any other the
-       baseline's): when that is less than the check (two runs of the command), they just go
-       one at a time, unchecked (after the fork runs at a harness's starts, the chains of its
-       `curl --version`: 40 runs of 11 ms, against two runs of the suite). Not kept: a resumed
-       campaign with more left checks. */
+       baseline's): W one at a time, against W/2 side by side after a check that takes about
+       one and a half runs of the command (two at once, one alone when they differ). Below three
+       runs of the command, they just go one at a time, unchecked (after the fork runs at a
+       harness's starts, the chains of its `curl --version`: 40 runs of 11 ms; or two re-runs
+       of runtests, against three for the check). Not kept: a resumed campaign with more left
+       checks. */
     int64_t baseline_wall = store_baseline_wall_ms(db), left_ms = 0;
     struct store_planned_run run;
     for (int64_t after = 0;
-         left_ms < 2 * baseline_wall && store_run_next_planned(db, after, &run); after = run.id) {
+         left_ms < 3 * baseline_wall && store_run_next_planned(db, after, &run); after = run.id) {
         struct program *program = run.owner ? program_get(context, run.owner) : NULL;
         int64_t each = program && program->alone ? program->alone_wall_ms : baseline_wall;
         left_ms += each > 0 ? each : 1;
@@ -531,7 +533,7 @@ void check_parallel(struct campaign_context *context)
         free(run.chain);
         free(run.plan);
     }
-    if (left_ms < 2 * baseline_wall) {
+    if (left_ms < 3 * baseline_wall) {
         if (!context->options->quiet)
             fprintf(stderr, "failrun: the %lld run(s) left take about %lld ms one at a time, "
                             "less than checking whether -j%d runs disturb each other: one at a "
