@@ -25,11 +25,8 @@
 /* Output that changes from run to run by itself (timings, a test harness's durations, pids)
    says nothing about a fault: run the command once more, fail nothing, and forget the hash of a
    stream that differed (0 = not compared; such runs cannot be `silent`). */
-static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
-                          uint64_t *stdout_hash, uint64_t *stderr_hash)
+static void compare_output(const char *dir, uint64_t *stdout_hash, uint64_t *stderr_hash)
 {
-    char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
-    execute_run(context, dir, plan, limit, NULL, NULL);
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     if (file_hash(out) != *stdout_hash) {
         *stdout_hash = 0;
@@ -38,10 +35,38 @@ static void stable_output(struct campaign_context *context, const char *plan, in
     }
     if (file_hash(err) != *stderr_hash)
         *stderr_hash = 0;
-    remove_tree(dir);
     free(out);
     free(err);
+}
+
+static void stable_output(struct campaign_context *context, const char *plan, int64_t limit,
+                          uint64_t *stdout_hash, uint64_t *stderr_hash)
+{
+    char *dir = xasprintf("%s/baseline-check-%ld", context->runs_dir, (long)getpid());
+    execute_run(context, dir, plan, limit, NULL, NULL);
+    compare_output(dir, stdout_hash, stderr_hash);
+    remove_tree(dir);
     free(dir);
+}
+
+/* The pending output check settled (check_output): `stdout_hash` and `stderr_hash` are what is
+   compared from now on (0: that stream is not). */
+static void settle_output(struct campaign_context *context, uint64_t stdout_hash,
+                          uint64_t stderr_hash)
+{
+    context->output_pending = false;
+    store_baseline_output_set(context->db, stdout_hash, stderr_hash);
+    context->baseline_stdout = stdout_hash;
+    context->baseline_stderr = stderr_hash;
+}
+
+void check_output_from(struct campaign_context *context, const char *dir)
+{
+    if (!context->output_pending)
+        return;
+    uint64_t stdout_hash = context->pending_stdout, stderr_hash = context->pending_stderr;
+    compare_output(dir, &stdout_hash, &stderr_hash);
+    settle_output(context, stdout_hash, stderr_hash);
 }
 
 /* "prog (status 8), sh (status 1)": the processes of a run that did not end with 0 (each
@@ -592,10 +617,7 @@ void check_parallel(struct campaign_context *context)
     } else if (context->output_pending && same_output(&pair[0], context->pending_stdout,
                                                       context->pending_stderr) &&
                same_output(&pair[1], context->pending_stdout, context->pending_stderr)) {
-        context->output_pending = false; /* three runs printed the same */
-        store_baseline_output_set(db, context->pending_stdout, context->pending_stderr);
-        context->baseline_stdout = context->pending_stdout;
-        context->baseline_stderr = context->pending_stderr;
+        settle_output(context, context->pending_stdout, context->pending_stderr); /* 3 alike */
     }
     set_campaign_note(db, "jobs_checked", context->options->jobs > 1 ? "side by side" : "-j1");
     run_records_free(&reference);
@@ -613,16 +635,13 @@ void check_output(struct campaign_context *context)
         return;
     if (!store_whole_command_runs_planned(context->db))
         return; /* not yet: a run of the whole command may still be planned later */
-    context->output_pending = false;
     uint64_t stdout_hash = context->pending_stdout, stderr_hash = context->pending_stderr;
     char *plan = plan_record(&context->options->settings);
     int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
                                                            : 3600 * 1000;
     stable_output(context, plan, limit, &stdout_hash, &stderr_hash);
     free(plan);
-    store_baseline_output_set(context->db, stdout_hash, stderr_hash);
-    context->baseline_stdout = stdout_hash;
-    context->baseline_stderr = stderr_hash;
+    settle_output(context, stdout_hash, stderr_hash);
 }
 
 /* A fault run whose process spins after its failure is a hang once that process has used

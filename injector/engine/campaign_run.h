@@ -176,6 +176,9 @@ bool baseline_done(sqlite3 *db);
 /* Before a run of the whole command is judged, the check that the command's output is the same
    from run to run, if the baseline left it for later. */
 void check_output(struct campaign_context *context);
+/* The same check from a run of the command that failed nothing it printed (a fork run at its
+   programs' starts that ended as the baseline: the children's output never reaches it). */
+void check_output_from(struct campaign_context *context, const char *dir);
 /* Whether runs side by side disturb each other, checked once before the first of them in a
    suite's campaign (its baseline is made alone): -j1 when they do. */
 void check_parallel(struct campaign_context *context);

@@ -401,6 +401,10 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         add_fork_note(context, note);
         free(note);
     }
+    /* The command's own output, its starts' children's never in it: the command run once
+       more without faults, for the check that its output is stable (no run of its own). */
+    if (!diverged)
+        check_output_from(context, command_dir);
     int64_t concluded = 0;
     for (size_t i = 0; i < count && (!diverged || in_command); i++) {
         if (!names[i])

@@ -266,13 +266,21 @@ check_equal "... each ending as in re-run mode" \
 # A client whose output differs from run to run (it prints its pid): its start is unstable, the
 # two unfailed children of the start differ, and its children are not judged against either:
 # its sites go to runs of the whole harness, and nothing is a finding.
+# The harness's output varies too: the fork run, which ended as the baseline, shows it, and no
+# run of the harness is made for that check alone (one line in harness.count per run).
+: >harness.count
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --json --db unstable.db -- \
-    ./harness.sh "" pid >unstable.json 2>unstable.err
+    sh -c 'echo run >>harness.count; exec ./harness.sh "" pid' >unstable.json 2>unstable.err
 check "a start whose output varies is unstable, said on stderr" \
     grep -q "start in the fork run left its sites to re-runs: unstable" unstable.err
 check_equal "... none of its sites answered at the start" 0 \
     "$(sql unstable.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
 check_equal "... and no finding" 0 "$(jq '.findings | length' unstable.json)"
+check "... the command's output found unstable, said once" \
+    test "$(grep -c "standard output differs from run to run" unstable.err)" = 1
+check_equal "... by the fork run: the baseline, the fork run and one run per site" \
+    "$(($(sql unstable.db "SELECT count(*) FROM runs WHERE kind = 'fault'") + 2))" \
+    "$(wc -l <harness.count)"
 
 # A client whose error leg leaves a stale lock behind that fails every later run: a child after
 # that one would end otherwise for it, not for its own fault. The unfailed child forked after all
