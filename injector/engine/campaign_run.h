@@ -55,8 +55,8 @@ struct campaign_context {
        scratch.c), or state_dir/runs when there is none. What a run leaves that is worth
        keeping moves to the same name under state_dir/runs (settle_run_folder). */
     char *scratch_dir, *runs_dir, *kept_dir;
-    /* A start fork run stopped early (its children disturbed the suite's files): later starts
-       put their working folder back after their children (forkphase.c, forkrestore.c). */
+    /* Starts put their working folder back after their children (forkphase.c, forkrestore.c):
+       unless FAILRUN_START_RESTORE=0. */
     bool restore_starts;
     struct module_map modules;
     struct symboliser *symbols; /* function identity of frames (judge.c), under the lock */

@@ -371,9 +371,30 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         if (limit > timeout_ms)
             timeout_ms = limit;
     }
-    if (!context->options->quiet)
-        fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld sites)\n",
-                context->options->settings.argv[0], count, (long long)forkable);
+    size_t restored = 0;
+    for (size_t i = 0; context->restore_starts && i < count; i++)
+        restored += names[i] && restorable(context, starts[i]);
+    if (number == 1 && restored) { /* for the report, once */
+        char *note = xasprintf("the working folder of %zu program start(s) put back after "
+                               "their children (files that grew cut back, new ones removed)",
+                               restored);
+        add_fork_note(context, note);
+        free(note);
+    }
+    if (!context->options->quiet) {
+        fprintf(stderr, "failrun: fork run of %s, %zu program(s) forking at their start (%lld "
+                        "sites)%s",
+                context->options->settings.argv[0], count, (long long)forkable,
+                !context->restore_starts ? "\n"
+                : restored ? ""
+                           : " (their working folders are not put back after their children: "
+                             "outside the command's folder, or the campaign's files lie in "
+                             "them)\n");
+        if (context->restore_starts && restored)
+            fprintf(stderr, ", the working folder of %zu of them put back after their children "
+                            "(files that grew cut back, new ones removed)\n",
+                    restored);
+    }
     struct spawn_result command = /* a control child per start, too */
         execute_fork_run(context, root, command_dir, forkable + 3 * (int64_t)count, NULL,
                          timeout_ms);
@@ -475,6 +496,11 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
     memcpy(left_over, starts, count * sizeof *starts);
     starts = left_over;
     static int made; /* start fork runs of this failrun so far */
+    /* What the children do shows in the suite's files (a test server's log of every request,
+       which the harness then compares): each start's working folder is put back after its
+       children, where it can be (restorable). FAILRUN_START_RESTORE=0: never. */
+    const char *asked = getenv("FAILRUN_START_RESTORE");
+    context->restore_starts = !(asked && !strcmp(asked, "0"));
     for (int pass = 1;; pass++) {
         memset(untaken, 0, (count + 1) * sizeof *untaken);
         int64_t before = *concluded_total;
@@ -502,26 +528,10 @@ static void start_fork_runs(struct campaign_context *context, struct program **s
             free(note);
             break;
         }
-        /* What its children did showed in the suite's files (a test server's log of every
-           request): from now on each start's working folder is put back after its children. */
-        const char *asked = getenv("FAILRUN_START_RESTORE"); /* 0: never */
-        bool first_restore = !context->restore_starts && !(asked && !strcmp(asked, "0"));
-        context->restore_starts = context->restore_starts || first_restore;
-        size_t restored = 0;
-        for (size_t i = 0; first_restore && i < left; i++)
-            restored += restorable(context, starts[i]);
-        char *put_back = restored ? xasprintf(", the working folder of %zu of them put back "
-                                              "after their children (files that grew cut back, "
-                                              "new ones removed)",
-                                              restored)
-                                  : xstrdup(" (their working folders are not put back after "
-                                            "their children: outside the command's folder, or "
-                                            "the campaign's files lie in them)");
+        /* What its children did showed in the suite's files, in a folder not put back. */
         char *note = xasprintf("the fork run of %s stopped before %zu program start(s): fork "
-                               "run %d of it for them%s",
-                               context->options->settings.argv[0], left, pass + 1,
-                               first_restore ? put_back : "");
-        free(put_back);
+                               "run %d of it for them",
+                               context->options->settings.argv[0], left, pass + 1);
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);

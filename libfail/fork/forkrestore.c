@@ -7,7 +7,7 @@
  * test's expected protocol once the unfailed program is done. With the children's requests in
  * it the test fails, a harness that stops at its first failed test (curl's runtests) stops, and
  * every later start needs another run of the whole suite. When failrun asks for it (the start
- * file's "restore=1": a fork run of the suite stopped early before), the start notes every
+ * file's "restore=1": where the folder is the command's, by default), the start notes every
  * regular file under its working folder before its first child (device, inode and size), and
  * after the last one puts the folder back before the program goes on.
  *
