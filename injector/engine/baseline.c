@@ -580,10 +580,11 @@ void check_parallel(struct campaign_context *context)
                                                      (long)getpid())};
     pair[1].started = pthread_create(&pair[1].thread, NULL, twin_main, &pair[1]) == 0;
     twin_main(&pair[0]);
+    pair[0].started = true; /* made, here: its output is compared too (same_output) */
     if (pair[1].started)
         pthread_join(pair[1].thread, NULL);
     else
-        twin_main(&pair[1]); /* no thread: one after the other, which finds nothing to fear */
+        pair[1].started = twin_main(&pair[1]) == NULL; /* no thread: one after the other */
     char *base_dir = store_run_dir(db, context->baseline_id);
     struct run_records reference = {0};
     if (base_dir)

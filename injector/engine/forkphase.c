@@ -665,10 +665,11 @@ void run_fork_phase(struct campaign_context *context)
     }
     /* The command forks for what is left: by default only for the runs of no program alone. */
     int64_t selector = context->options->fork == FORK_ALWAYS ? 0 : UNOWNED;
-    check_output(context); /* the command's fork run compares its output */
     if (fork_pays(context, context->options->settings.argv[0],
-                  forkable_count(context->db, selector), baseline_wall))
+                  forkable_count(context->db, selector), baseline_wall)) {
+        check_output(context); /* the command's fork run compares its output */
         fork_run(context, NULL, selector, &forkable, &concluded);
+    }
     if (!context->options->quiet && forkable)
         fprintf(stderr, "failrun: %lld of %lld sites answered by forks, the rest re-run\n",
                 (long long)concluded, (long long)forkable);
