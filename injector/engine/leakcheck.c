@@ -246,6 +246,13 @@ void leak_confirm(struct campaign_context *context, struct job *job)
         job->result.signal || job->result.exit_code != exit_code || !job->plan ||
         !candidate(context, job))
         return;
+    /* A run whose fault never fired leaks nothing of it: no scan, which for a run of the whole
+       command first scans the baseline (a whole suite more, for a run not-reached). */
+    bool run_fired = false;
+    for (size_t i = 0; i < job->records.faults.count; i++)
+        run_fired |= job->records.faults.items[i].fired;
+    if (!run_fired)
+        return;
     if (!scanner_runtime()) {
         if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
             warn("a run may leak, but the leak scan's runtime is missing (Debian: apt-get install "
