@@ -299,6 +299,8 @@ struct children {
     int command_pid;
     bool at_start;
     atomic_size_t unreached; /* children of a start that never fired their fault */
+    atomic_size_t hung;      /* children of a start that ran out of time */
+    atomic_llong hung_ms;    /* the longest a child of them ran */
 };
 
 /* Whether the run's own site (`site`, the last of its chain) was failed. */
@@ -333,6 +335,18 @@ static void read_child(struct children *children, size_t i)
            lies in a process the child started (which records only). Not an answer: the site
            goes to a run as in the baseline, where re-run mode would have found it. */
         atomic_fetch_add(&children->unreached, 1);
+        return;
+    }
+    if (children->at_start && job->result.timed_out) {
+        /* A child that waits for ever at a start may wait for what an earlier child left the
+           fixtures in (a server still reading the upload of a child that was killed): curl's
+           runtests had one such false hang in every campaign. Not an answer: a run as in the
+           baseline tells whether the fault hangs the program. */
+        atomic_fetch_add(&children->hung, 1);
+        long long was = atomic_load(&children->hung_ms);
+        while (job->result.wall_ms > was &&
+               !atomic_compare_exchange_weak(&children->hung_ms, &was, job->result.wall_ms))
+            ;
         return;
     }
     keep_sites_in_scope(&job->records, children->context->options->settings.scope);
@@ -380,6 +394,8 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
                                 .command_pid = command->pid, .at_start = at_start};
     atomic_init(&children.next, 0);
     atomic_init(&children.unreached, 0);
+    atomic_init(&children.hung, 0);
+    atomic_init(&children.hung_ms, 0);
     int helpers = context->options->jobs > 1 ? context->options->jobs - 1 : 0;
     pthread_t *threads = xcalloc((size_t)helpers + 1, sizeof *threads);
     int started = 0;
@@ -415,6 +431,18 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
                                "fail, which the baseline's start reached (an earlier child "
                                "changed what the program depends on): those sites are re-run",
                                unreached, base_name(program->exe));
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", note);
+        add_fork_note(context, note);
+        free(note);
+    }
+    size_t hung = atomic_load(&children.hung);
+    if (hung) {
+        char *note = xasprintf("%zu child(ren) of %s's start ran out of time (%.1f s; against "
+                               "live fixtures, an earlier child may have left them waiting): "
+                               "those sites are re-run, and a hang is the re-run's to find",
+                               hung, base_name(program->exe),
+                               (double)atomic_load(&children.hung_ms) / 1000);
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);
