@@ -194,8 +194,11 @@ check "a log another process holds open is not cut back: the fork run puts the f
            grep -qx ok ticker.result'
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/shell-ticker.db -- ./stops-ticker.sh shell \
     >/dev/null 2>shell-ticker.err
-check "processes started beside the children: nothing put back, the ticker's file whole, one more run per test" \
-    sh -c 'grep -q "fork run 3 of it for them" shell-ticker.err && grep -qx ok ticker.result'
+# Whether a start sees the loop's processes depends on the machine's load (a loop stalled for as
+# long as the children ran wrote nothing then, and that start's folder is put back: its test
+# passes); the ticker's file is whole whatever the timing.
+check "processes started beside the children: the ticker's file whole, a start not put back (the harness stopped)" \
+    sh -c 'grep -q "stopped before .* fork run 2 of it for them" shell-ticker.err && grep -qx ok ticker.result'
 check_equal "... every site still answered at its start" \
     "$(sql .campaign/shell-ticker.db "SELECT count(*) FROM sites")" \
     "$(sql .campaign/shell-ticker.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
