@@ -188,10 +188,15 @@ check "stops-ticker.sh passes on its own, its ticker whole (python, shell)" \
            ./stops-ticker.sh shell >/dev/null && grep -qx ok ticker.result'
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/ticker.db -- ./stops-ticker.sh python \
     >/dev/null 2>ticker.err
-check "a log another process holds open is not cut back: the fork run puts the folder back, ends as the baseline" \
+# (On a loaded machine a start may see a process start beside its children and put nothing
+# back, as CI's nested make check did: then the harness stops and runs again. The file whole
+# and every site answered hold whatever the timing.)
+check "a log another process holds open is not cut back: the folders put back, the ticker's file whole" \
     sh -c 'grep -q "forking at their start (5 sites), the working folder of 3 of them put back" ticker.err &&
-           test "$(grep -c "ended otherwise" ticker.err)" = 0 && ! grep -q "fork run 2" ticker.err &&
            grep -qx ok ticker.result'
+check_equal "... every site answered at its start" \
+    "$(sql .campaign/ticker.db "SELECT count(*) FROM sites")" \
+    "$(sql .campaign/ticker.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")"
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db .campaign/shell-ticker.db -- ./stops-ticker.sh shell \
     >/dev/null 2>shell-ticker.err
 # Whether a start sees the loop's processes depends on the machine's load (a loop stalled for as
