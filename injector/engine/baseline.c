@@ -5,6 +5,7 @@
  */
 #include "base/util.h"
 #include "engine/campaign_run.h"
+#include "engine/forkrun.h"
 #include "store/database.h"
 #include "store/findings.h"
 #include "store/forks.h"
@@ -540,6 +541,27 @@ void check_parallel(struct campaign_context *context)
     store_fault_run_counts(db, &total, &done, &findings);
     if (total - done < 2)
         return; /* nothing goes side by side (the chains one run adds go unchecked) */
+    /* A command that starts fixtures (a test server on its ports, its pid file and log in the
+       suite's folder) does not run beside itself, however two runs at once happened to go:
+       curl's runtests passed that check once on a loaded machine, and then each run of it
+       beside another ended in a second, its site not reached. */
+    json_t *fixtures = store_fixture_rows(db);
+    if (json_array_size(fixtures)) {
+        const char *exe = json_string_value(json_object_get(json_array_get(fixtures, 0), "exe"));
+        char *text = xasprintf("the command starts %zu fixture(s) (%s, ...): two runs of it at "
+                               "once would share their ports and files. Runs go one at a time "
+                               "(-j1)",
+                               json_array_size(fixtures), exe ? base_name(exe) : "?");
+        if (!context->options->quiet)
+            fprintf(stderr, "failrun: %s\n", text);
+        set_campaign_note(db, "jobs", text);
+        set_campaign_note(db, "jobs_checked", "-j1");
+        free(text);
+        context->options->jobs = 1;
+        json_decref(fixtures);
+        return;
+    }
+    json_decref(fixtures);
     /* What the runs left take one at a time (a program alone its time alone, any other the
        baseline's): W one at a time, against W/2 side by side after a check that takes about
        one and a half runs of the command (two at once, one alone when they differ). Below three

@@ -33,12 +33,14 @@ chmod +x harness.sh
 check "the harness passes on its own" sh -c './harness.sh >/dev/null'
 
 site_exes='[.sites[].exe // empty] | unique | map(split("/") | last) | join(" ")'
-"$FAILRUN" run --json --db default.db -- ./harness.sh >default.json 2>default.err
+"$FAILRUN" run -j2 --json --db default.db -- ./harness.sh >default.json 2>default.err
 check_equal "default scope: the server is a fixture, with why" \
     "$server|served a socket until it was stopped" "$(sql default.db 'SELECT exe, why FROM fixtures')"
 check_equal "default scope: only the client's sites" "fixture_client" \
     "$(sql default.db 'SELECT DISTINCT exe FROM sites' | sed 's|.*/||' | sort | tr '\n' ' ' | sed 's/ $//')"
 check "default scope: stderr names the fixture" grep -q "fixture of the command is not under test: fixture_server (served a socket" default.err
+check "-j2 with a fixture: its re-runs go one at a time, saying why" \
+    grep -q "the command starts 1 fixture(s) (fixture_server, ...): two runs of it at once would share their ports and files. Runs go one at a time" default.err
 "$FAILRUN" report --db default.db >default.txt
 check "default scope: the report's scope line names it and the way back" \
     grep -q "scope: not under test, the command's fixtures: fixture_server (served a socket until it was stopped); --exe brings one back" default.txt
