@@ -306,6 +306,19 @@ static void set_campaign_note(sqlite3 *db, const char *kind, const char *text)
     store_campaign_note_set(db, kind, text);
 }
 
+/* Runs go one at a time from now on, and in a resumed campaign: `why` (taken), said on stderr,
+   as a warning where the campaign found it out rather than chose it. */
+static void one_at_a_time(struct campaign_context *context, char *why, bool warning)
+{
+    if (warning)
+        warn("%s", why);
+    else if (!context->options->quiet)
+        fprintf(stderr, "failrun: %s\n", why);
+    set_campaign_note(context->db, "jobs", why);
+    free(why);
+    context->options->jobs = 1;
+}
+
 /* Compares the twin with the baseline; runs one more alone when they differ. True when the
    baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
    run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
@@ -356,10 +369,7 @@ static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                            !baseline_disturbed ? "agreed with the baseline"
                            : like_twin         ? "agreed with the other"
                                                : "passed where the baseline failed");
-    warn("%s", note);
-    set_campaign_note(context->db, "jobs", note);
-    free(note);
-    context->options->jobs = 1;
+    one_at_a_time(context, note, true);
     return baseline_disturbed;
 }
 
@@ -552,12 +562,8 @@ void check_parallel(struct campaign_context *context)
                                "once would share their ports and files. Runs go one at a time "
                                "(-j1)",
                                json_array_size(fixtures), exe ? base_name(exe) : "?");
-        if (!context->options->quiet)
-            fprintf(stderr, "failrun: %s\n", text);
-        set_campaign_note(db, "jobs", text);
+        one_at_a_time(context, text, false);
         set_campaign_note(db, "jobs_checked", "-j1");
-        free(text);
-        context->options->jobs = 1;
         json_decref(fixtures);
         return;
     }
@@ -632,10 +638,7 @@ void check_parallel(struct campaign_context *context)
                                    "alone agreed with it): they share files, folders or ports. "
                                    "Runs go one at a time (-j1)",
                                    differ[0] ? differ[0] : differ[1]);
-            warn("%s", text);
-            set_campaign_note(db, "jobs", text);
-            free(text);
-            context->options->jobs = 1;
+            one_at_a_time(context, text, true);
         }
     } else if (context->output_pending && same_output(&pair[0], context->pending_stdout,
                                                       context->pending_stderr) &&
