@@ -117,7 +117,7 @@ struct program {
     bool scanned, scan_ok;
     sanitizer_leak_list leaks;
 };
-/* execute.c: a spawn request that starts `program` alone, as it was started in the baseline, with
+/* environment.c: a spawn request that starts `program` alone, as it was started in the baseline, with
    `environment` (its own, renewed by program_environment). */
 void start_alone(struct spawn_request *request, const struct program *program,
                  char **environment);
@@ -150,7 +150,7 @@ void stop_signals_start(void);
 void open_scratch(struct campaign_context *context);
 void close_scratch(struct campaign_context *context);
 
-/* execute.c: one run */
+/* environment.c: one run */
 /* The folder of run `run_id`'s attempt (a new one each attempt), newly allocated. */
 char *run_directory(struct campaign_context *context, int64_t run_id);
 /* Where the run folder `dir` (under runs_dir) lives once settled; newly allocated. */
