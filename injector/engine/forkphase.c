@@ -87,10 +87,13 @@ static char *ordinal_name(struct campaign_context *context, const char *root,
     return ordinal >= 0 ? xasprintf("ord-%d-%lld", line, (long long)ordinal) : NULL;
 }
 
+typedef VECTOR(int64_t) id_list;
+
 struct start_lines {
     struct campaign_context *context;
     FILE *out;
-    int known; /* "+" lines so far */
+    int known;      /* "+" lines so far */
+    id_list *given; /* the runs given */
 };
 /* Known sites a start file lists at most: each takes an entry in the start's site table (and a
    slot of its index, whose near part holds 4,096), which its children then touch as they reach
@@ -119,6 +122,7 @@ static void write_start_line(const struct store_fork_run *run, void *data)
     char *plan = plan_with_cpu_limit(&lines->context->options->settings, run->plan);
     fprintf(lines->out, "%s %s\n", run->site, plan);
     free(plan);
+    VECTOR_PUSH(*lines->given, run->id);
 }
 
 /* ROOT/starts/HASH-N for `program` (libfail/fork/forkstart.c, forkmode_start): its executable,
@@ -172,7 +176,8 @@ static bool restorable(const struct campaign_context *context, const struct prog
 }
 
 static char *write_start_file(struct campaign_context *context, const char *root,
-                              const struct program *program, bool restore)
+                              const struct program *program, bool restore, bool rounds,
+                              id_list *given)
 {
     char *name = program->in_command ? ordinal_name(context, root, program) : NULL;
     char *hash = !program->in_command ? store_program_command_line(context->db, program->id)
@@ -204,89 +209,18 @@ static char *write_start_file(struct campaign_context *context, const char *root
     free(base);
     /* own-time=1: the children's time is bounded by the unfailed child's (forkstart.c), unless
        the user gave the runs' limit. */
-    fprintf(out, "restore=%d own-time=%d\n", restore && restorable(context, program),
+    fprintf(out, "restore=%d own-time=%d", restore && restorable(context, program),
             !context->options->settings.timeout_ms);
-    struct start_lines lines = {context, out, 0};
+    if (rounds) /* its children judged while it waits (startrounds.c) */
+        fprintf(out, " rounds=%ld", (long)getpid());
+    fputc('\n', out);
+    struct start_lines lines = {context, out, 0, given};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);
     store_fork_runs_each(context->db, program->id, write_start_line, &lines);
     if (fclose(out) != 0)
         fatal("cannot write %s: %s", path, strerror(errno));
     free(path);
     return name;
-}
-
-/* The unfailed child DIR-SUFFIX of a start (beside the first's DIR) ended otherwise than the
-   first (`control`), or printed other standard output. The second (-2, right after the first):
-   the program's output varies from run to run, and a child's difference from the first would be
-   no finding. The last (-3, after every child): the children changed what the program depends
-   on, and a child's difference may be an earlier child's doing. */
-static bool start_unstable(const char *dir, const char *suffix, const struct spawn_result *control)
-{
-    char *twin = xasprintf("%s%s", dir, suffix);
-    struct spawn_result other;
-    int parent = 0;
-    bool unstable = false;
-    if (read_result(twin, &other, &parent)) {
-        char *out = xasprintf("%s/stdout", dir), *twin_out = xasprintf("%s/stdout", twin);
-        unstable = other.timed_out != control->timed_out || other.signal != control->signal ||
-                   other.exit_code != control->exit_code || file_hash(out) != file_hash(twin_out);
-        free(out);
-        free(twin_out);
-    }
-    free(twin);
-    return unstable;
-}
-
-/* The unfailed child of a start (ROOT/start-NAME) ended as `program` alone does and printed
-   what it prints alone: its start inside the command is the program alone, and its children can
-   be judged as its owner runs. NULL when so, else what differed. */
-static const char *start_differs(const char *root, const char *name, const struct program *program)
-{
-    char *dir = xasprintf("%s/start-%s", root, name);
-    struct spawn_result control;
-    int parent = 0;
-    const char *why = NULL;
-    if (!read_result(dir, &control, &parent))
-        why = "no unfailed child of its start ran (not started as in the baseline, or it "
-              "could not fork there)";
-    else if (control.timed_out || control.signal != program->signal ||
-             control.exit_code != program->exit_code)
-        why = program->in_command ? "it ended otherwise than in the baseline"
-                                  : "it ended otherwise than alone";
-    else if (start_unstable(dir, "-2", &control))
-        why = "unstable: two unfailed runs of its start ended or printed otherwise";
-    else if (start_unstable(dir, "-3", &control))
-        why = "its children changed what it depends on: an unfailed run after them ended or "
-              "printed otherwise than one before";
-    else if (!program->in_command) {
-        char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
-        if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||
-            (program->alone_stderr && file_hash(err) != program->alone_stderr))
-            why = "it printed other output than alone";
-        free(out);
-        free(err);
-    }
-    free(dir);
-    return why;
-}
-
-/* The unfailed child of a start as the reference of its children: its output and the blocks
-   live at its end (a program that does not run alone: start_in_command). */
-static void control_reference(const char *root, const char *name, struct program *reference)
-{
-    char *dir = xasprintf("%s/start-%s", root, name);
-    char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
-    reference->alone_stdout = file_hash(out);
-    reference->alone_stderr = file_hash(err);
-    struct run_records records = {0};
-    ingest_run(dir, &records);
-    for (size_t i = 0; i < records.live.count; i++)
-        VECTOR_PUSH(reference->live, ((struct live_count){records.live.items[i].signature,
-                                                           records.live.items[i].blocks}));
-    run_records_free(&records);
-    free(out);
-    free(err);
-    free(dir);
 }
 
 /* The runs lent to programs that fork at their start inside the command go back to the command
@@ -362,8 +296,20 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
     char **names = xcalloc(count, sizeof *names);
     int64_t forkable = 0, timeout_ms = 1;
+    /* The children of programs inside the command are judged while their start waits, which
+       then forks the chains on their error legs (startrounds.c). FAILRUN_START_ROUNDS=0:
+       never; the chains wait for one more fork run of the command a level. */
+    const char *asked = getenv("FAILRUN_START_ROUNDS");
+    bool with_rounds = !(asked && !strcmp(asked, "0"));
+    struct start_rounds *rounds = start_rounds_begin(context, root, command_dir);
     for (size_t i = 0; i < count; i++) {
-        names[i] = write_start_file(context, root, starts[i], context->restore_starts);
+        id_list given = {0};
+        bool rounded = with_rounds && starts[i]->in_command;
+        names[i] = write_start_file(context, root, starts[i], context->restore_starts, rounded,
+                                    &given);
+        if (names[i] && rounded)
+            start_rounds_add(rounds, starts[i], names[i], given.items, given.count);
+        free(given.items);
         if (names[i])
             forkable += forkable_count(context->db, starts[i]->id);
         /* One that does not run alone has no time of its own alone: the command's bound. */
@@ -395,9 +341,11 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
                             "(files that grew cut back, new ones removed)\n",
                     restored);
     }
+    start_rounds_serve(rounds);
     struct spawn_result command = /* a control child per start, too */
         execute_fork_run(context, root, command_dir, forkable + 3 * (int64_t)count, NULL,
-                         timeout_ms);
+                         timeout_ms, start_rounds_progress(rounds));
+    int64_t concluded = start_rounds_end(rounds);
     /* The programs' unfailed processes go on after their children: the command must end as in
        the baseline, or the children changed something it used (see fork_run), and every site
        is re-run. With programs that need the command around them (in_command),
@@ -426,7 +374,6 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
        more without faults, for the check that its output is stable (no run of its own). */
     if (!diverged)
         check_output_from(context, command_dir);
-    int64_t concluded = 0;
     for (size_t i = 0; i < count && (!diverged || in_command); i++) {
         if (!names[i])
             continue;
@@ -446,26 +393,8 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
             explain_refusals(context, root, starts[i]->exe, starts[i]->id); /* why it could not */
             continue;
         }
-        if (starts[i]->in_command) {
-            /* Its children are judged against the unfailed child of the same start, which ran
-               with the same fixtures: its status (the baseline's), its output and the blocks
-               live at its end. Their runs stay the command's (id 0: no owner), and their leaks
-               unconfirmed: the scan replays a run alone, which this program cannot be. */
-            struct program reference = *starts[i];
-            reference.id = 0;
-            reference.live.items = NULL;
-            reference.live.count = reference.live.capacity = 0;
-            control_reference(root, names[i], &reference);
-            reference.scanned = true;
-            reference.scan_ok = false;
-            pthread_mutex_init(&reference.scan_lock, NULL);
-            concluded += conclude_children(context, root, command_dir, &command, &reference,
-                                           starts[i]->id, true);
-            free(reference.live.items);
-        } else {
-            concluded += conclude_children(context, root, command_dir, &command, starts[i],
-                                           starts[i]->id, true);
-        }
+        concluded +=
+            conclude_start(context, root, command_dir, &command, starts[i], names[i], NULL);
         explain_refusals(context, root, starts[i]->exe, starts[i]->id);
     }
     for (size_t i = 0; i < count; i++) {
@@ -590,8 +519,6 @@ static bool fork_pays(struct campaign_context *context, const char *name, int64_
     free(note);
     return true;
 }
-
-typedef VECTOR(int64_t) id_list;
 
 static void add_id(int64_t id, void *data)
 {

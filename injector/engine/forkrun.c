@@ -86,6 +86,7 @@ void add_fork_note(struct campaign_context *context, const char *note)
 struct fork_watch {
     const char *root, *name;
     int64_t forkable, started_ms;
+    const struct fork_progress *progress; /* NULL: the folder says it all */
     bool terminal, stop;
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -121,10 +122,14 @@ static void *watch_fork_run(void *argument)
         if (pthread_cond_timedwait(&watch->changed, &watch->lock, &until) == 0 || watch->stop)
             continue;
         pthread_mutex_unlock(&watch->lock);
-        int64_t answered = answered_count(watch->root);
+        int64_t answered = answered_count(watch->root), forkable = watch->forkable;
+        if (watch->progress) {
+            answered += atomic_load(&watch->progress->answered);
+            forkable += atomic_load(&watch->progress->given);
+        }
         fprintf(stderr, watch->terminal ? "\r\033[Kfailrun: fork run of %s: %lld of %lld sites answered (%lld s)"
                                         : "failrun: fork run of %s: %lld of %lld sites answered (%lld s)\n",
-                watch->name, (long long)answered, (long long)watch->forkable,
+                watch->name, (long long)answered, (long long)forkable,
                 (long long)((now_ms() - watch->started_ms) / 1000));
         pthread_mutex_lock(&watch->lock);
     }
@@ -134,7 +139,8 @@ static void *watch_fork_run(void *argument)
 
 struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
                                      const char *dir, int64_t forkable,
-                                     const struct program *program, int64_t start_timeout_ms)
+                                     const struct program *program, int64_t start_timeout_ms,
+                                     const struct fork_progress *progress)
 {
     const struct campaign_settings *settings = &context->options->settings;
     int64_t timeout_ms = start_timeout_ms ? start_timeout_ms
@@ -173,6 +179,7 @@ struct spawn_result execute_fork_run(struct campaign_context *context, const cha
     const char *name = program ? program->exe : settings->argv[0];
     struct fork_watch watch = {.root = root, .name = base_name(name),
                                .forkable = forkable, .started_ms = now_ms(),
+                               .progress = progress,
                                .terminal = isatty(2)};
     pthread_mutex_init(&watch.lock, NULL);
     pthread_cond_init(&watch.changed, NULL);
@@ -298,10 +305,10 @@ struct children {
     const char *root, *command_dir;
     int command_pid;
     bool at_start;
-    atomic_size_t unreached; /* children of a start that never fired their fault */
-    atomic_size_t hung;      /* children of a start that ran out of time */
-    atomic_llong hung_ms;    /* the longest a child of them ran */
+    unsigned char *missed; /* per child of a start: MISSED_UNREACHED or MISSED_HUNG */
 };
+
+enum { MISSED_UNREACHED = 1, MISSED_HUNG = 2 };
 
 /* Whether the run's own site (`site`, the last of its chain) was failed. */
 static bool site_fired(const struct run_records *records, const char *site)
@@ -334,7 +341,7 @@ static void read_child(struct children *children, size_t i)
            changed under it (an earlier child stopped a fixture, say), or the site of its chain
            lies in a process the child started (which records only). Not an answer: the site
            goes to a run as in the baseline, where re-run mode would have found it. */
-        atomic_fetch_add(&children->unreached, 1);
+        children->missed[i] = MISSED_UNREACHED;
         return;
     }
     if (children->at_start && job->result.timed_out) {
@@ -342,11 +349,7 @@ static void read_child(struct children *children, size_t i)
            fixtures in (a server still reading the upload of a child that was killed): curl's
            runtests had one such false hang in every campaign. Not an answer: a run as in the
            baseline tells whether the fault hangs the program. */
-        atomic_fetch_add(&children->hung, 1);
-        long long was = atomic_load(&children->hung_ms);
-        while (job->result.wall_ms > was &&
-               !atomic_compare_exchange_weak(&children->hung_ms, &was, job->result.wall_ms))
-            ;
+        children->missed[i] = MISSED_HUNG;
         return;
     }
     keep_sites_in_scope(&job->records, children->context->options->settings.scope);
@@ -383,19 +386,18 @@ static void add_job(const struct store_fork_run *run, void *data)
 /* Conclude the planned run of each site a child answered; returns how many. */
 int64_t conclude_children(struct campaign_context *context, const char *root,
                           const char *command_dir, const struct spawn_result *command,
-                          struct program *program, int64_t selector, bool at_start)
+                          struct program *program, int64_t selector, bool at_start,
+                          const struct child_retries *retries)
 {
     struct job_list list = {program, {0}};
     store_fork_runs_each(context->db, selector, add_job, &list);
     job_vector jobs = list.jobs;
     struct children children = {.context = context, .jobs = jobs.items, .count = jobs.count,
                                 .answered = xcalloc(jobs.count + 1, sizeof(bool)),
+                                .missed = xcalloc(jobs.count + 1, 1),
                                 .root = root, .command_dir = command_dir,
                                 .command_pid = command->pid, .at_start = at_start};
     atomic_init(&children.next, 0);
-    atomic_init(&children.unreached, 0);
-    atomic_init(&children.hung, 0);
-    atomic_init(&children.hung_ms, 0);
     int helpers = context->options->jobs > 1 ? context->options->jobs - 1 : 0;
     pthread_t *threads = xcalloc((size_t)helpers + 1, sizeof *threads);
     int started = 0;
@@ -404,9 +406,16 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
     read_children(&children); /* this thread reads too */
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
-    int64_t concluded = 0, last_shown = now_ms();
+    int64_t concluded = 0, last_shown = now_ms(), hung_ms = 0;
+    size_t unreached = 0, hung = 0;
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
+        if (children.missed[i] && !(retries && retries->take(job, retries->data))) {
+            unreached += children.missed[i] == MISSED_UNREACHED;
+            hung += children.missed[i] == MISSED_HUNG;
+            if (children.missed[i] == MISSED_HUNG && job->result.wall_ms > hung_ms)
+                hung_ms = job->result.wall_ms;
+        }
         if (!context->options->quiet && now_ms() - last_shown >= PROGRESS_MS) {
             last_shown = now_ms();
             fprintf(stderr, "failrun: judging the fork run's children: %zu of %zu\n", i,
@@ -425,7 +434,6 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
         sanitizer_leaks_free(&job->leaks);
     }
     conclusions_commit(context);
-    size_t unreached = atomic_load(&children.unreached);
     if (unreached) {
         char *note = xasprintf("%zu child(ren) of %s's start never reached the site they were to "
                                "fail, which the baseline's start reached (an earlier child "
@@ -436,19 +444,19 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
         add_fork_note(context, note);
         free(note);
     }
-    size_t hung = atomic_load(&children.hung);
     if (hung) {
         char *note = xasprintf("%zu child(ren) of %s's start ran out of time (%.1f s; against "
                                "live fixtures, an earlier child may have left them waiting): "
                                "those sites are re-run, and a hang is the re-run's to find",
                                hung, base_name(program->exe),
-                               (double)atomic_load(&children.hung_ms) / 1000);
+                               (double)hung_ms / 1000);
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);
         free(note);
     }
     free(threads);
+    free(children.missed);
     free(children.answered);
     free(jobs.items);
     return concluded;
@@ -613,7 +621,7 @@ void fork_run(struct campaign_context *context, struct program *program, int64_t
     if (!context->options->quiet && !program)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
-    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program, 0);
+    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program, 0, NULL);
     int exit_code = program ? program->exit_code : context->baseline.exit_code;
     int signal = program ? program->signal : context->baseline.signal;
     /* Children share the parent's files: one that runs on to the end may delete or rewrite a
@@ -646,7 +654,7 @@ void fork_run(struct campaign_context *context, struct program *program, int64_t
              program ? program->exe : context->options->settings.argv[0], diverged);
     else
         concluded = conclude_children(context, root, command_dir, &command, program, selector,
-                                      false);
+                                      false, NULL);
     if (!diverged)
         explain_refusals(context, root, program ? program->exe : context->options->settings.argv[0],
                          selector);

@@ -8,6 +8,8 @@
 #include "engine/campaign_run.h"
 #include "store/forks.h"
 
+#include <stdatomic.h>
+
 /* Planned first runs of a single site at its first call: what a fork can answer (forks.h, the
    forkable runs). A program that forks at its start inside the command answers the runs of
    chains too: its child runs the plan from the start, as a re-run would. Of them a fork run of
@@ -23,14 +25,50 @@ typedef VECTOR(struct program *) program_list;
 void add_fork_note(struct campaign_context *context, const char *note);
 /* The last part of a path: how stderr and the report name a program. */
 const char *base_name(const char *path);
-/* Conclude the planned run of each site a child answered; returns how many. */
+/* Sites a fork run answered and was given beyond what its folder shows: the starts' rounds
+   (startrounds.c) conclude children while it runs, and give more. */
+struct fork_progress {
+    atomic_llong answered, given;
+};
+/* A child of a start that did not answer (its site not reached, or out of time) may go to the
+   start's next round (forkphase.c) instead of a re-run: `take` says whether it does. */
+struct child_retries {
+    bool (*take)(const struct job *job, void *data);
+    void *data;
+};
+/* Conclude the planned run of each site a child answered; returns how many. `retries` (may be
+   NULL) takes the children of a start that did not answer; the others are said on stderr. */
 int64_t conclude_children(struct campaign_context *context, const char *root,
                           const char *command_dir, const struct spawn_result *command,
-                          struct program *program, int64_t selector, bool at_start);
+                          struct program *program, int64_t selector, bool at_start,
+                          const struct child_retries *retries);
+/* startrounds.c. Whether a start's unfailed children vouch for its children (the first ended as
+   the program does there, the second and the one after the first round as the first): NULL
+   when so, else why not. `name` is its start file's. */
+const char *start_differs(const char *root, const char *name, const struct program *program);
+/* conclude_children for the children of `program`'s start `name`: judged against its unfailed
+   child when it runs inside the command (in_command), else against the program alone. */
+int64_t conclude_start(struct campaign_context *context, const char *root,
+                       const char *command_dir, const struct spawn_result *command,
+                       struct program *program, const char *name,
+                       const struct child_retries *retries);
+/* The rounds of the starts of a fork run in `root` (each start whose file says "rounds="):
+   begin, add each start with the runs its file gave it, serve while the command runs, end
+   after it (returns the sites the rounds answered; the note goes to stderr and the report). */
+struct start_rounds;
+struct start_rounds *start_rounds_begin(struct campaign_context *context, const char *root,
+                                        const char *command_dir);
+void start_rounds_add(struct start_rounds *rounds, struct program *program, const char *name,
+                      const int64_t *given, size_t count);
+void start_rounds_serve(struct start_rounds *rounds);
+/* What the rounds answered and gave so far, for the fork run's progress. */
+const struct fork_progress *start_rounds_progress(const struct start_rounds *rounds);
+int64_t start_rounds_end(struct start_rounds *rounds);
 /* Run the command (or `program` alone) once in fork mode in `root`, with progress on stderr. */
 struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
                                      const char *dir, int64_t forkable,
-                                     const struct program *program, int64_t start_timeout_ms);
+                                     const struct program *program, int64_t start_timeout_ms,
+                                     const struct fork_progress *progress);
 /* The sites the fork run left to re-runs, by why (the refused.PID files its processes wrote, or
    never reached by it): said on stderr and kept with the fork note for the report. */
 void explain_refusals(struct campaign_context *context, const char *root, const char *name,

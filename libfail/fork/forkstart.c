@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h> /* kill(pid, 0): whether failrun still runs */
 #include <stdio.h> /* rename(2) only: no stdio stream is used */
 #include <stdlib.h> /* getenv, unsetenv: neither allocates */
 #include <string.h>
@@ -37,10 +38,13 @@
 #include <unistd.h>
 
 #define START_FILES_MAX 64
+#define START_ROUNDS_MAX 8            /* a site and chains up to the plan's faults, and a retry */
+#define START_ROUND_WAIT_NS 120000000000ull /* failrun judges a round in far less */
 
 struct line_reader {
     int fd;
     size_t start, end;
+    size_t lines; /* the site lines read (fork_lines) */
     char buffer[8192];
 };
 
@@ -199,12 +203,97 @@ static bool LF_TEXT start_zygote(const char *control, const char *exe, const cha
     return done == (pid_t)child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* Forks a child for each "SITE PLAN" line left in `reader` ("+SITE SIZE" lines note a site the
+   baseline reached here); counts the lines in reader->lines. True in a child. */
+static bool LF_TEXT fork_lines(struct line_reader *reader, struct fork_point *point,
+                               const char *exe, const struct start_sites *sites, const char *why)
+{
+    static char line[PATH_MAX + 512];
+    while (read_line(reader, line, sizeof line)) {
+        uint64_t signature, size;
+        size_t length = strlen(line);
+        if (line[0] == '+') {
+            /* "+SITE SIZE", before the sites' lines: a site the baseline reached here ("*":
+               of any size). */
+            if (length > 18 && line[17] == ' ' && parse_hex(line + 1, 16, &signature) &&
+                (!strcmp(line + 18, "*") ? (size = UINT64_MAX, true)
+                                         : parse_decimal(line + 18, length - 18, &size)))
+                sites->known(signature, size);
+            continue;
+        }
+        if (length < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
+            continue;
+        reader->lines++;
+        if (why || sites->reached(signature)) {
+            /* Reached before main (a constructor's): the child could not fail its first call. */
+            fork_note_refusal(signature, why ? why : "early");
+            continue;
+        }
+        char name[24], dir[PATH_MAX];
+        fork_site_name(name, signature);
+        fork_folder_path(dir, name);
+        if (mkdir(dir, 0755) != 0)
+            continue; /* answered already */
+        if (fork_child(name, point)) {
+            fork_exec_natively(exe, line + 17);
+            runtime_replan(line + 17);
+            testcase_at_fault = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ROOT/starts/NAME plus `suffix` and `round` (control is "start-NAME"). */
+static void LF_TEXT round_path(char *out, const char *control, const char *suffix, unsigned round)
+{
+    size_t n = fork_append(out, fork_append(out, 0, fork_state.root), "/starts/");
+    n = fork_append(out, fork_append(out, n, control + 6), suffix);
+    out[n + format_decimal(out + n, round)] = '\0';
+}
+
+/* Says round `round` is done (ROOT/starts/NAME.waitROUND) and waits for failrun's next one,
+   ROOT/starts/NAME.roundROUND+1 (written whole, then renamed there), into `next`. False when
+   failrun (process `failrun`) is gone or gave none in START_ROUND_WAIT_NS: the start goes on
+   without. */
+static bool LF_TEXT next_round(struct line_reader *next, const char *control, unsigned round,
+                               pid_t failrun)
+{
+    char path[PATH_MAX];
+    round_path(path, control, ".wait", round);
+    int done = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (done < 0)
+        return false;
+    close(done);
+    round_path(path, control, ".round", round + 1);
+    for (uint64_t waited = 0; waited < START_ROUND_WAIT_NS;) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            int high = fcntl(fd, F_DUPFD_CLOEXEC, FORK_FD_FLOOR); /* as the start file's */
+            if (high >= 0) {
+                close(fd);
+                fd = high;
+            }
+            next->fd = fd;
+            next->start = next->end = next->lines = 0;
+            return true;
+        }
+        if (kill(failrun, 0) != 0 && errno == ESRCH)
+            return false;
+        /* 1 ms steps at first (a round is judged in milliseconds), then 10 ms */
+        uint64_t step = waited < 200000000ull ? 1000000ull : 10000000ull;
+        struct timespec pause = {0, (long)step};
+        nanosleep(&pause, NULL);
+        waited += step;
+    }
+    return false;
+}
+
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
                                   const char *exe, const struct start_sites *sites, bool restore,
-                                  bool own_time, const char *run_dir)
+                                  bool own_time, pid_t rounds_of, const char *run_dir)
 {
-    static char line[PATH_MAX + 512];
     struct fork_point point = {.parent = getpid(), .at_start = true};
     spool_input(control);
     const char *why = fork_unforkable_now(&point);
@@ -246,55 +335,63 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         runtime_replan(NULL);
         return true;
     }
-    while (read_line(reader, line, sizeof line)) {
-        uint64_t signature, size;
-        size_t length = strlen(line);
-        if (line[0] == '+') {
-            /* "+SITE SIZE", before the sites' lines: a site the baseline reached here ("*":
-               of any size). */
-            if (length > 18 && line[17] == ' ' && parse_hex(line + 1, 16, &signature) &&
-                (!strcmp(line + 18, "*") ? (size = UINT64_MAX, true)
-                                         : parse_decimal(line + 18, length - 18, &size)))
-                sites->known(signature, size);
-            continue;
+    if (fork_lines(reader, &point, exe, sites, why))
+        return true;
+    /* Then rounds, where failrun asks for them ("rounds=PID", PID its own): after each round
+       an unfailed child, then failrun judges the round's children while the start waits, and
+       gives the next round (the chains on their error legs, the sites a child did not reach
+       or ran out of time on, once more) until it gives none. */
+    for (unsigned round = 0;; round++) {
+        /* One more unfailed child after the round, ROOT/start-NAME-3 (then -3-1, -3-2...):
+           where it ends or prints otherwise than the first, the children changed what the
+           program depends on (a file one left behind), and a later child's difference may be
+           an earlier one's doing (failrun, start_differs). */
+        char after[48], after_dir[PATH_MAX];
+        size_t n = fork_append(after, fork_append(after, 0, control), "-3");
+        if (round) {
+            after[n++] = '-';
+            after[n + format_decimal(after + n, round)] = '\0';
         }
-        if (length < 18 || line[16] != ' ' || !parse_hex(line, 16, &signature))
-            continue;
-        if (why || sites->reached(signature)) {
-            /* Reached before main (a constructor's): the child could not fail its first call. */
-            fork_note_refusal(signature, why ? why : "early");
-            continue;
-        }
-        char name[24], dir[PATH_MAX];
-        fork_site_name(name, signature);
-        fork_folder_path(dir, name);
-        if (mkdir(dir, 0755) != 0)
-            continue; /* answered already */
-        if (fork_child(name, &point)) {
-            fork_exec_natively(exe, line + 17);
-            runtime_replan(line + 17);
-            testcase_at_fault = true;
+        fork_folder_path(after_dir, after);
+        fork_wait_for_children(0);
+        if (!why && mkdir(after_dir, 0755) == 0 && fork_child(after, &point)) {
+            fork_exec_natively(exe, NULL);
+            runtime_replan(NULL);
             return true;
         }
-    }
-    /* And one more unfailed child after them all, ROOT/start-NAME-3: where it ends or prints
-       otherwise than the first, the children changed what the program depends on (a file one
-       left behind), and a later child's difference may be an earlier one's doing (failrun,
-       start_differs). */
-    char after[48], after_dir[PATH_MAX];
-    fork_append(after, fork_append(after, 0, control), "-3");
-    fork_folder_path(after_dir, after);
-    fork_wait_for_children(0);
-    if (!why && mkdir(after_dir, 0755) == 0 && fork_child(after, &point)) {
-        fork_exec_natively(exe, NULL);
-        runtime_replan(NULL);
-        return true;
+        fork_wait_for_children(0);
+        if (why || !rounds_of || round + 1 >= START_ROUNDS_MAX)
+            break;
+        struct line_reader next;
+        if (!next_round(&next, control, round, rounds_of))
+            break;
+        bool child = fork_lines(&next, &point, exe, sites, NULL);
+        bool any = next.lines > 0;
+        close(next.fd);
+        if (child)
+            return true;
+        if (!any)
+            break;
     }
     fork_wait_for_children(0);
     fork_state.timeout_ns = timeout_ns; /* the program's own forks, if any, as before */
     if (restore && !why)
         fork_restore_put_back();
     return false;
+}
+
+/* "rounds=PID" in a start file's third line: failrun (process PID) gives rounds after the
+   first (fork_at_start); 0 when it gives none. */
+static pid_t LF_TEXT rounds_of(const char *header)
+{
+    const char *at = strstr(header, "rounds=");
+    if (!at)
+        return 0;
+    at += 7;
+    size_t length = strspn(at, "0123456789");
+    uint64_t pid = 0;
+    return length && parse_decimal(at, length, &pid) && pid > 1 && pid < INT32_MAX ? (pid_t)pid
+                                                                                  : 0;
 }
 
 /* The start's working folder as failrun wrote it: a path, or "@/REST" for a folder inside the
@@ -352,7 +449,8 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         fork_restore_keep_out(fork_state.root);
         fork_restore_keep_out(run_dir);
     }
-    bool child = fork_at_start(&reader, name, exe, sites, restore, own_time, run_dir);
+    bool child = fork_at_start(&reader, name, exe, sites, restore, own_time,
+                               header ? rounds_of(line) : 0, run_dir);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }
@@ -389,7 +487,8 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     /* The working folder is the guest's to note and put back (its third line), around this
        zygote and all its children. */
     bool own_time = strstr(line, "own-time=1") != NULL;
-    bool child = fork_at_start(&reader, control, exe, sites, false, own_time, run_dir);
+    bool child = fork_at_start(&reader, control, exe, sites, false, own_time, rounds_of(line),
+                               run_dir);
     close(reader.fd);
     if (child)
         return true;

@@ -265,20 +265,32 @@ check "... and the fork run of the harness passed (cat got its line)" \
     sh -c '! grep -q "fork run of ./shared.sh ended otherwise" shared.err'
 
 # A site on an error leg (reached only once the answer's block failed) is failed in a chain
-# (that failure, then it). The chain forks at the client's start too, in one more fork run of
-# the harness, instead of a re-run of the whole harness.
+# (that failure, then it). The chain forks at the client's start too, in the same fork run of
+# the harness: failrun judges the start's children while it waits, and gives it the chain as a
+# second round (harness.count: one line per run of the harness).
 "$FAILRUN" run -j1 --db leg-rerun.db -- ./harness.sh "" leg >/dev/null 2>&1
+: >harness.count
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg.db -- \
-    ./harness.sh "" leg >/dev/null 2>leg.err
+    sh -c 'echo run >>harness.count; exec ./harness.sh "" leg' >/dev/null 2>leg.err
 check "an error leg's site: a chain is planned" test \
     "$(sql leg.db "SELECT count(*) FROM runs WHERE chain LIKE '%,%'")" -ge 1
-check "... which forks at the start in one more fork run, said on stderr" \
-    grep -q "run(s) of sites on the error legs of 1 program start(s): one more fork run" leg.err
+check "... which forks at the start in a second round, said on stderr" \
+    grep -q "judged while the starts waited: .* in up to 2 round(s)" leg.err
+check_equal "... in the one fork run: the harness ran twice in all" 2 "$(wc -l <harness.count)"
 check_equal "... every run answered at the client's start" 0 \
     "$(sql leg.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir NOT LIKE '%-starts%'")"
-check_equal "... each ending as in re-run mode" \
-    "$(sql leg-rerun.db "SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain")" \
-    "$(sql leg.db "SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
+leg_outcomes="SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain"
+check_equal "... each ending as in re-run mode" "$(sql leg-rerun.db "$leg_outcomes")" \
+    "$(sql leg.db "$leg_outcomes")"
+# Without rounds (FAILRUN_START_ROUNDS=0) the chain waits for one more fork run of the harness.
+: >harness.count
+FAILRUN_START_ROUNDS=0 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg0.db -- \
+    sh -c 'echo run >>harness.count; exec ./harness.sh "" leg' >/dev/null 2>leg0.err
+check "without rounds, the chain forks in one more fork run, said on stderr" \
+    grep -q "run(s) of sites on the error legs of 1 program start(s): one more fork run" leg0.err
+check_equal "... the harness ran three times" 3 "$(wc -l <harness.count)"
+check_equal "... each ending as with rounds" "$(sql leg.db "$leg_outcomes")" \
+    "$(sql leg0.db "$leg_outcomes")"
 
 # A client whose output differs from run to run (it prints its pid): its start is unstable, the
 # two unfailed children of the start differ, and its children are not judged against either:
@@ -383,3 +395,18 @@ check "a child at its start that hangs: out of time within its start's own, said
     sh -c "grep -q \"1 child(ren) of fixture_client's start ran out of time (5\\.[0-9] s\" hang.err"
 check_equal "... the hang is the re-run's" "1 0" \
     "$(sql hang.db "SELECT count(*) || ' ' || sum(dir LIKE '%-starts%') FROM runs WHERE outcome = 'hang'")"
+check "... after a second try at the start, which hung too, said on stderr" \
+    grep -q "1 site(s) not reached or out of time tried once more" hang.err
+# A child that hangs the first time only (the client's "hang-once": the first to reach the
+# error leg leaves a file, and waits): its second try at the start answers, and no run of the
+# whole harness is made for it (harness.count: one line per run of the harness).
+: >harness.count
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db hangonce.db -- \
+    sh -c 'echo run >>harness.count; exec ./slow.sh "" hang-once' >/dev/null 2>once.err
+check "a child that hangs once: tried again at its start, said on stderr" \
+    grep -q "1 site(s) not reached or out of time tried once more" once.err
+check_equal "... where it answered: no hang, every run at the start" "0 0" \
+    "$(sql hangonce.db "SELECT sum(outcome = 'hang') || ' ' || sum(dir NOT LIKE '%-starts%') FROM runs WHERE kind = 'fault'")"
+check_equal "... and the harness ran twice in all" 2 "$(wc -l <harness.count)"
+check "... the first try having met the hang (its file is there)" test -e fixture_client.hung
+rm -f fixture_client.hung

@@ -13,8 +13,10 @@
  * a run that finds it there, once it printed its answer, fails. With "fds" it first prints the
  * descriptor its first open gets: a run forked at its start must find the program's own. With
  * "hang" the error leg of the answer's block waits for ever (a client that waits for a reply it
- * can no longer take).
- * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds | hang]
+ * can no longer take); with "hang-once" only where it makes fixture_client.hung in the working
+ * folder (the first time: a hang that a second try does not meet).
+ * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds | hang |
+ *                               hang-once]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,10 +66,11 @@ int main(int argc, char **argv)
     bool stale_lock = argc == 3 && !strcmp(argv[2], "lock");
     bool first_fd = argc == 3 && !strcmp(argv[2], "fds");
     bool hang = argc == 3 && !strcmp(argv[2], "hang");
+    bool hang_once = argc == 3 && !strcmp(argv[2], "hang-once");
     if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
-        !worded_leg && !stale_lock && !first_fd && !hang) {
+        !worded_leg && !stale_lock && !first_fd && !hang && !hang_once) {
         fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | "
-              "fds | hang]\n",
+              "fds | hang | hang-once]\n",
               stderr);
         return 2;
     }
@@ -94,6 +97,12 @@ int main(int argc, char **argv)
     if (connection < 0)
         return 1;
     char *answer = malloc(256);
+    if (!answer && hang_once) {
+        int made = open("fixture_client.hung", O_WRONLY | O_CREAT | O_EXCL, 0644);
+        hang = made >= 0;
+        if (made >= 0)
+            close(made);
+    }
     while (!answer && hang)
         pause();
     if (!answer && stale_lock) {
