@@ -319,14 +319,16 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     fork_append(twin, fork_append(twin, 0, control), "-2");
     fork_folder_path(twin_dir, twin);
     fork_wait_for_children(0); /* one after the other: two at once may disturb each other */
-    /* The children's time is the unfailed child's, ten times over and 5 s more (as failrun
-       bounds a program re-run alone), not the whole command's: a child of a harness's program
-       that hangs (waits for a server's reply that never comes) would hold the harness for as
-       long as ten suites. */
+    /* The children's time is the unfailed child's, three times over and 2 s more, not the
+       whole command's: a child of a harness's program that hangs (waits for a server's reply
+       that never comes) would hold the harness for as long as ten suites. A child out of time
+       is no answer, never a finding (failrun tries it once more, then re-runs its site with
+       the run's own limit), so the bound can be tight: each second of it is one the harness
+       waits for every child that hangs. */
     uint64_t timeout_ns = fork_state.timeout_ns;
     if (own_time && !why && fork_state.running == 0 && !fork_state.reaped_timed_out &&
         fork_state.reaped_wall_ns) {
-        uint64_t own = 10 * fork_state.reaped_wall_ns + 5000000000ull;
+        uint64_t own = 3 * fork_state.reaped_wall_ns + 2000000000ull;
         if (!fork_state.timeout_ns || own < fork_state.timeout_ns)
             fork_state.timeout_ns = own;
     }

@@ -383,7 +383,7 @@ check "... and the program under test is not" \
     test "$(sql daemon.db "SELECT count(*) FROM sites WHERE exe = '$EXAMPLES/kvtest'")" -gt 0
 
 # A child at a start whose error leg waits for ever (the client's "hang"): it runs out of time
-# after ten times its start's unfailed child and 5 s more, not the whole command's limit (ten
+# after three times its start's unfailed child and 2 s more, not the whole command's limit (ten
 # times a harness that sleeps 2 s after its test, and 5 s: about 27 s). Against live fixtures
 # a hang may be an earlier child's doing (a server still busy with a killed child's request):
 # not an answer; the run of the whole harness finds the hang.
@@ -392,7 +392,7 @@ chmod +x slow.sh
 check "slow.sh sleeps after its test" grep -q '^sleep 2; exit' slow.sh
 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db hang.db -- ./slow.sh "" hang >/dev/null 2>hang.err
 check "a child at its start that hangs: out of time within its start's own, said, re-run" \
-    sh -c "grep -q \"1 child(ren) of fixture_client's start ran out of time (5\\.[0-9] s\" hang.err"
+    sh -c "grep -q \"1 child(ren) of fixture_client's start ran out of time (2\\.[0-9] s\" hang.err"
 check_equal "... the hang is the re-run's" "1 0" \
     "$(sql hang.db "SELECT count(*) || ' ' || sum(dir LIKE '%-starts%') FROM runs WHERE outcome = 'hang'")"
 check "... after a second try at the start, which hung too, said on stderr" \
