@@ -345,7 +345,8 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     struct spawn_result command = /* a control child per start, too */
         execute_fork_run(context, root, command_dir, forkable + 3 * (int64_t)count, NULL,
                          timeout_ms, start_rounds_progress(rounds));
-    int64_t concluded = start_rounds_end(rounds);
+    int64_t given = 0;
+    int64_t concluded = start_rounds_end(rounds, &given);
     /* The programs' unfailed processes go on after their children: the command must end as in
        the baseline, or the children changed something it used (see fork_run), and every site
        is re-run. With programs that need the command around them (in_command),
@@ -405,6 +406,7 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     free(names);
     if (pass == 1)
         *forkable_total += forkable;
+    *forkable_total += given; /* the rounds' chains and second tries */
     *concluded_total += concluded;
     remove_fork_folder(context, root);
     free(starts_dir);

@@ -54,7 +54,8 @@ int64_t conclude_start(struct campaign_context *context, const char *root,
                        const struct child_retries *retries);
 /* The rounds of the starts of a fork run in `root` (each start whose file says "rounds="):
    begin, add each start with the runs its file gave it, serve while the command runs, end
-   after it (returns the sites the rounds answered; the note goes to stderr and the report). */
+   after it (returns the sites the rounds answered, and in *given the chains they gave beyond the
+   start files'; the note goes to stderr and the report). */
 struct start_rounds;
 struct start_rounds *start_rounds_begin(struct campaign_context *context, const char *root,
                                         const char *command_dir);
@@ -63,7 +64,7 @@ void start_rounds_add(struct start_rounds *rounds, struct program *program, cons
 void start_rounds_serve(struct start_rounds *rounds);
 /* What the rounds answered and gave so far, for the fork run's progress. */
 const struct fork_progress *start_rounds_progress(const struct start_rounds *rounds);
-int64_t start_rounds_end(struct start_rounds *rounds);
+int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given);
 /* Run the command (or `program` alone) once in fork mode in `root`, with progress on stderr. */
 struct spawn_result execute_fork_run(struct campaign_context *context, const char *root,
                                      const char *dir, int64_t forkable,

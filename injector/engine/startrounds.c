@@ -150,7 +150,7 @@ struct start_rounds {
     atomic_bool stop;
     pthread_t thread;
     bool serving;
-    int64_t concluded, retried;
+    int64_t concluded, retried, chains;
     unsigned rounds; /* the most any start had */
     struct fork_progress progress;
 };
@@ -174,12 +174,10 @@ static bool take_retry(const struct job *job, void *data)
     return true;
 }
 
-struct new_runs {
-    struct start_round *start;
-};
-
 /* A forkable run of the program that no line gave it yet: a chain its children's conclusions
-   planned and the program was lent. */
+   planned and the program was lent. Its child's folder is its last site's (ROOT/SITE), which no
+   other run of the fork run has: a chain ends at a site first reached on its error leg, and the
+   planner chains a site once (a second try's folder is removed before it is given again). */
 static void take_new_run(const struct store_fork_run *run, void *data)
 {
     struct start_round *start = data;
@@ -259,9 +257,11 @@ static void serve_round(struct start_rounds *rounds, struct start_round *start)
             remove_tree(folder);
             free(folder);
         }
-        rounds->retried += (int64_t)start->next.count;
+        size_t retries_given = start->next.count;
+        rounds->retried += (int64_t)retries_given;
         store_fork_runs_lend(context->db, start->program->id);
         store_fork_runs_each(context->db, start->program->id, take_new_run, start);
+        rounds->chains += (int64_t)(start->next.count - retries_given);
         atomic_fetch_add(&rounds->progress.given, (long long)start->next.count);
     }
     write_round(rounds, start, round + 1);
@@ -328,7 +328,7 @@ void start_rounds_serve(struct start_rounds *rounds)
         rounds->count && pthread_create(&rounds->thread, NULL, serve_rounds, rounds) == 0;
 }
 
-int64_t start_rounds_end(struct start_rounds *rounds)
+int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
 {
     if (rounds->serving) {
         atomic_store(&rounds->stop, true);
@@ -337,17 +337,18 @@ int64_t start_rounds_end(struct start_rounds *rounds)
     struct campaign_context *context = rounds->context;
     if (rounds->retried || rounds->rounds > 1) {
         char *note = xasprintf("the starts' children were judged while the starts waited: "
-                               "%lld site(s) answered so, in up to %u round(s) a start (the "
-                               "chains on their error legs; %lld site(s) not reached or out of "
+                               "%lld site(s) answered so, in up to %u round(s) a start (%lld "
+                               "chain(s) on their error legs; %lld site(s) not reached or out of "
                                "time tried once more)",
                                (long long)rounds->concluded, rounds->rounds,
-                               (long long)rounds->retried);
+                               (long long)rounds->chains, (long long)rounds->retried);
         if (!context->options->quiet)
             fprintf(stderr, "failrun: %s\n", note);
         add_fork_note(context, note);
         free(note);
     }
     int64_t concluded = rounds->concluded;
+    *given = rounds->chains;
     for (size_t i = 0; i < rounds->count; i++) {
         struct start_round *start = &rounds->starts[i];
         for (size_t k = 0; k < start->retried.count; k++)
