@@ -410,7 +410,11 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
     size_t unreached = 0, hung = 0;
     for (size_t i = 0; i < jobs.count; i++) {
         struct job *job = &jobs.items[i];
-        if (children.missed[i] && !(retries && retries->take(job, retries->data))) {
+        /* With `retries` (a start's round), what is not taken is said once, at the fork run's
+           end, where the last conclusion of the start meets it again. */
+        if (children.missed[i] && retries)
+            retries->take(job, retries->data);
+        else if (children.missed[i]) {
             unreached += children.missed[i] == MISSED_UNREACHED;
             hung += children.missed[i] == MISSED_HUNG;
             if (children.missed[i] == MISSED_HUNG && job->result.wall_ms > hung_ms)

@@ -37,7 +37,8 @@ struct child_retries {
     void *data;
 };
 /* Conclude the planned run of each site a child answered; returns how many. `retries` (may be
-   NULL) takes the children of a start that did not answer; the others are said on stderr. */
+   NULL) is offered each child of a start that did not answer; without it they are said on
+   stderr. */
 int64_t conclude_children(struct campaign_context *context, const char *root,
                           const char *command_dir, const struct spawn_result *command,
                           struct program *program, int64_t selector, bool at_start,

@@ -25,6 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Rounds a start forks at most, the first included (START_ROUNDS_MAX in forkstart.c): the last
+   round failrun gives is the one before, so that every round is judged after its unfailed
+   child. */
+#define START_ROUNDS 8
+
 /* The unfailed child DIR-SUFFIX of a start (beside the first's DIR) ended otherwise than the
    first (`control`), or printed other standard output. The second (-2, right after the first):
    the program's output varies from run to run, and a child's difference from the first would be
@@ -140,6 +145,7 @@ struct start_round {
     VECTOR(char *) retried; /* the sites given a second try */
     VECTOR(char *) last;    /* the sites of the last round given */
     given_list next;        /* the next round's lines */
+    int64_t chains_given;   /* chains in the round given last */
 };
 
 struct start_rounds {
@@ -221,29 +227,40 @@ static void write_round(struct start_rounds *rounds, struct start_round *start, 
     free(path);
 }
 
+/* Whether the unfailed child after round `round` (ROOT/start-NAME-3-ROUND) ended as the first:
+   else the round's children are no answers, and their folders go (their sites are re-run). */
+static bool vouch_last(struct start_rounds *rounds, struct start_round *start, unsigned round)
+{
+    char *dir = xasprintf("%s/start-%s", rounds->root, start->name);
+    char *suffix = xasprintf("-3-%u", round);
+    char *after = xasprintf("%s%s/result", dir, suffix);
+    struct spawn_result control;
+    int parent = 0;
+    bool vouched = access(after, F_OK) == 0 && read_result(dir, &control, &parent) &&
+                   !start_unstable(dir, suffix, &control);
+    for (size_t i = 0; !vouched && i < start->last.count; i++) {
+        char *folder = xasprintf("%s/%s", rounds->root, start->last.items[i]);
+        remove_tree(folder);
+        free(folder);
+    }
+    free(after);
+    free(suffix);
+    free(dir);
+    return vouched;
+}
+
 /* The start finished round start->round: its next. */
 static void serve_round(struct start_rounds *rounds, struct start_round *start)
 {
     struct campaign_context *context = rounds->context;
     unsigned round = start->round++;
+    rounds->chains += start->chains_given; /* the start forked them: it came back */
+    start->chains_given = 0;
     bool vouched;
     if (round == 0) {
         vouched = !start_differs(rounds->root, start->name, start->program);
     } else {
-        /* The unfailed child after this round ended as the first: else the round's children
-           are no answers (their folders go; their sites are re-run). */
-        char *dir = xasprintf("%s/start-%s", rounds->root, start->name);
-        char *suffix = xasprintf("-3-%u", round);
-        struct spawn_result control;
-        int parent = 0;
-        vouched = read_result(dir, &control, &parent) && !start_unstable(dir, suffix, &control);
-        for (size_t i = 0; !vouched && i < start->last.count; i++) {
-            char *folder = xasprintf("%s/%s", rounds->root, start->last.items[i]);
-            remove_tree(folder);
-            free(folder);
-        }
-        free(suffix);
-        free(dir);
+        vouched = vouch_last(rounds, start, round);
     }
     if (vouched) {
         struct spawn_result none = {0};
@@ -261,8 +278,16 @@ static void serve_round(struct start_rounds *rounds, struct start_round *start)
         rounds->retried += (int64_t)retries_given;
         store_fork_runs_lend(context->db, start->program->id);
         store_fork_runs_each(context->db, start->program->id, take_new_run, start);
-        rounds->chains += (int64_t)(start->next.count - retries_given);
-        atomic_fetch_add(&rounds->progress.given, (long long)start->next.count);
+        start->chains_given = (int64_t)(start->next.count - retries_given);
+        atomic_fetch_add(&rounds->progress.given, (long long)start->chains_given);
+    }
+    if (round + 2 >= START_ROUNDS) { /* the start's last round is this one's after-child */
+        for (size_t i = 0; i < start->next.count; i++) {
+            free(start->next.items[i].site);
+            free(start->next.items[i].plan);
+        }
+        start->next.count = 0;
+        start->chains_given = 0;
     }
     write_round(rounds, start, round + 1);
     if (!start->ended && round + 2 > rounds->rounds)
@@ -273,6 +298,8 @@ static void *serve_rounds(void *argument)
 {
     struct start_rounds *rounds = argument;
     while (!atomic_load(&rounds->stop)) {
+        if (failrun_stopping)
+            stop_here(); /* the signal's thread ends the process: conclude nothing more */
         bool served = false;
         for (size_t i = 0; i < rounds->count; i++) {
             struct start_round *start = &rounds->starts[i];
@@ -326,6 +353,8 @@ void start_rounds_serve(struct start_rounds *rounds)
 {
     rounds->serving =
         rounds->count && pthread_create(&rounds->thread, NULL, serve_rounds, rounds) == 0;
+    for (size_t i = 0; !rounds->serving && i < rounds->count; i++)
+        write_round(rounds, &rounds->starts[i], 1); /* none: each start goes on after its first */
 }
 
 int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
@@ -335,6 +364,12 @@ int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
         pthread_join(rounds->thread, NULL);
     }
     struct campaign_context *context = rounds->context;
+    /* A start whose last round failrun did not judge (the command ended first, or the start
+       gave up waiting): its children are concluded with the rest (conclude_start) only where
+       the unfailed child after them vouches for them. */
+    for (size_t i = 0; i < rounds->count; i++)
+        if (!rounds->starts[i].ended && rounds->starts[i].round > 0)
+            vouch_last(rounds, &rounds->starts[i], rounds->starts[i].round);
     if (rounds->retried || rounds->rounds > 1) {
         char *note = xasprintf("the starts' children were judged while the starts waited: "
                                "%lld site(s) answered so, in up to %u round(s) a start (%lld "

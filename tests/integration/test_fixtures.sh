@@ -397,6 +397,7 @@ check_equal "... the hang is the re-run's" "1 0" \
     "$(sql hang.db "SELECT count(*) || ' ' || sum(dir LIKE '%-starts%') FROM runs WHERE outcome = 'hang'")"
 check "... after a second try at the start, which hung too, said on stderr" \
     grep -q "1 site(s) not reached or out of time tried once more" hang.err
+check_equal "... the time out said once" 1 "$(grep -c "start ran out of time" hang.err)"
 # A child that hangs the first time only (the client's "hang-once": the first to reach the
 # error leg leaves a file, and waits): its second try at the start answers, and no run of the
 # whole harness is made for it (harness.count: one line per run of the harness).
