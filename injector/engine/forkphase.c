@@ -213,6 +213,11 @@ static char *write_start_file(struct campaign_context *context, const char *root
             !context->options->settings.timeout_ms);
     if (rounds) /* its children judged while it waits (startrounds.c) */
         fprintf(out, " rounds=%ld", (long)getpid());
+    /* A program inside the command: its children share the suite's live fixtures and files
+       (two curl children at once against one test server: one waited for its reply until its
+       time ran out), so they run one at a time, as the runs of a command with fixtures do. */
+    if (program->in_command)
+        fputs(" one-at-a-time=1", out);
     fputc('\n', out);
     struct start_lines lines = {context, out, 0, given};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);

@@ -7,9 +7,12 @@
  * line per site, "SIGNATURE PLAN" (the plan of the site's run), after one "+SIGNATURE SIZE" line
  * per site the program reached in the baseline (its children then record only new sites). A
  * working folder inside the baseline's run folder is written "@/REST": the same folder inside
- * this run's. The third line is "restore=R own-time=T": with R 1 the working folder is put back
- * after the children (forkrestore.c); with T 1 the fault children's time is bounded by the
- * unfailed child's (the plan's timeout otherwise: the user's --timeout). The first process
+ * this run's. The third line is "restore=R own-time=T", then maybe "rounds=PID" and
+ * "one-at-a-time=1": with R 1 the working folder is put back after the children
+ * (forkrestore.c); with T 1 the fault children's time is bounded by the unfailed child's (the
+ * plan's timeout otherwise: the user's --timeout); with rounds, failrun (process PID) judges the
+ * children while the start waits and gives it more (fork_at_start); one at a time, its
+ * children never run two at once. The first process
  * that starts as that program takes the file (renames it to HASH-N.taken) and forks before
  * main: a child that runs unfailed in ROOT/start-HASH-N (failrun compares it with the program
  * alone), then one child per site in ROOT/SIGNATURE running with the site's plan; then it goes
@@ -289,11 +292,32 @@ static bool LF_TEXT next_round(struct line_reader *next, const char *control, un
     return false;
 }
 
+/* "rounds=PID" in a start file's third line: failrun (process PID) gives rounds after the
+   first (fork_at_start); 0 when it gives none. */
+static pid_t LF_TEXT rounds_of(const char *header)
+{
+    const char *at = strstr(header, "rounds=");
+    if (!at)
+        return 0;
+    at += 7;
+    size_t length = strspn(at, "0123456789");
+    uint64_t pid = 0;
+    return length && parse_decimal(at, length, &pid) && pid > 1 && pid < INT32_MAX ? (pid_t)pid
+                                                                                  : 0;
+}
+
 /* Fork the start's children from the lines left in `reader`. True in a child. */
 static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *control,
                                   const char *exe, const struct start_sites *sites, bool restore,
-                                  bool own_time, pid_t rounds_of, const char *run_dir)
+                                  const char *header, const char *run_dir)
 {
+    bool own_time = strstr(header, "own-time=1") != NULL;
+    pid_t failrun = rounds_of(header);
+    /* "one-at-a-time=1": its children never run two at once, whatever the plan's jobs (a
+       program inside the command: they share the suite's live fixtures and files). */
+    unsigned jobs = fork_state.jobs;
+    if (strstr(header, "one-at-a-time=1"))
+        fork_state.jobs = 1;
     struct fork_point point = {.parent = getpid(), .at_start = true};
     spool_input(control);
     const char *why = fork_unforkable_now(&point);
@@ -305,6 +329,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     if (!why && fork_state.under_valgrind && start_zygote(control, exe, run_dir)) {
         if (restore)
             fork_restore_put_back(); /* here, once the zygote and its children are gone */
+        fork_state.jobs = jobs;
         return false;
     }
     fork_state.reaped_wall_ns = 0;
@@ -362,10 +387,10 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
             return true;
         }
         fork_wait_for_children(0);
-        if (why || !rounds_of || round + 1 >= START_ROUNDS_MAX)
+        if (why || !failrun || round + 1 >= START_ROUNDS_MAX)
             break;
         struct line_reader next;
-        if (!next_round(&next, control, round, rounds_of))
+        if (!next_round(&next, control, round, failrun))
             break;
         bool child = fork_lines(&next, &point, exe, sites, NULL);
         bool any = next.lines > 0;
@@ -377,23 +402,10 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     }
     fork_wait_for_children(0);
     fork_state.timeout_ns = timeout_ns; /* the program's own forks, if any, as before */
+    fork_state.jobs = jobs;
     if (restore && !why)
         fork_restore_put_back();
     return false;
-}
-
-/* "rounds=PID" in a start file's third line: failrun (process PID) gives rounds after the
-   first (fork_at_start); 0 when it gives none. */
-static pid_t LF_TEXT rounds_of(const char *header)
-{
-    const char *at = strstr(header, "rounds=");
-    if (!at)
-        return 0;
-    at += 7;
-    size_t length = strspn(at, "0123456789");
-    uint64_t pid = 0;
-    return length && parse_decimal(at, length, &pid) && pid > 1 && pid < INT32_MAX ? (pid_t)pid
-                                                                                  : 0;
 }
 
 /* The start's working folder as failrun wrote it: a path, or "@/REST" for a folder inside the
@@ -446,13 +458,11 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
        for failrun's own folders. */
     bool header = read_line(&reader, line, sizeof line);
     bool restore = header && !strncmp(line, "restore=1", 9);
-    bool own_time = header && strstr(line, "own-time=1");
     if (restore) {
         fork_restore_keep_out(fork_state.root);
         fork_restore_keep_out(run_dir);
     }
-    bool child = fork_at_start(&reader, name, exe, sites, restore, own_time,
-                               header ? rounds_of(line) : 0, run_dir);
+    bool child = fork_at_start(&reader, name, exe, sites, restore, header ? line : "", run_dir);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }
@@ -488,9 +498,7 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     /* The working folder is the guest's to note and put back (its third line), around this
        zygote and all its children. */
-    bool own_time = strstr(line, "own-time=1") != NULL;
-    bool child = fork_at_start(&reader, control, exe, sites, false, own_time, rounds_of(line),
-                               run_dir);
+    bool child = fork_at_start(&reader, control, exe, sites, false, line, run_dir);
     close(reader.fd);
     if (child)
         return true;

@@ -282,6 +282,14 @@ check_equal "... every run answered at the client's start" 0 \
 leg_outcomes="SELECT chain || ' ' || outcome FROM runs WHERE kind = 'fault' ORDER BY chain"
 check_equal "... each ending as in re-run mode" "$(sql leg-rerun.db "$leg_outcomes")" \
     "$(sql leg.db "$leg_outcomes")"
+# The children of a program inside the command share its live fixtures and files: they run
+# one at a time, also at -j2 (the client's "overlap" notes a run that finds another running).
+rm -f fixture_client.overlap fixture_client.busy
+FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j2 --db overlap.db -- ./harness.sh "" overlap \
+    >/dev/null 2>overlap.err
+check "the children of a start inside the command at -j2: several answered there" test \
+    "$(sql overlap.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts%'")" -ge 2
+check "... never two at once" test ! -e fixture_client.overlap
 # Without rounds (FAILRUN_START_ROUNDS=0) the chain waits for one more fork run of the harness.
 : >harness.count
 FAILRUN_START_ROUNDS=0 FAILRUN_START_ABOVE_MS=1 "$FAILRUN" run -j1 --db leg0.db -- \

@@ -14,9 +14,11 @@
  * descriptor its first open gets: a run forked at its start must find the program's own. With
  * "hang" the error leg of the answer's block waits for ever (a client that waits for a reply it
  * can no longer take); with "hang-once" only where it makes fixture_client.hung in the working
- * folder (the first time: a hang that a second try does not meet).
+ * folder (the first time: a hang that a second try does not meet). With "overlap" it first holds
+ * fixture_client.busy in the working folder for 50 ms, and appends a line to
+ * fixture_client.overlap when another run holds it: two runs at once.
  * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds | hang |
- *                               hang-once]
+ *                               hang-once | overlap]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -67,12 +69,28 @@ int main(int argc, char **argv)
     bool first_fd = argc == 3 && !strcmp(argv[2], "fds");
     bool hang = argc == 3 && !strcmp(argv[2], "hang");
     bool hang_once = argc == 3 && !strcmp(argv[2], "hang-once");
+    bool overlap = argc == 3 && !strcmp(argv[2], "overlap");
     if (argc != 2 && !stop_on_error && !(test >= 1 && test <= 3) && !print_pid && !from_input &&
-        !worded_leg && !stale_lock && !first_fd && !hang && !hang_once) {
+        !worded_leg && !stale_lock && !first_fd && !hang && !hang_once && !overlap) {
         fputs("usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | "
-              "fds | hang | hang-once]\n",
+              "fds | hang | hang-once | overlap]\n",
               stderr);
         return 2;
+    }
+    if (overlap) {
+        int busy = open("fixture_client.busy", O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (busy < 0) {
+            int log = open("fixture_client.overlap", O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (log >= 0 && write(log, "overlap\n", 8) < 0)
+                perror("fixture_client");
+            if (log >= 0)
+                close(log);
+        }
+        usleep(50000);
+        if (busy >= 0) {
+            close(busy);
+            unlink("fixture_client.busy");
+        }
     }
     if (first_fd) {
         int fd = open("/dev/null", O_RDONLY);
