@@ -180,9 +180,6 @@ int cmd_replay(int argc, char **argv)
         settings.scope = xstrdup(path_is_system(settings.top_exe) ? settings.top_exe : "");
     }
 
-    char directory_template[] = "/tmp/failrun-replay-XXXXXX";
-    if (!mkdtemp(directory_template))
-        fatal("cannot create a folder in /tmp: %s", strerror(errno));
     settings.persistent = persistent;
     char *plan = raw_plan ? xstrdup(raw_plan) : plan_text(&settings, chain, 0, 0);
     struct plan parsed;
@@ -191,6 +188,10 @@ int cmd_replay(int argc, char **argv)
                        : "%s: give each site as 16 hex digits, as `failrun report` shows it",
               raw_plan ? raw_plan : chain);
     settings.fault_kinds |= parsed.fault_kinds; /* a --plan that fails I/O needs its preload */
+    /* Made once the plan is known good: a bad one leaves no folder behind. */
+    char directory_template[] = "/tmp/failrun-replay-XXXXXX";
+    if (!mkdtemp(directory_template))
+        fatal("cannot create a folder in /tmp: %s", strerror(errno));
     char **environment = recorded && !print_environment
                              ? program_environment(&settings, recorded, directory_template, plan)
                              : run_environment(&settings, directory_template, plan);

@@ -25,7 +25,10 @@ expect_usage_error "bad --depth" "--depth 0" "$FAILRUN" run --depth 0 -- true
 expect_usage_error "bad --timeout" "--timeout" "$FAILRUN" run --timeout -3 -- true
 expect_usage_error "missing program" "command not found" "$FAILRUN" run -- ./no-such-program
 expect_usage_error "report without a database" "no campaign database" "$FAILRUN" report --db none.db
+replay_folders() { ls -d /tmp/failrun-replay-* 2>/dev/null | sort; }
+before=$(replay_folders)
 expect_usage_error "replay with a bad site" "16 hex digits" "$FAILRUN" replay xyz -- true
+check_equal "... leaves no folder in /tmp" "$before" "$(replay_folders)"
 head -c 4096 /dev/urandom >garbage.db
 expect_usage_error "a file that is not a database" "not a failrun database" \
     "$FAILRUN" report --db garbage.db
