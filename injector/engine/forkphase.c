@@ -119,9 +119,7 @@ static void write_known_line(const char *site, int64_t max_size, void *data)
 static void write_start_line(const struct store_fork_run *run, void *data)
 {
     struct start_lines *lines = data;
-    char *plan = plan_with_cpu_limit(&lines->context->options->settings, run->plan);
-    fprintf(lines->out, "%s %s\n", run->site, plan);
-    free(plan);
+    write_site_line(lines->out, &lines->context->options->settings, run->site, run->plan);
     VECTOR_PUSH(*lines->given, run->id);
 }
 
@@ -411,7 +409,7 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     free(names);
     if (pass == 1)
         *forkable_total += forkable;
-    *forkable_total += given; /* the rounds' chains and second tries */
+    *forkable_total += given; /* the chains the rounds gave */
     *concluded_total += concluded;
     remove_fork_folder(context, root);
     free(starts_dir);

@@ -625,7 +625,8 @@ void fork_run(struct campaign_context *context, struct program *program, int64_t
     if (!context->options->quiet && !program)
         fprintf(stderr, "failrun: fork run of %s (%lld sites)\n", context->options->settings.argv[0],
                 (long long)forkable);
-    struct spawn_result command = execute_fork_run(context, root, command_dir, forkable, program, 0, NULL);
+    struct spawn_result command =
+        execute_fork_run(context, root, command_dir, forkable, program, 0, NULL);
     int exit_code = program ? program->exit_code : context->baseline.exit_code;
     int signal = program ? program->signal : context->baseline.signal;
     /* Children share the parent's files: one that runs on to the end may delete or rewrite a

@@ -9,6 +9,7 @@
 #include "store/forks.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 
 /* Planned first runs of a single site at its first call: what a fork can answer (forks.h, the
    forkable runs). A program that forks at its start inside the command answers the runs of
@@ -43,6 +44,10 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
                           const char *command_dir, const struct spawn_result *command,
                           struct program *program, int64_t selector, bool at_start,
                           const struct child_retries *retries);
+/* "SITE PLAN", a line of a start file or of a start's round (forkstart.c): the plan with the
+   campaign's CPU limit. */
+void write_site_line(FILE *out, const struct campaign_settings *settings, const char *site,
+                     const char *plan);
 /* startrounds.c. Whether a start's unfailed children vouch for its children (the first ended as
    the program does there, the second and the one after the first round as the first): NULL
    when so, else why not. `name` is its start file's. */

@@ -131,6 +131,14 @@ int64_t conclude_start(struct campaign_context *context, const char *root,
 
 /* ---- the rounds ---- */
 
+void write_site_line(FILE *out, const struct campaign_settings *settings, const char *site,
+                     const char *plan)
+{
+    char *limited = plan_with_cpu_limit(settings, plan);
+    fprintf(out, "%s %s\n", site, limited);
+    free(limited);
+}
+
 struct given_site {
     char *site, *plan;
 };
@@ -180,6 +188,14 @@ static bool take_retry(const struct job *job, void *data)
     return true;
 }
 
+/* No second try: the start has no round left for it. */
+static bool refuse_retry(const struct job *job, void *data)
+{
+    (void)job;
+    (void)data;
+    return false;
+}
+
 /* A forkable run of the program that no line gave it yet: a chain its children's conclusions
    planned and the program was lent. Its child's folder is its last site's (ROOT/SITE), which no
    other run of the fork run has: a chain ends at a site first reached on its error leg, and the
@@ -213,9 +229,7 @@ static void write_round(struct start_rounds *rounds, struct start_round *start, 
     clear_last(start);
     for (size_t i = 0; i < start->next.count; i++) {
         struct given_site *given = &start->next.items[i];
-        char *plan = plan_with_cpu_limit(&rounds->context->options->settings, given->plan);
-        fprintf(out, "%s %s\n", given->site, plan);
-        free(plan);
+        write_site_line(out, &rounds->context->options->settings, given->site, given->plan);
         VECTOR_PUSH(start->last, given->site);
         free(given->plan);
     }
@@ -262,9 +276,12 @@ static void serve_round(struct start_rounds *rounds, struct start_round *start)
     } else {
         vouched = vouch_last(rounds, start, round);
     }
+    /* The start's last round is this one's after-child: nothing more is given, and what did
+       not answer is said at the fork run's end. */
+    bool last = round + 2 >= START_ROUNDS;
     if (vouched) {
         struct spawn_result none = {0};
-        struct child_retries retries = {take_retry, start};
+        struct child_retries retries = {last ? refuse_retry : take_retry, start};
         int64_t concluded = conclude_start(context, rounds->root, rounds->command_dir, &none,
                                            start->program, start->name, &retries);
         rounds->concluded += concluded;
@@ -276,18 +293,12 @@ static void serve_round(struct start_rounds *rounds, struct start_round *start)
         }
         size_t retries_given = start->next.count;
         rounds->retried += (int64_t)retries_given;
-        store_fork_runs_lend(context->db, start->program->id);
-        store_fork_runs_each(context->db, start->program->id, take_new_run, start);
+        if (!last) {
+            store_fork_runs_lend(context->db, start->program->id);
+            store_fork_runs_each(context->db, start->program->id, take_new_run, start);
+        }
         start->chains_given = (int64_t)(start->next.count - retries_given);
         atomic_fetch_add(&rounds->progress.given, (long long)start->chains_given);
-    }
-    if (round + 2 >= START_ROUNDS) { /* the start's last round is this one's after-child */
-        for (size_t i = 0; i < start->next.count; i++) {
-            free(start->next.items[i].site);
-            free(start->next.items[i].plan);
-        }
-        start->next.count = 0;
-        start->chains_given = 0;
     }
     write_round(rounds, start, round + 1);
     if (!start->ended && round + 2 > rounds->rounds)
