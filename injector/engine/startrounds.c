@@ -30,12 +30,11 @@
    child. */
 #define START_ROUNDS 8
 
-/* The unfailed child DIR-SUFFIX of a start (beside the first's DIR) ended otherwise than the
-   first (`control`), or printed other standard output. The second (-2, right after the first):
-   the program's output varies from run to run, and a child's difference from the first would be
-   no finding. The ones after the children (-3 after the first round, -3-K after round K): the
-   children changed what the program depends on, and a child's difference may be an earlier
-   child's doing. */
+/* The unfailed child DIR-SUFFIX of a start (beside the first's DIR), one after the children (-3
+   after the first round, -3-K after round K), ended otherwise than the first (`control`), or
+   printed other standard output: the program's output varies from run to run, or the children
+   changed what it depends on (a file one left behind). Either way a child's difference from the
+   first may be no finding. */
 static bool start_unstable(const char *dir, const char *suffix, const struct spawn_result *control)
 {
     char *twin = xasprintf("%s%s", dir, suffix);
@@ -66,11 +65,10 @@ const char *start_differs(const char *root, const char *name, const struct progr
              control.exit_code != program->exit_code)
         why = program->in_command ? "it ended otherwise than in the baseline"
                                   : "it ended otherwise than alone";
-    else if (start_unstable(dir, "-2", &control))
-        why = "unstable: two unfailed runs of its start ended or printed otherwise";
     else if (start_unstable(dir, "-3", &control))
-        why = "its children changed what it depends on: an unfailed run after them ended or "
-              "printed otherwise than one before";
+        why = "unstable: its unfailed runs before and after its children ended or printed "
+              "otherwise (its output varies from run to run, or the children changed what it "
+              "depends on)";
     else if (!program->in_command) {
         char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
         if ((program->alone_stdout && file_hash(out) != program->alone_stdout) ||

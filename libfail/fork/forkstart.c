@@ -338,12 +338,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         runtime_replan(NULL); /* only how it ends and what it prints count: no unwinding */
         return true;
     }
-    /* A second unfailed child, ROOT/start-NAME-2: where the two end or print otherwise, the
-       start is unstable and its children's differences say nothing (failrun, start_differs). */
-    char twin[48], twin_dir[PATH_MAX];
-    fork_append(twin, fork_append(twin, 0, control), "-2");
-    fork_folder_path(twin_dir, twin);
-    fork_wait_for_children(0); /* one after the other: two at once may disturb each other */
+    fork_wait_for_children(0); /* the unfailed child alone: children beside it may disturb it */
     /* The children's time is the unfailed child's, three times over and 2 s more, not the
        whole command's: a child of a harness's program that hangs (waits for a server's reply
        that never comes) would hold the harness for as long as ten suites. A child out of time
@@ -357,11 +352,6 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         if (!fork_state.timeout_ns || own < fork_state.timeout_ns)
             fork_state.timeout_ns = own;
     }
-    if (!why && mkdir(twin_dir, 0755) == 0 && fork_child(twin, &point)) {
-        fork_exec_natively(exe, NULL);
-        runtime_replan(NULL);
-        return true;
-    }
     if (fork_lines(reader, &point, exe, sites, why))
         return true;
     /* Then rounds, where failrun asks for them ("rounds=PID", PID its own): after each round
@@ -370,9 +360,12 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
        or ran out of time on, once more) until it gives none. */
     for (unsigned round = 0;; round++) {
         /* One more unfailed child after the round, ROOT/start-NAME-3 (then -3-1, -3-2...):
-           where it ends or prints otherwise than the first, the children changed what the
-           program depends on (a file one left behind), and a later child's difference may be
-           an earlier one's doing (failrun, start_differs). */
+           where it ends or prints otherwise than the first, the start is unstable (its output
+           varies from run to run) or the children changed what the program depends on (a
+           file one left behind): either way a child's difference says nothing (failrun,
+           start_differs). It is the start's second unfailed run: one more before the
+           children would cost the harness a whole run of the program a start and tell only
+           which of the two it was. */
         char after[48], after_dir[PATH_MAX];
         size_t n = fork_append(after, fork_append(after, 0, control), "-3");
         if (round) {
