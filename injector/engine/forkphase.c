@@ -216,6 +216,12 @@ static char *write_start_file(struct campaign_context *context, const char *root
        time ran out), so they run one at a time, as the runs of a command with fixtures do. */
     if (program->in_command)
         fputs(" one-at-a-time=1", out);
+    /* Under valgrind the program's own run after the children is native, in the zygote that
+       forked them (forkstart.c): the baseline gave its verdict under valgrind.
+       FAILRUN_START_NATIVE=0: the guest runs it, under valgrind, as in the baseline. */
+    const char *native = getenv("FAILRUN_START_NATIVE");
+    if (native && !strcmp(native, "0"))
+        fputs(" guest-main=1", out);
     fputc('\n', out);
     struct start_lines lines = {context, out, 0, given};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);

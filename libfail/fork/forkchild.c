@@ -304,6 +304,13 @@ void LF_TEXT fork_exec_natively(const char *exe, const char *plan)
    input. Returns only when that cannot be done. */
 void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char *dir)
 {
+    /* The harness's output, for the program's own run after the children (without
+       close-on-exec: across the exec; each child closes them, forkstart.c). */
+    if (dup2(1, FORK_ZYGOTE_STDOUT) != FORK_ZYGOTE_STDOUT ||
+        dup2(2, FORK_ZYGOTE_STDERR) != FORK_ZYGOTE_STDERR) {
+        close(FORK_ZYGOTE_STDOUT);
+        close(FORK_ZYGOTE_STDERR);
+    }
     if (!redirect_output(1, dir, "stdout", -1, true) ||
         !redirect_output(2, dir, "stderr", -1, true))
         return;
@@ -311,4 +318,30 @@ void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char 
     char *ours[] = {environment_dir, (char *)variable};
     if (set_environment(ours, 2))
         fork_exec_natively(exe, NULL);
+}
+
+/* The zygote of a start under valgrind, once it forked the start's children, runs the program
+   itself, natively, where the guest would have run it under valgrind some thirty times slower:
+   the harness's output (kept at FORK_ZYGOTE_STDOUT and _STDERR), the run's folder for its
+   records and for what it starts, and `marker`, which tells the guest to end as this process
+   does instead of running main (forkstart.c). The unfailed program's verdict under valgrind is
+   the baseline's; this run is there for the harness to go on. */
+bool LF_TEXT fork_zygote_become_program(const char *run_dir, const char *marker)
+{
+    if (fcntl(FORK_ZYGOTE_STDOUT, F_GETFD) < 0 || fcntl(FORK_ZYGOTE_STDERR, F_GETFD) < 0)
+        return false;
+    fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), run_dir);
+    char *ours[] = {environment_dir};
+    if (!set_environment(ours, 1))
+        return false;
+    int told = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (told < 0)
+        return false;
+    close(told);
+    dup2(FORK_ZYGOTE_STDOUT, 1);
+    dup2(FORK_ZYGOTE_STDERR, 2);
+    close(FORK_ZYGOTE_STDOUT);
+    close(FORK_ZYGOTE_STDERR);
+    runtime_repoint(run_dir);
+    return true;
 }

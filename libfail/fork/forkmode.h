@@ -16,6 +16,10 @@
 
 /* Fork mode's own descriptors (pidfds, start files) sit at this number and above. */
 #define FORK_FD_FLOOR 800
+/* A start's zygote under valgrind holds the harness's standard output and error here, across
+   its exec, for the program's own run (forkchild.c, fork_zygote_become_program). */
+#define FORK_ZYGOTE_STDOUT (FORK_FD_FLOOR + 100)
+#define FORK_ZYGOTE_STDERR (FORK_FD_FLOOR + 101)
 
 struct fork_child {
     pid_t pid;
@@ -122,5 +126,9 @@ void fork_become_child(const char *dir, const struct fork_point *point) LF_HIDDE
    cannot. */
 void fork_exec_natively(const char *exe, const char *plan) LF_HIDDEN;
 void fork_exec_zygote(const char *exe, const char *variable, const char *dir) LF_HIDDEN;
+/* In a start's zygote after its children: become the program's own run, in the run's folder
+   `run_dir`, with the harness's output, once `marker` says so to the guest; false when it
+   cannot (the guest then runs the program). */
+bool fork_zygote_become_program(const char *run_dir, const char *marker) LF_HIDDEN;
 
 #endif

@@ -168,30 +168,37 @@ static void LF_TEXT spool_input(const char *control)
 }
 
 /* Under valgrind, one fork of the guest (fork_exec_zygote) becomes a native image of the
-   program that forks this start's children, natively, and ends before main: ROOT/CONTROL-z is
-   its folder, where its own records and output go. The guest waits for it and goes on. True
-   when the zygote forked them all and ended so; otherwise the guest forks what is left itself
-   (each child's folder is claimed once: none runs twice). Never for a set-user-ID or
-   set-group-ID program: its native exec would be a secure one, without our preload, and would
-   run main. */
-static bool LF_TEXT start_zygote(const char *control, const char *exe, const char *run_dir)
+   program that forks this start's children, natively: ROOT/CONTROL-z is its folder, where its
+   own records and output go. The guest waits for it. Then either
+   - the zygote ran the program itself, natively, once its children were done (it made
+     ROOT/CONTROL-z/main first: fork_zygote_become_program): ZYGOTE_RAN_MAIN, `status` how it
+     ended, and the guest ends so too;
+   - or it ended before main: ZYGOTE_BEFORE_MAIN, and the guest goes on as the program;
+   - or it could not fork them all: ZYGOTE_NONE, and the guest forks what is left itself (each
+     child's folder is claimed once: none runs twice).
+   Never for a set-user-ID or set-group-ID program: its native exec would be a secure one,
+   without our preload, and would run main. */
+enum zygote_end { ZYGOTE_NONE, ZYGOTE_BEFORE_MAIN, ZYGOTE_RAN_MAIN };
+
+static enum zygote_end LF_TEXT start_zygote(const char *control, const char *exe,
+                                            const char *run_dir, int *status)
 {
     static char variable[PATH_MAX + 64];
     char name[48], dir[PATH_MAX];
     struct stat program;
     if (stat(exe, &program) != 0 || (program.st_mode & (S_ISUID | S_ISGID)))
-        return false;
+        return ZYGOTE_NONE;
     fork_append(name, fork_append(name, 0, control), "-z");
     fork_folder_path(dir, name);
     size_t n = fork_append(variable, 0, "LIBFAIL_START_ZYGOTE=");
     n = fork_append(variable, n, control);
     if (run_dir[0] != '/' || n + strlen(run_dir) + 1 > sizeof variable || mkdir(dir, 0755) != 0)
-        return false;
+        return ZYGOTE_NONE;
     fork_append(variable, n, run_dir);
     pid_t parent = getpid();
     long child = syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
     if (child < 0)
-        return false;
+        return ZYGOTE_NONE;
     if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -199,11 +206,34 @@ static bool LF_TEXT start_zygote(const char *control, const char *exe, const cha
         fork_exec_zygote(exe, variable, dir);
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     }
-    int status = 0;
     pid_t done;
-    while ((done = waitpid((pid_t)child, &status, __WALL)) < 0 && errno == EINTR)
+    while ((done = waitpid((pid_t)child, status, __WALL)) < 0 && errno == EINTR)
         ;
-    return done == (pid_t)child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (done != (pid_t)child)
+        return ZYGOTE_NONE;
+    char marker[PATH_MAX];
+    fork_append(marker, fork_append(marker, 0, dir), "/main");
+    if (access(marker, F_OK) == 0)
+        return ZYGOTE_RAN_MAIN;
+    return WIFEXITED(*status) && WEXITSTATUS(*status) == 0 ? ZYGOTE_BEFORE_MAIN : ZYGOTE_NONE;
+}
+
+/* The guest of a start whose zygote ran the program: it ends as that run did, its status or
+   its signal, without running main. */
+static void LF_TEXT end_as(int status)
+{
+    if (WIFSIGNALED(status)) {
+        int number = WTERMSIG(status);
+        struct sigaction plain = {.sa_handler = SIG_DFL};
+        sigaction(number, &plain, NULL);
+        sigset_t only;
+        sigemptyset(&only);
+        sigaddset(&only, number);
+        sigprocmask(SIG_UNBLOCK, &only, NULL);
+        kill(getpid(), number);
+        syscall(SYS_exit_group, 128 + number);
+    }
+    syscall(SYS_exit_group, WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
 /* Forks a child for each "SITE PLAN" line left in `reader` ("+SITE SIZE" lines note a site the
@@ -326,11 +356,17 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
     testcase_prepare(); /* the children end with the test case their fault fires in */
     if (restore && !why)
         fork_restore_note(); /* the working folder as the unfailed program would find it */
-    if (!why && fork_state.under_valgrind && start_zygote(control, exe, run_dir)) {
-        if (restore)
-            fork_restore_put_back(); /* here, once the zygote and its children are gone */
-        fork_state.jobs = jobs;
-        return false;
+    if (!why && fork_state.under_valgrind) {
+        int status = 0;
+        enum zygote_end end = start_zygote(control, exe, run_dir, &status);
+        if (end == ZYGOTE_RAN_MAIN)
+            end_as(status); /* the zygote put the working folder back before main */
+        if (end == ZYGOTE_BEFORE_MAIN) {
+            if (restore)
+                fork_restore_put_back(); /* here, once the zygote and its children are gone */
+            fork_state.jobs = jobs;
+            return false;
+        }
     }
     fork_state.reaped_wall_ns = 0;
     if (!why && mkdir(control_dir, 0755) == 0 && fork_child(control, &point)) {
@@ -489,12 +525,27 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     if (reader.fd < 0 || !read_line(&reader, line, sizeof line) || strcmp(line, exe) ||
         !read_line(&reader, line, sizeof line) || !read_line(&reader, line, sizeof line))
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
-    /* The working folder is the guest's to note and put back (its third line), around this
-       zygote and all its children. */
-    bool child = fork_at_start(&reader, control, exe, sites, false, line, run_dir);
+    /* The working folder is noted and put back around the children here, as the guest would
+       (the third line's "restore=1"): the program then runs here, natively, unless the line
+       says "guest-main=1" (FAILRUN_START_NATIVE=0) or it cannot, and the guest runs it. */
+    bool restore = !strncmp(line, "restore=1", 9);
+    if (restore) {
+        fork_restore_keep_out(fork_state.root);
+        fork_restore_keep_out(run_dir);
+    }
+    bool child = fork_at_start(&reader, control, exe, sites, restore, line, run_dir);
     close(reader.fd);
-    if (child)
+    if (child) {
+        close(FORK_ZYGOTE_STDOUT); /* the harness's: never a child's */
+        close(FORK_ZYGOTE_STDERR);
         return true;
+    }
+    char name[48];
+    fork_append(name, fork_append(name, 0, control), "-z");
+    fork_folder_path(path, name);
+    fork_append(path, strlen(path), "/main"); /* start_zygote's marker */
+    if (!strstr(line, "guest-main=1") && fork_zygote_become_program(run_dir, path))
+        return false; /* main, natively */
     syscall(SYS_exit_group, 0); /* before main: the guest goes on as the program */
     return false;
 }

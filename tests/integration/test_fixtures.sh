@@ -346,7 +346,8 @@ chmod +x valgrind.sh
 check "the client runs under valgrind in valgrind.sh" grep -q '^valgrind -q' valgrind.sh
 # The client prints the descriptor its first open gets ("fds"): a child must get the same.
 "$FAILRUN" run -j1 --db valgrind-rerun.db -- ./valgrind.sh "" fds >/dev/null 2>&1
-FAILRUN_START_ABOVE_MS=1 strace -f -qq -e trace=execve -e signal=none -o "$work/valgrind.trace" \
+FIXTURE_CLIENT_WHERE="$work/where.txt" FAILRUN_START_ABOVE_MS=1 \
+    strace -f -qq -e trace=execve -e signal=none -o "$work/valgrind.trace" \
     "$FAILRUN" run -j1 --keep-runs --db valgrind-start.db -- ./valgrind.sh "" fds >/dev/null 2>&1
 check_equal "under valgrind: every site answered at the client's start" \
     "$(sql valgrind-start.db "SELECT count(*) FROM sites")" \
@@ -373,6 +374,31 @@ check_equal "... each child's first open got the descriptor the baseline's did (
     "$(sql valgrind-start.db "SELECT count(*) FROM sites")" "$same"
 check_equal "... each ending as in re-run mode under valgrind" "$(sql valgrind-rerun.db "$outcomes")" \
     "$(sql valgrind-start.db "$outcomes")"
+# The program's own run after the children is the zygote's, natively: valgrind's verdict on the
+# unfailed program is the baseline's, and the fork run only lets the harness go on.
+# (where.txt: one line per run of the client, "valgrind|native LIBFAIL_DIR", the folder padded
+# with slashes.)
+check_equal "... the baseline's client ran under valgrind" "valgrind" \
+    "$(grep "/runs/1-[0-9]*/*\$" where.txt | cut -d' ' -f1 | sort -u)"
+check_equal "... the fork run's own client ran once, natively, in the zygote" "native" \
+    "$(grep "/command/*\$" where.txt | cut -d' ' -f1)"
+# A client that ends with status 3 when it did its work: the guest must end so too, or the fork
+# run ends otherwise than the baseline.
+FIXTURE_CLIENT_STATUS=3 FAILRUN_START_ABOVE_MS=1 \
+    "$FAILRUN" run -j1 --db valgrind-status.db -- ./valgrind.sh "" fds >/dev/null 2>status.err
+check_equal "... a client ending with status 3: the harness did in the baseline" 3 \
+    "$(sql valgrind-status.db "SELECT exit_code FROM runs WHERE kind = 'baseline'")"
+check "... and the guest ended as the zygote did (the fork run as the baseline)" \
+    sh -c '! grep -q "ended otherwise than in the baseline" status.err'
+check_equal "... every site answered at the start" \
+    "$(sql valgrind-status.db "SELECT count(*) FROM sites")" \
+    "$(sql valgrind-status.db "SELECT count(*) FROM runs WHERE kind = 'fault' AND dir LIKE '%-starts/%'")"
+FIXTURE_CLIENT_WHERE="$work/guest.txt" FAILRUN_START_NATIVE=0 FAILRUN_START_ABOVE_MS=1 \
+    "$FAILRUN" run -j1 --db valgrind-guest.db -- ./valgrind.sh "" fds >/dev/null 2>&1
+check_equal "FAILRUN_START_NATIVE=0: the fork run's client ran under valgrind" "valgrind" \
+    "$(grep "/command/*\$" guest.txt | cut -d' ' -f1)"
+check_equal "... each ending as with a native one" "$(sql valgrind-start.db "$outcomes")" \
+    "$(sql valgrind-guest.db "$outcomes")"
 
 "$FAILRUN" run -q --db back.db --exe "$server:$client" -- ./harness.sh >/dev/null 2>&1
 check_equal "--exe brings the server back: sites in both" "fixture_client fixture_server" \

@@ -16,7 +16,10 @@
  * can no longer take); with "hang-once" only where it makes fixture_client.hung in the working
  * folder (the first time: a hang that a second try does not meet). With "overlap" it first holds
  * fixture_client.busy in the working folder for 50 ms, and appends a line to
- * fixture_client.overlap when another run holds it: two runs at once.
+ * fixture_client.overlap when another run holds it: two runs at once. With FIXTURE_CLIENT_WHERE
+ * set to a file, every run first appends to it whether valgrind runs it ("valgrind", its
+ * preload in LD_PRELOAD, or "native") and its LIBFAIL_DIR (a fork run's own or a child's).
+ * With FIXTURE_CLIENT_STATUS set to N, a run that printed its answer ends with status N.
  * usage: fixture_client SOCKET [stop-on-error | test N | pid | stdin | leg | lock | fds | hang |
  *                               hang-once | overlap]
  */
@@ -76,6 +79,19 @@ int main(int argc, char **argv)
               "fds | hang | hang-once | overlap]\n",
               stderr);
         return 2;
+    }
+    const char *where = getenv("FIXTURE_CLIENT_WHERE");
+    if (where) {
+        const char *preload = getenv("LD_PRELOAD"), *dir = getenv("LIBFAIL_DIR");
+        char line[4200];
+        int length = snprintf(line, sizeof line, "%s %s\n",
+                              preload && strstr(preload, "vgpreload") ? "valgrind" : "native",
+                              dir ? dir : "-");
+        int log = open(where, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (log < 0 || length < 0 || write(log, line, (size_t)length) != length)
+            perror("fixture_client");
+        if (log >= 0)
+            close(log);
     }
     if (overlap) {
         int busy = open("fixture_client.busy", O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -159,5 +175,6 @@ int main(int argc, char **argv)
         fputs("fixture_client: fixture_client.lock is there: another run holds it\n", stderr);
         return 1;
     }
-    return 0;
+    const char *status = getenv("FIXTURE_CLIENT_STATUS");
+    return status ? atoi(status) : 0;
 }
