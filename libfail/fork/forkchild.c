@@ -304,13 +304,6 @@ void LF_TEXT fork_exec_natively(const char *exe, const char *plan)
    input. Returns only when that cannot be done. */
 void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char *dir)
 {
-    /* The harness's output, for the program's own run after the children (without
-       close-on-exec: across the exec; each child closes them, forkstart.c). */
-    if (dup2(1, FORK_ZYGOTE_STDOUT) != FORK_ZYGOTE_STDOUT ||
-        dup2(2, FORK_ZYGOTE_STDERR) != FORK_ZYGOTE_STDERR) {
-        close(FORK_ZYGOTE_STDOUT);
-        close(FORK_ZYGOTE_STDERR);
-    }
     if (!redirect_output(1, dir, "stdout", -1, true) ||
         !redirect_output(2, dir, "stderr", -1, true))
         return;
@@ -318,6 +311,27 @@ void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char 
     char *ours[] = {environment_dir, (char *)variable};
     if (set_environment(ours, 2))
         fork_exec_natively(exe, NULL);
+}
+
+/* Open across an exec: a descriptor the zygote will hold. */
+static bool LF_TEXT held_across_exec(int fd)
+{
+    int flags = fcntl(fd, F_GETFD);
+    return flags >= 0 && !(flags & FD_CLOEXEC);
+}
+
+bool LF_TEXT fork_keep_output(void)
+{
+    /* One closed at the exec (valgrind's, ours) may go; one the program would keep may not. */
+    if (held_across_exec(FORK_ZYGOTE_STDOUT) || held_across_exec(FORK_ZYGOTE_STDERR))
+        return false;
+    if (dup2(1, FORK_ZYGOTE_STDOUT) != FORK_ZYGOTE_STDOUT)
+        return false;
+    if (dup2(2, FORK_ZYGOTE_STDERR) != FORK_ZYGOTE_STDERR) {
+        close(FORK_ZYGOTE_STDOUT);
+        return false;
+    }
+    return true;
 }
 
 /* The zygote of a start under valgrind, once it forked the start's children, runs the program

@@ -126,6 +126,10 @@ void fork_become_child(const char *dir, const struct fork_point *point) LF_HIDDE
    cannot. */
 void fork_exec_natively(const char *exe, const char *plan) LF_HIDDEN;
 void fork_exec_zygote(const char *exe, const char *variable, const char *dir) LF_HIDDEN;
+/* In the fork of the guest that becomes a start's zygote, before its exec: the harness's
+   standard output and error kept at FORK_ZYGOTE_STDOUT and _STDERR (without close-on-exec),
+   unless the program holds either number itself. */
+bool fork_keep_output(void) LF_HIDDEN;
 /* In a start's zygote after its children: become the program's own run, in the run's folder
    `run_dir`, with the harness's output, once `marker` says so to the guest; false when it
    cannot (the guest then runs the program). */

@@ -192,7 +192,7 @@ static enum zygote_end LF_TEXT start_zygote(const char *control, const char *exe
     fork_folder_path(dir, name);
     size_t n = fork_append(variable, 0, "LIBFAIL_START_ZYGOTE=");
     n = fork_append(variable, n, control);
-    if (run_dir[0] != '/' || n + strlen(run_dir) + 1 > sizeof variable || mkdir(dir, 0755) != 0)
+    if (run_dir[0] != '/' || n + strlen(run_dir) + 2 > sizeof variable || mkdir(dir, 0755) != 0)
         return ZYGOTE_NONE;
     fork_append(variable, n, run_dir);
     pid_t parent = getpid();
@@ -203,6 +203,9 @@ static enum zygote_end LF_TEXT start_zygote(const char *control, const char *exe
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
+        /* CONTROL! when the harness's output is kept for the program's own run */
+        if (fork_keep_output())
+            fork_append(variable, fork_append(variable, n, "!"), run_dir);
         fork_exec_zygote(exe, variable, dir);
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     }
@@ -497,7 +500,7 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
 }
 
 /* The zygote of a start under valgrind (start_zygote): `value` is CONTROL followed by the run's
-   folder. It takes the start file its guest took, forks the children as the guest would have,
+   folder, with a "!" between them when it holds the harness's output (fork_keep_output). It takes the start file its guest took, forks the children as the guest would have,
    and ends; true in a child. */
 static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct start_sites *sites)
 {
@@ -506,6 +509,9 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     char control[48], path[PATH_MAX];
     const char *run_dir = strchr(value, '/');
     size_t length = run_dir ? (size_t)(run_dir - value) : 0;
+    bool output = length && value[length - 1] == '!';
+    if (output)
+        length--;
     if (!run_dir || length < 7 || length >= sizeof control || strncmp(value, "start-", 6))
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
     memcpy(control, value, length);
@@ -536,15 +542,17 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     bool child = fork_at_start(&reader, control, exe, sites, restore, line, run_dir);
     close(reader.fd);
     if (child) {
-        close(FORK_ZYGOTE_STDOUT); /* the harness's: never a child's */
-        close(FORK_ZYGOTE_STDERR);
+        if (output) { /* the harness's: never a child's */
+            close(FORK_ZYGOTE_STDOUT);
+            close(FORK_ZYGOTE_STDERR);
+        }
         return true;
     }
     char name[48];
     fork_append(name, fork_append(name, 0, control), "-z");
     fork_folder_path(path, name);
     fork_append(path, strlen(path), "/main"); /* start_zygote's marker */
-    if (!strstr(line, "guest-main=1") && fork_zygote_become_program(run_dir, path))
+    if (output && !strstr(line, "guest-main=1") && fork_zygote_become_program(run_dir, path))
         return false; /* main, natively */
     syscall(SYS_exit_group, 0); /* before main: the guest goes on as the program */
     return false;
