@@ -342,20 +342,19 @@ bool LF_TEXT fork_keep_output(void)
    the baseline's; this run is there for the harness to go on. */
 bool LF_TEXT fork_zygote_become_program(const char *run_dir, const char *marker)
 {
-    if (fcntl(FORK_ZYGOTE_STDOUT, F_GETFD) < 0 || fcntl(FORK_ZYGOTE_STDERR, F_GETFD) < 0)
-        return false;
     fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), run_dir);
     char *ours[] = {environment_dir};
     if (!set_environment(ours, 1))
         return false;
+    /* The output first: a zygote that fails after it ends before main, its output unread. */
+    if (dup2(FORK_ZYGOTE_STDOUT, 1) != 1 || dup2(FORK_ZYGOTE_STDERR, 2) != 2)
+        return false;
+    close(FORK_ZYGOTE_STDOUT);
+    close(FORK_ZYGOTE_STDERR);
     int told = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (told < 0)
         return false;
     close(told);
-    dup2(FORK_ZYGOTE_STDOUT, 1);
-    dup2(FORK_ZYGOTE_STDERR, 2);
-    close(FORK_ZYGOTE_STDOUT);
-    close(FORK_ZYGOTE_STDERR);
     runtime_repoint(run_dir);
     return true;
 }

@@ -364,9 +364,7 @@ static bool LF_TEXT fork_at_start(struct line_reader *reader, const char *contro
         enum zygote_end end = start_zygote(control, exe, run_dir, &status);
         if (end == ZYGOTE_RAN_MAIN)
             end_as(status); /* the zygote put the working folder back before main */
-        if (end == ZYGOTE_BEFORE_MAIN) {
-            if (restore)
-                fork_restore_put_back(); /* here, once the zygote and its children are gone */
+        if (end == ZYGOTE_BEFORE_MAIN) { /* it put the working folder back itself */
             fork_state.jobs = jobs;
             return false;
         }
@@ -453,6 +451,17 @@ static bool LF_TEXT same_folder(const char *written, const char *cwd, const char
     return !strncmp(cwd, run_dir, length) && !strcmp(cwd + length, written + 1);
 }
 
+/* A start file's third line `header` asks with "restore=1" for the working folder to be put
+   back after the children (forkrestore.c), but for failrun's own folders. */
+static bool LF_TEXT restore_asked(const char *header, const char *run_dir)
+{
+    if (strncmp(header, "restore=1", 9))
+        return false;
+    fork_restore_keep_out(fork_state.root);
+    fork_restore_keep_out(run_dir);
+    return true;
+}
+
 /* Takes ROOT/starts/FILE (`name` is "start-FILE") when it is this program's: the same
    executable and working folder. START_CHILD: taken, and this process is one of its children;
    START_PARENT: taken, the parent goes on; START_ABSENT: no such file, taken or not; START_OTHER:
@@ -486,22 +495,17 @@ static enum start_taken LF_TEXT take_start(const char *name, const char *exe, co
         close(fd);
         return START_OTHER;
     }
-    /* "restore=1": the working folder is put back after the children (forkrestore.c), but
-       for failrun's own folders. */
     bool header = read_line(&reader, line, sizeof line);
-    bool restore = header && !strncmp(line, "restore=1", 9);
-    if (restore) {
-        fork_restore_keep_out(fork_state.root);
-        fork_restore_keep_out(run_dir);
-    }
+    bool restore = header && restore_asked(line, run_dir);
     bool child = fork_at_start(&reader, name, exe, sites, restore, header ? line : "", run_dir);
     close(fd);
     return child ? START_CHILD : START_PARENT;
 }
 
 /* The zygote of a start under valgrind (start_zygote): `value` is CONTROL followed by the run's
-   folder, with a "!" between them when it holds the harness's output (fork_keep_output). It takes the start file its guest took, forks the children as the guest would have,
-   and ends; true in a child. */
+   folder, with a "!" between them when it holds the harness's output (fork_keep_output). It
+   takes the start file its guest took and forks the children as the guest would have; then it
+   runs the program (false) or ends before main. True in a child. */
 static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct start_sites *sites)
 {
     static struct line_reader reader;
@@ -531,15 +535,11 @@ static bool LF_TEXT run_zygote(const char *value, const char *exe, const struct 
     if (reader.fd < 0 || !read_line(&reader, line, sizeof line) || strcmp(line, exe) ||
         !read_line(&reader, line, sizeof line) || !read_line(&reader, line, sizeof line))
         syscall(SYS_exit_group, FORK_ZYGOTE_UNSTARTED);
-    /* The working folder is noted and put back around the children here, as the guest would
-       (the third line's "restore=1"): the program then runs here, natively, unless the line
-       says "guest-main=1" (FAILRUN_START_NATIVE=0) or it cannot, and the guest runs it. */
-    bool restore = !strncmp(line, "restore=1", 9);
-    if (restore) {
-        fork_restore_keep_out(fork_state.root);
-        fork_restore_keep_out(run_dir);
-    }
-    bool child = fork_at_start(&reader, control, exe, sites, restore, line, run_dir);
+    /* The working folder is noted and put back around the children here, as the guest would:
+       the program then runs here, natively, unless the line says "guest-main=1"
+       (FAILRUN_START_NATIVE=0) or it cannot, and the guest runs it. */
+    bool child = fork_at_start(&reader, control, exe, sites, restore_asked(line, run_dir), line,
+                               run_dir);
     close(reader.fd);
     if (child) {
         if (output) { /* the harness's: never a child's */
