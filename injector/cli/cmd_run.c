@@ -305,7 +305,8 @@ static const struct option_row run_rows[] = {
      take_depth},
     {"timeout", 0, OPTION_REQUIRED, "SEC", CAMPAIGN,
      "per-run limit; default 10x the baseline plus 5 s (a process spinning after its fault "
-     "ends sooner: 5x the baseline's CPU + 2 s)", take_timeout},
+     "ends sooner: 5x the baseline's CPU + 2 s; a suite's program run alone, 5x its time "
+     "alone + 0.5 s when lower)", take_timeout},
     {"exe", 0, OPTION_REQUIRED, "GLOB", CAMPAIGN,
      "fail allocations only in executables matching GLOB (repeatable); '!GLOB' leaves one out; "
      "default: COMMAND and every non-system executable it starts but its fixtures (servers, "

@@ -97,12 +97,28 @@ const char *fault_kinds_suffix(const struct campaign_settings *settings)
 
 char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan)
 {
+    return plan_with_program_cpu_limit(settings, plan, NULL);
+}
+
+/* A program's own spin limit: its run alone took alone_wall_ms, and a single thread uses no more
+   CPU than its wall time, so 5 times that plus half a second is far beyond what its error leg
+   may do (an error leg that allocates nothing more does less than the whole run). The
+   baseline's bound (5x the whole command's CPU + 2 s) stays the ceiling. */
+char *plan_with_program_cpu_limit(const struct campaign_settings *settings, const char *plan,
+                                  const struct program *program)
+{
     /* Kept out of the stored plans: a replay shows the hang as it is. A plan that says its own
        (a leak scan's replay: ";cpu=0", leakcheck.c) keeps it. */
     if (!settings->hang_cpu_ms || !strncmp(plan, "mode=record", 11) ||
         !strncmp(plan, "mode=kernel", 11) || strstr(plan, ";cpu="))
         return xstrdup(plan);
-    return xasprintf("%s;cpu=%lld", plan, (long long)settings->hang_cpu_ms);
+    int64_t limit = settings->hang_cpu_ms;
+    if (program && program->alone && program->alone_wall_ms >= 0) {
+        int64_t own = 5 * program->alone_wall_ms + 500;
+        if (own < limit)
+            limit = own;
+    }
+    return xasprintf("%s;cpu=%lld", plan, (long long)limit);
 }
 
 char *plan_text(const struct campaign_settings *settings, const char *chain, uint64_t nth,
@@ -486,8 +502,10 @@ struct spawn_result execute_run(struct campaign_context *context, const char *di
     if (!make_directories(dir))
         fatal("cannot create %s: %s; check the folder of --db", dir, strerror(errno));
     const struct campaign_settings *settings = &context->options->settings;
-    char **environment = program ? program_environment(settings, program->environment, dir, plan)
-                                 : run_environment(settings, dir, plan);
+    char *limited = plan_with_program_cpu_limit(settings, plan, program);
+    char **environment = program ? program_environment(settings, program->environment, dir, limited)
+                                 : run_environment(settings, dir, limited);
+    free(limited);
     for (size_t i = 0; extra && extra[i]; i++) {
         size_t name = strcspn(extra[i], "=") + 1, n = 0;
         while (environment[n] && strncmp(environment[n], extra[i], name))

@@ -38,6 +38,11 @@ char *plan_record(const struct campaign_settings *settings);
 /* A run's plan as given to it: a stored plan that fails something with the campaign's
    ";cpu=MS" (plan.c). */
 char *plan_with_cpu_limit(const struct campaign_settings *settings, const char *plan);
+/* The same for a run of `program` alone (NULL: the command): the lower of its own limit, from
+   its time alone, and the campaign's. */
+struct program;
+char *plan_with_program_cpu_limit(const struct campaign_settings *settings, const char *plan,
+                                  const struct program *program);
 /* ";faults=..." for a plan of the campaign's kinds of call ("" for allocations only). */
 const char *fault_kinds_suffix(const struct campaign_settings *settings);
 

@@ -37,6 +37,23 @@ for mode in rerun fork; do
     check_equal "$mode: an error leg that works 0.3 s and reports the error is no hang" "handled|0" \
         "$(run_at "$mode" "$work_line")"
 done
+# Inside a suite (a shell that runs it), the program's runs alone get its own limit: 5 times its
+# time alone plus 0.5 s, far below the command's (5x the baseline's CPU + 2 s). Its loop is still a
+# hang the limit ended, and the leg that works 0.3 s is still no hang.
+SPIN_PLANS="$work/plans" "$FAILRUN" run -q --json --timeout 30 --db suite.db -- \
+    sh -c '"$0"; exit 0' "$spin" >suite.json 2>suite.err
+check_equal "suite: failrun exits 1 (findings)" 1 $?
+check_equal "suite: the loop was ended by its CPU limit, not by failrun's clock" "hang|0" \
+    "$(run_at suite "$loop")"
+check_equal "suite: the leg that works 0.3 s reports the error, no hang" "handled|0" \
+    "$(run_at suite "$work_line")"
+alone_ms=$(sql suite.db "SELECT alone_wall_ms FROM programs WHERE alone = 'yes' AND exe LIKE '%/spin'")
+campaign_ms=$(sql suite.db "SELECT 5 * CAST(text AS INTEGER) + 2000 FROM campaign_notes WHERE kind = 'baseline_cpu_ms'")
+limits=$(grep -o 'cpu=[0-9]*' plans | sort -u | tr '\n' ' ')
+check_equal "suite: every fault run of the program alone had its own limit, 5x its $alone_ms ms alone + 500 ms" \
+    "cpu=$((5 * alone_ms + 500)) " "$limits"
+check "suite: below the command's limit ($campaign_ms ms)" test "$((5 * alone_ms + 500))" -lt "$campaign_ms"
+
 # The limit is not part of the stored plan: a replay shows the program as it is.
 check "the stored plans carry no CPU limit" \
     test "$(sql rerun.db "SELECT count(*) FROM runs WHERE plan LIKE '%cpu=%'")" = 0
