@@ -239,16 +239,34 @@ static int64_t reference_count(const struct store *s, const struct count_row *ro
 
 /* The rows of one data file, summed where gcov listed an item twice (a line shared by two
    functions): all non-zero counts, or, as a difference from the baseline's copy, only the
-   counts that differ from it (zeros included). */
-static void store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
+   counts that differ from it (zeros included). `delta` says the difference may be stored; it
+   is, where it takes fewer rows. Both give the same counts back (covload.c), so the choice is
+   the disk's: a fork child whose counters were reset at its fault (libfail/fork/forkmode.c)
+   differs from the baseline in every line the baseline ran after that point, zeros all, where
+   its own non-zero counts are a few. Returns whether the rows are a difference. */
+static bool store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
 {
     if (!rows->count)
-        return;
+        return delta;
     qsort(rows->items, rows->count, sizeof *rows->items, compare_rows);
+    size_t summed = 0;
     for (size_t i = 0; i < rows->count;) {
         struct count_row row = rows->items[i++];
         while (i < rows->count && !compare_rows(&row, &rows->items[i]))
             row.count += rows->items[i++].count;
+        rows->items[summed++] = row;
+    }
+    rows->count = summed;
+    if (delta) {
+        size_t differ = 0, nonzero = 0;
+        for (size_t i = 0; i < rows->count; i++) {
+            differ += rows->items[i].count != reference_count(s, &rows->items[i]);
+            nonzero += rows->items[i].count > 0;
+        }
+        delta = differ < nonzero;
+    }
+    for (size_t i = 0; i < rows->count; i++) {
+        struct count_row row = rows->items[i];
         if (delta ? row.count == reference_count(s, &row) : row.count <= 0)
             continue;
         if (row.branch < 0)
@@ -257,6 +275,7 @@ static void store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
             store_cov_branch_hit(s->writer, run, row.data, row.file, row.line, row.branch,
                                  row.count);
     }
+    return delta;
 }
 
 /* One data file's counts (its build path, the hash of its bytes) as `run`'s rows. */
@@ -278,8 +297,8 @@ static void store_counts(struct store *s, int64_t run, const char *build_path,
     }
     char key[32];
     snprintf(key, sizeof key, "%lld", (long long)data);
-    bool delta = run != s->baseline && json_object_get(s->reference_data, key);
-    store_rows(s, run, &rows, delta);
+    bool delta = store_rows(s, run, &rows,
+                            run != s->baseline && json_object_get(s->reference_data, key));
     free(rows.items);
     store_cov_run_data(s->writer, run, data, run, hash, delta);
 }

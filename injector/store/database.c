@@ -206,8 +206,9 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
        Lines, branches and functions hold every instrumented one (hit or not). Counts are kept
-       per data file (.gcda) of a run: the baseline's non-zero ones; another run's where they
-       differ from the baseline's copy of that data file (cov_run_data.delta), zeros included;
+       per data file (.gcda) of a run: the baseline's non-zero ones; another run's non-zero
+       ones too, or where that takes fewer rows, where they differ from the baseline's copy of
+       that data file (cov_run_data.delta), zeros included;
        a data file whose bytes equal another run's copy has no rows of its own:
        cov_run_data.source names the run whose rows to use. A run -N is program N's run alone
        (programs.alone_dir), stored like a fault run. */

@@ -283,6 +283,15 @@ check_equal "LF_NOFAIL sites are flagged, and only they" \
 "$FAILRUN" cov --db fork.db --json >fork.json
 check_equal "--fork: exactly the marked lines are deletable, kept and unreached, as in re-run mode" \
     "$(markers classic/wordfreq.c classic/main.c)" "$(classified fork.json)"
+# Each data file of a run is stored the shorter way: its non-zero counts, or where they differ
+# from the baseline's copy. A child forked at its site counts only what it ran after the fork,
+# so it differs from the baseline in every line the baseline ran after that point: its own
+# counts are shorter there, and the classes above are the same either way.
+check "--fork: data files the baseline also has are stored as their own counts where shorter" \
+    test "$(sql fork.db "SELECT count(*) FROM cov_run_data d JOIN runs r ON r.id = d.run
+                          WHERE r.kind = 'fault' AND d.source = d.run AND d.delta = 0 AND d.data IN
+                          (SELECT data FROM cov_run_data x JOIN runs b ON b.id = x.run
+                           WHERE b.kind = 'baseline')")" -gt 0
 # An nth sweep reaches libgcov's own allocations at exit: failing them is no finding.
 "$FAILRUN" run -q --nth-sweep --json --db nth.db -- "$CLASSIC" the code absent <"$TEXT" >nth.json
 check_equal "--nth-sweep: no finding in gcov's runtime" 0 \
