@@ -26,6 +26,7 @@
 #include "store/covrows.h"
 #include "format/plan.h"
 #include "format/text.h"
+#include "base/pack.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -316,7 +317,9 @@ void coverage_store_counts(sqlite3 *db, int64_t run, const char *build_path,
 
 struct data_file {
     size_t run;     /* index in the batch */
-    char *path;     /* in the run's prefix folder */
+    char *path;     /* in the run's prefix folder (or as if there, from its pack) */
+    const char *packed; /* its bytes in the run's pack, NULL: read from path */
+    size_t packed_length;
     int64_t hash;   /* of its bytes */
     int64_t source; /* the run whose rows hold its counts: its own, or one with the same bytes */
 };
@@ -324,6 +327,8 @@ struct data_file {
 struct pending_run {
     int64_t id;
     char *prefix;
+    char *pack_path, *pack; /* where its pack would be; its bytes (base/pack.h), or NULL */
+    size_t pack_length;
     size_t data_files, gcov_files;
 };
 
@@ -463,24 +468,60 @@ static bool notes_exist(const char *build_path)
     return ok;
 }
 
+/* The data files of a run that left a pack (a run in the scratch file system, settled), as
+   if they were in its prefix folder: their paths into found_data, their places in the pack into
+   `places` (an offset past the pack's start and a length, each). */
+static VECTOR(size_t) found_places;
+
+static void collect_packed_files(const struct pending_run *run)
+{
+    size_t at = 0;
+    struct pack_entry entry;
+    while (pack_next(run->pack, run->pack_length, &at, &entry)) {
+        if (entry.name_length < 6 || memcmp(entry.name + entry.name_length - 5, ".gcda", 5))
+            continue;
+        VECTOR_PUSH(found_data, xasprintf("%s%.*s", run->prefix, (int)entry.name_length,
+                                          entry.name));
+        VECTOR_PUSH(found_places, (size_t)(entry.bytes - run->pack));
+        VECTOR_PUSH(found_places, entry.length);
+    }
+}
+
 /* Finds the run's data files and decides which of them must be read. */
 static void add_run(struct batch *batch, struct known_copies *known, int64_t id, const char *dir,
                     struct coverage_read_stats *stats)
 {
     struct pending_run run = {.id = id, .prefix = coverage_directory(dir)};
     found_data.count = 0;
-    collect_data_files(run.prefix);
+    found_places.count = 0;
+    run.pack_path = coverage_pack(dir);
+    run.pack = pack_load(run.pack_path, &run.pack_length);
+    if (run.pack)
+        collect_packed_files(&run);
+    else
+        collect_data_files(run.prefix);
     for (size_t i = 0; i < found_data.count; i++) {
         char *path = found_data.items[i];
         const char *build_path = path + strlen(run.prefix);
         size_t length = 0;
-        char *bytes = read_whole_file(path, &length);
+        const char *packed = NULL;
+        char *bytes;
+        if (run.pack) {
+            packed = run.pack + found_places.items[2 * i];
+            length = found_places.items[2 * i + 1];
+            bytes = length ? xmalloc(length) : NULL;
+            if (bytes)
+                memcpy(bytes, packed, length);
+        } else {
+            bytes = read_whole_file(path, &length);
+        }
         if (!bytes || !length) {
             free(bytes);
             free(path);
             continue;
         }
         struct data_file file = {.run = batch->runs.count, .path = path, .source = id,
+                                 .packed = packed, .packed_length = length,
                                  .hash = (int64_t)hash_bytes(4, bytes, length)};
         int64_t source = same_copy(known, file.hash, build_path, bytes, length);
         if (source) {
@@ -526,8 +567,9 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
             continue; /* another copy's rows answer it: below */
         const char *build_path = file->path + strlen(run->prefix);
         struct gcov_notes *notes = notes_for(cache, build_path);
-        size_t length = 0;
-        char *bytes = notes ? read_whole_file(file->path, &length) : NULL;
+        size_t length = file->packed_length;
+        char *read = notes && !file->packed ? read_whole_file(file->path, &length) : NULL;
+        const char *bytes = !notes ? NULL : file->packed ? file->packed : read;
         char error[256];
         if (!bytes) {
             stats->missing++;
@@ -540,7 +582,7 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
             store_counts(&s, run->id, build_path, gcov_notes_directory(notes), counts,
                          file->hash);
         }
-        free(bytes);
+        free(read);
     }
     for (size_t i = 0; i < batch->files.count; i++) {
         struct data_file *file = &batch->files.items[i];
@@ -564,16 +606,22 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
     store_cov_commit(db);
     /* Stored: the runs' gcov data (2 GB on jansson's suite) is needed no more. A later copy
        that a removed one would have answered goes to gcov (same_copy). */
-    for (size_t i = 0; i < batch->runs.count; i++)
+    for (size_t i = 0; i < batch->runs.count; i++) {
         remove_tree(batch->runs.items[i].prefix);
+        if (batch->runs.items[i].pack)
+            unlink(batch->runs.items[i].pack_path);
+    }
 }
 
 static void batch_clear(struct batch *batch)
 {
     for (size_t i = 0; i < batch->files.count; i++)
         free(batch->files.items[i].path);
-    for (size_t i = 0; i < batch->runs.count; i++)
+    for (size_t i = 0; i < batch->runs.count; i++) {
         free(batch->runs.items[i].prefix);
+        free(batch->runs.items[i].pack);
+        free(batch->runs.items[i].pack_path);
+    }
     batch->files.count = batch->runs.count = 0;
 }
 
@@ -681,5 +729,8 @@ bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
     free(found_data.items);
     found_data.items = NULL;
     found_data.capacity = 0;
+    free(found_places.items);
+    found_places.items = NULL;
+    found_places.capacity = 0;
     return store_cov_has_lines(db);
 }

@@ -7,6 +7,7 @@
 #include "engine/campaign_run.h"
 #include "store/database.h"
 #include "store/runs.h"
+#include "base/pack.h"
 #include "base/util.h"
 #include "format/plan.h"
 #include "format/text.h"
@@ -430,12 +431,21 @@ void settle_run_folder(const struct campaign_context *context, const char *dir, 
 {
     char *kept = kept_path(context, dir);
     if (strcmp(kept, dir)) {
+        /* Its gcov data as one file on disk (base/pack.h), not a tree of folders. */
         char *coverage = coverage_directory(dir);
         if (access(coverage, F_OK) == 0) {
-            char *target = coverage_directory(kept);
-            if (!move_tree(coverage, target))
-                warn("cannot move %s to %s: %s; that run's coverage is lost", coverage, target,
-                     strerror(errno));
+            char *target = coverage_pack(kept);
+            remove_coverage(kept);
+            bool packed = pack_tree(coverage, target);
+            if (!packed && errno == ENOENT) { /* the first run kept in its folder */
+                char *parent = xstrdup(kept);
+                *strrchr(parent, '/') = '\0';
+                packed = make_directories(parent) && pack_tree(coverage, target);
+                free(parent);
+            }
+            if (!packed)
+                warn("cannot write %s: %s; that run's coverage is lost", target, strerror(errno));
+            remove_tree(coverage);
             free(target);
         }
         free(coverage);

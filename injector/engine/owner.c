@@ -408,12 +408,10 @@ static void check_round(struct campaign_context *context, struct check *check, i
            one program alone runs shared code far fewer times than the whole command did. */
         settle_run_folder(context, dir, false);
         char *kept = kept_path(context, dir);
-        char *coverage = coverage_directory(kept);
-        if (access(coverage, F_OK) == 0)
+        if (coverage_exists(kept))
             check->alone_dir = kept;
         else
             free(kept);
-        free(coverage);
     } else {
         remove_run_folder(dir);
     }
@@ -541,9 +539,7 @@ void owners_check(struct campaign_context *context)
     for (size_t i = 0; i < checks.count; i++) {
         alone += !checks.items[i].reason;
         if (checks.items[i].reason && checks.items[i].alone_dir) {
-            char *coverage = coverage_directory(checks.items[i].alone_dir);
-            remove_tree(coverage); /* its runs use the whole command's baseline */
-            free(coverage);
+            remove_coverage(checks.items[i].alone_dir); /* its runs use the command's baseline */
         }
         free(checks.items[i].alone_dir);
         free(checks.items[i].sites.items);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ";faults=" and the names of the kinds --faults chose (kinds.def), for each set of kinds:
    made once, then shared by every thread. */
@@ -59,12 +60,33 @@ char *coverage_directory(const char *run_dir)
     return xasprintf("%s.gcov", run_dir);
 }
 
+char *coverage_pack(const char *run_dir)
+{
+    return xasprintf("%s.gcov.pack", run_dir);
+}
+
+bool coverage_exists(const char *run_dir)
+{
+    char *folder = coverage_directory(run_dir), *pack = coverage_pack(run_dir);
+    bool found = access(folder, F_OK) == 0 || access(pack, F_OK) == 0;
+    free(folder);
+    free(pack);
+    return found;
+}
+
+void remove_coverage(const char *run_dir)
+{
+    char *folder = coverage_directory(run_dir), *pack = coverage_pack(run_dir);
+    remove_tree(folder);
+    unlink(pack);
+    free(folder);
+    free(pack);
+}
+
 void remove_run_folder(const char *run_dir)
 {
-    char *coverage = coverage_directory(run_dir);
     remove_tree(run_dir);
-    remove_tree(coverage);
-    free(coverage);
+    remove_coverage(run_dir);
 }
 
 void environment_free(char **environment)

@@ -74,7 +74,13 @@ unsigned fault_kinds_parse(const char *text);
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
-/* Removes a run's folder and its coverage folder beside it. */
+/* The same data as one file (base/pack.h), beside the folder's kept place: what a run in the
+   scratch file system leaves when failrun keeps it (settle_run_folder). failrun cov reads either. */
+char *coverage_pack(const char *run_dir);
+/* Whether a run left gcov data, as a folder or a pack; removing both. */
+bool coverage_exists(const char *run_dir);
+void remove_coverage(const char *run_dir);
+/* Removes a run's folder and its coverage beside it. */
 void remove_run_folder(const char *run_dir);
 
 /* Frees a NULL-terminated list of strings (strings_from_blob's, run_environment's). */
