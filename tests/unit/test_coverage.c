@@ -253,20 +253,56 @@ static void test_leg_from_the_reaction_up_the_callers(void **state)
     assert_int_equal(branch_class(&r, c.file, 17, 0), LINE_DELETABLE);
     assert_int_equal(r.baseline_runs, 1);
     assert_int_equal(r.fault_runs, 1);
-    /* The fault run's counts were stored as differences from the baseline's (line 8: 0 where
-       the baseline had 1; line 10: nothing, equal) and read back whole. */
-    sqlite3_stmt *statement = database_prepare(
-        c.db, "SELECT (SELECT count FROM cov_line_hits WHERE run = 2 AND line = 8),"
-              " (SELECT count(*) FROM cov_line_hits WHERE run = 2 AND line = 10),"
-              " (SELECT delta FROM cov_run_data WHERE run = 2)");
-    assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(statement, 0), 0);
-    assert_int_equal(sqlite3_column_int(statement, 1), 0);
-    assert_int_equal(sqlite3_column_int(statement, 2), 1);
-    sqlite3_finalize(statement);
     assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 8)], 1);
     assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 10)], 2);
     assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 5)], 1);
+    finish(&c, &r);
+}
+
+/* Rows of a run's data file and whether they are a difference from the baseline's copy. */
+static void stored_rows(sqlite3 *db, int64_t run, int *rows, int *delta)
+{
+    sqlite3_stmt *statement = database_prepare(
+        db, "SELECT (SELECT count(*) FROM cov_line_hits WHERE run = ?1)"
+            " + (SELECT count(*) FROM cov_branch_hits WHERE run = ?1),"
+            " (SELECT delta FROM cov_run_data WHERE run = ?1)");
+    sqlite3_bind_int64(statement, 1, run);
+    assert_int_equal(sqlite3_step(statement), SQLITE_ROW);
+    *rows = sqlite3_column_int(statement, 0);
+    *delta = sqlite3_column_int(statement, 1);
+    sqlite3_finalize(statement);
+}
+
+/* A run's data file is stored the shorter way: where it differs from the baseline's copy (a
+   run that ran as the baseline did but for line 8: one row, its 0), or its non-zero counts (a
+   child forked late, whose counters hold only lines 1 and 3: two rows, where the difference
+   would be every other line the baseline ran). Both read back as the run's own counts. */
+static void test_runs_stored_the_shorter_way(void **state)
+{
+    (void)state;
+    struct campaign c = new_campaign(baseline_counts);
+    add_run(&c, 2, site_ids[0], "0000000000000001:1",
+            "1:1 3:1 4:1/0,1 5:0 6:0 8:0 9:1 10:1 11:0 13:0 14:0 15:1 17:1/0,1 18:0 19:0 "
+            "21:1/0,1 22:0 23:1 24:1 25:1 27:1/0,1 28:0 29:1 30:1");
+    add_run(&c, 3, site_ids[1], "0000000000000002:1",
+            "1:1 3:1 4:0/0,0 5:0 6:0 8:0 9:0 10:0 11:0 13:0 14:0 15:0 17:0/0,0 18:0 19:0 "
+            "21:0/0,0 22:0 23:0 24:0 25:0 27:0/0,0 28:0 29:0 30:0");
+    int rows, delta;
+    stored_rows(c.db, 2, &rows, &delta);
+    assert_int_equal(delta, 1);
+    assert_int_equal(rows, 1);
+    stored_rows(c.db, 3, &rows, &delta);
+    assert_int_equal(delta, 0);
+    assert_int_equal(rows, 2);
+    struct coverage_call calls[] = {{c.file, 3}};
+    struct coverage_site sites[] = {{.eligible = true, .call_count = 1, .calls = calls},
+                                    {.eligible = true, .call_count = 1, .calls = calls}};
+    struct coverage_result r = analyse(&c, sites, 2);
+    /* Totals over the three runs: the baseline's 1 at line 8, the others' none; line 1 all. */
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 8)], 1);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 1)], 3);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 9)], 2);
+    assert_int_equal(r.line_totals[coverage_find_line(&r.layout, c.file, 30)], 2);
     finish(&c, &r);
 }
 
@@ -702,6 +738,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_leg_from_the_reaction_up_the_callers),
+        cmocka_unit_test(test_runs_stored_the_shorter_way),
         cmocka_unit_test(test_corrupted_data_is_not_a_leg),
         cmocka_unit_test(test_baseline_ran_the_leg_through_its_own_failure),
         cmocka_unit_test(test_a_retry_adds_no_leg_lines),
