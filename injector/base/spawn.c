@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -162,6 +163,15 @@ static int run_child(void *argument)
     redirect(start->request->stderr_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
     if (start->request->cwd && chdir(start->request->cwd) != 0)
         child_fail("cannot enter", start->request->cwd);
+    /* One campaign, one process layout: without address-space randomisation every run (and
+       every process it starts: the personality is inherited) maps its libraries, heap and stack
+       where the baseline's were. A program that hashes addresses (an interpreter's allocator,
+       a pointer-keyed table) otherwise takes other paths, and reaches other allocation sites,
+       from run to run. Where the personality cannot be set (a container's seccomp), runs keep
+       the system's randomisation. */
+    int persona = personality(0xffffffff);
+    if (persona != -1 && !(persona & ADDR_NO_RANDOMIZE))
+        personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
     sigprocmask(SIG_SETMASK, &start->mask, NULL);
     if (start->request->executable)
         execve(start->request->executable, start->request->argv, start->environment);
