@@ -156,7 +156,7 @@ char *plan_record(const struct campaign_settings *settings)
 }
 
 /* `text` lengthened to `width` with `pad` (as it is when longer already). */
-static char *padded(const char *text, size_t width, char pad)
+char *padded(const char *text, size_t width, char pad)
 {
     size_t length = strlen(text);
     char *out = xmalloc((length > width ? length : width) + 1);
@@ -239,6 +239,12 @@ char **run_environment(const struct campaign_settings *settings, const char *run
     free(rules);
     environment[n++] = xasprintf("LIBFAIL_DIR=%s", run_dir);
     environment[n++] = xasprintf("LIBFAIL_PLAN=%s", plan);
+    /* A fork run's root (forkrun.c puts it here): in every other run a value of the same length
+       that names no folder, so the fork run's environment is the others' (an interpreter that
+       copies its environment into its own allocator reached other sites in the fork run). */
+    char *no_root = padded("-", RUN_DIR_WIDTH, '-');
+    environment[n++] = xasprintf("LIBFAIL_FORK=%s", no_root);
+    free(no_root);
     /* Before the scope is decided (the baseline), every process records. */
     char *scope = padded(settings->scope ? settings->scope : "*", RUN_SCOPE_WIDTH, ':');
     environment[n++] = xasprintf("LIBFAIL_EXE=%s", scope);

@@ -21,6 +21,8 @@ char *preload_path(const struct campaign_settings *settings);
 #define RUN_DIR_WIDTH 192
 #define RUN_PLAN_WIDTH 512
 #define RUN_SCOPE_WIDTH 256
+/* `text` padded to `width` with `pad` (never cut). */
+char *padded(const char *text, size_t width, char pad);
 char **run_environment(const struct campaign_settings *settings, const char *run_dir,
                        const char *plan);
 /* The complete environment of a run that starts one program of the baseline alone: the

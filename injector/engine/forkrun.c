@@ -162,7 +162,15 @@ struct spawn_result execute_fork_run(struct campaign_context *context, const cha
         count++;
     char **environment = xcalloc(count + 2, sizeof *environment);
     memcpy(environment, base, count * sizeof *environment);
-    environment[count] = xasprintf("LIBFAIL_FORK=%s", root);
+    /* In the place and at the length run_environment keeps for it in every run. */
+    size_t at = 0;
+    while (at < count && strncmp(environment[at], "LIBFAIL_FORK=", 13))
+        at++;
+    char *padded_root = padded(root, RUN_DIR_WIDTH, '/');
+    char *ours = xasprintf("LIBFAIL_FORK=%s", padded_root);
+    free(padded_root);
+    char *placeholder = at < count ? environment[at] : NULL;
+    environment[at] = ours;
     char *out = xasprintf("%s/stdout", dir), *err = xasprintf("%s/stderr", dir);
     struct spawn_request request = {
         .argv = settings->argv,
@@ -198,7 +206,8 @@ struct spawn_result execute_fork_run(struct campaign_context *context, const cha
     }
     pthread_cond_destroy(&watch.changed);
     pthread_mutex_destroy(&watch.lock);
-    free(environment[count]);
+    free(ours);
+    environment[at] = placeholder; /* base's own, freed with it */
     free(environment);
     environment_free(base);
     free(out);

@@ -24,12 +24,13 @@
 #include <unistd.h>
 
 #define FORK_ENVIRON_MAX 4096 /* entries of the child's environment we can rewrite with room */
+#define RUN_PLAN_ROOM 640     /* failrun pads a run's plan to 512 bytes (environment.h) */
 
 extern char **environ;
 
 /* The child's environment: our entries point into static buffers (setenv would allocate). */
 static char environment_dir[PATH_MAX + 16];
-static char environment_plan[512];
+static char environment_plan[RUN_PLAN_ROOM];
 static char environment_gcov[PATH_MAX + 32];
 static char *child_environment[FORK_ENVIRON_MAX];
 
@@ -115,10 +116,15 @@ static void LF_TEXT reopen_input(off_t offset)
     close(in);
 }
 
-/* The environment with each of `ours` ("NAME=value", at most 4) in place of the entry of that
-   name, or added at its end; environ then points at it (child_environment). False for a huge
-   environment: the entries present were replaced, none added. */
-static bool LF_TEXT set_environment(char *const *ours, int count)
+/* The environment with each of `ours` ("NAME=value", at most 4, each in a buffer of rooms[i]
+   bytes) in place of the entry of that name, or added at its end; environ then points at it
+   (child_environment). An entry shorter than the one it replaces is padded to its length with
+   pads[i] (a folder's '/', a plan's ';'): the program sees the environment of the length every
+   run of the campaign gives it (failrun's environment.c), as an interpreter that copies it into
+   its own allocator must. False for a huge environment: the entries present were replaced,
+   none added. */
+static bool LF_TEXT set_environment(char *const *ours, const size_t *rooms, const char *pads,
+                                    int count)
 {
     bool placed[4] = {false, false, false, false};
     size_t n = 0;
@@ -127,6 +133,11 @@ static bool LF_TEXT set_environment(char *const *ours, int count)
         for (int i = 0; i < count && !replaced; i++) {
             size_t name = (size_t)(strchr(ours[i], '=') - ours[i]) + 1;
             if (!strncmp(*entry, ours[i], name)) {
+                size_t length = strlen(ours[i]), wanted = strlen(*entry);
+                if (length < wanted && wanted < rooms[i]) {
+                    memset(ours[i] + length, pads[i], wanted - length);
+                    ours[i][wanted] = '\0';
+                }
                 *entry = ours[i]; /* in place: right even if the copy below does not fit */
                 placed[i] = replaced = true;
             }
@@ -164,7 +175,9 @@ static void LF_TEXT rewrite_environment(const char *dir)
                             fork_append(environment_gcov, 0, "GCOV_PREFIX="), dir),
                 ".gcov");
     char *ours[] = {environment_dir, environment_plan, environment_gcov};
-    set_environment(ours, 3);
+    const size_t rooms[] = {sizeof environment_dir, sizeof environment_plan,
+                            sizeof environment_gcov};
+    set_environment(ours, rooms, "/;/", 3);
 }
 
 /* In the child: a copy of the written file `file` in `dir` (named fd-N), its bytes, offset and
@@ -309,7 +322,8 @@ void LF_TEXT fork_exec_zygote(const char *exe, const char *variable, const char 
         return;
     fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), dir);
     char *ours[] = {environment_dir, (char *)variable};
-    if (set_environment(ours, 2))
+    const size_t rooms[] = {sizeof environment_dir, 0}; /* `variable` is never padded */
+    if (set_environment(ours, rooms, "/-", 2))
         fork_exec_natively(exe, NULL);
 }
 
@@ -344,7 +358,8 @@ bool LF_TEXT fork_zygote_become_program(const char *run_dir, const char *marker)
 {
     fork_append(environment_dir, fork_append(environment_dir, 0, "LIBFAIL_DIR="), run_dir);
     char *ours[] = {environment_dir};
-    if (!set_environment(ours, 1))
+    const size_t rooms[] = {sizeof environment_dir};
+    if (!set_environment(ours, rooms, "/", 1))
         return false;
     /* The output first: a zygote that fails after it ends before main, its output unread. */
     if (dup2(FORK_ZYGOTE_STDOUT, 1) != 1 || dup2(FORK_ZYGOTE_STDERR, 2) != 2)

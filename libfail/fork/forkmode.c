@@ -183,6 +183,11 @@ void LF_TEXT forkmode_init(const struct plan *plan)
     if (!root || root[0] != '/' || strlen(root) >= PATH_MAX - 96)
         return; /* nowhere to put the children: record only */
     fork_append(fork_state.root, 0, root);
+    /* failrun pads the root with slashes to the length every run's value has (environment.c):
+       the children's folders are named without them. */
+    size_t length = strlen(fork_state.root);
+    while (length > 1 && fork_state.root[length - 1] == '/')
+        fork_state.root[--length] = '\0';
     fork_state.jobs = plan->jobs ? plan->jobs : 1;
     if (fork_state.jobs > PLAN_MAX_JOBS)
         fork_state.jobs = PLAN_MAX_JOBS;

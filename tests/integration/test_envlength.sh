@@ -16,6 +16,12 @@ check_equal "every run saw an environment of the baseline's size: all absorbed, 
     "absorbed 17 | 0" \
     "$(sql short.db "SELECT group_concat(outcome || ' ' || n) FROM (SELECT outcome, count(*) n
                      FROM runs WHERE kind = 'fault' GROUP BY outcome)") | $(jq '.findings | length' short.json)"
+# A fork run adds its root (LIBFAIL_FORK); every other run holds a value of its length there.
+"$FAILRUN" run -q --json --fork --db fork.db -- "$program" >fork.json
+check_equal "--fork: the fork run's children saw the baseline's size too: all absorbed, no finding" \
+    "absorbed 17 | 0" \
+    "$(sql fork.db "SELECT group_concat(outcome || ' ' || n) FROM (SELECT outcome, count(*) n
+                     FROM runs WHERE kind = 'fault' GROUP BY outcome)") | $(jq '.findings | length' fork.json)"
 mkdir -p a/much/longer/folder/for/the/second/campaign
 "$FAILRUN" run -q --keep-runs --db a/much/longer/folder/for/the/second/campaign/long.db \
     -- "$program" >/dev/null

@@ -5,7 +5,7 @@
 # and one `--fork` campaign, each in a fresh copy of inputs/; agreement.py joins their runs by
 # site, chain and plan and asserts the same outcome and the same finding (outcome and the
 # report's `.identity`) for each, and the same findings in both reports. Then three identical
-# re-run campaigns of lua5.4, gawk and xmllint (whose run counts used to vary from campaign to campaign)
+# re-run campaigns of lua5.4, gawk, xmllint and tclsh (whose run counts used to vary from campaign to campaign)
 # must give the same runs and outcomes. Every campaign runs with time() fixed (fixed_clock.so
 # preloaded behind failrun's own preload): libxml2 seeds its hash tables from the clock, and a
 # campaign that straddled a second reached other sites. Where the modes still disagree, a second
@@ -23,11 +23,13 @@ failrun=$root/build/failrun
 out=$root/build/realworld-fork
 programs=$here/programs.tsv
 jobs=${FORK_AGREEMENT_JOBS:-2}
-repeated=${FORK_AGREEMENT_REPEATED:-"lua5.4 gawk xmllint"}
+repeated=${FORK_AGREEMENT_REPEATED:-"lua5.4 gawk xmllint tclsh"}
 # Programs whose sites move between runs of one campaign by themselves, so that no two campaigns
-# are comparable site by site: Tcl's allocator refills its blocks at other calls from run to run
-# (issue 21, "one campaign, one environment"). Named and skipped, not counted.
-unstable=${FORK_AGREEMENT_UNSTABLE:-"tclsh"}
+# are comparable site by site: named and skipped, not counted (FORK_AGREEMENT_UNSTABLE="a b").
+# None now: Tcl's allocator, which refills its blocks at other calls when its environment or its
+# addresses move, was one until every run got one layout (no address randomisation) and the
+# environment's lengths in fork children too (base/spawn.c, libfail/fork/forkchild.c).
+unstable=${FORK_AGREEMENT_UNSTABLE:-}
 
 # shellcheck disable=SC2046
 sh "$root/tools/install-packages.sh" realworld python3 jq \
