@@ -242,9 +242,10 @@ static int64_t reference_count(const struct store *s, const struct count_row *ro
    functions): all non-zero counts, or, as a difference from the baseline's copy, only the
    counts that differ from it (zeros included). `delta` says the difference may be stored; it
    is, where it takes fewer rows. Both give the same counts back (covload.c), so the choice is
-   the disk's: a fork child whose counters were reset at its fault (libfail/fork/forkmode.c)
-   differs from the baseline in every line the baseline ran after that point, zeros all, where
-   its own non-zero counts are a few. Returns whether the rows are a difference. */
+   the disk's: a child that ended with its test case, or whose counters were reset at its
+   fault (where the program exports gcov's reset: libfail/fork/forkmode.c), differs from the
+   baseline in every line the baseline ran after that point, zeros all, where its own non-zero
+   counts may be fewer. Returns whether the rows are a difference. */
 static bool store_rows(struct store *s, int64_t run, row_list *rows, bool delta)
 {
     if (!rows->count)

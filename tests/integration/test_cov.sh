@@ -302,9 +302,9 @@ check_equal "LF_NOFAIL sites are flagged, and only they" \
 check_equal "--fork: exactly the marked lines are deletable, kept and unreached, as in re-run mode" \
     "$(markers classic/wordfreq.c classic/main.c)" "$(classified fork.json)"
 # Each data file of a run is stored the shorter way: its non-zero counts, or where they differ
-# from the baseline's copy. A child forked at its site counts only what it ran after the fork,
-# so it differs from the baseline in every line the baseline ran after that point: its own
-# counts are shorter there, and the classes above are the same either way.
+# from the baseline's copy. A child forked at its site differs from the baseline in every line
+# the baseline ran after that point and it did not: its own counts can be the shorter, and the
+# classes above are the same either way.
 check "--fork: data files the baseline also has are stored as their own counts where shorter" \
     test "$(sql fork.db "SELECT count(*) FROM cov_run_data d JOIN runs r ON r.id = d.run
                           WHERE r.kind = 'fault' AND d.source = d.run AND d.delta = 0 AND d.data IN
