@@ -151,6 +151,12 @@ void store_merge_shard(sqlite3 *db, bool first)
                       " stdin, top, exit_code, signal, alone, alone_stdout, alone_stderr,"
                       " alone_wall_ms, alone_live, alone_dir FROM src.programs s WHERE NOT EXISTS"
                       " (SELECT 1 FROM main.programs m WHERE" SAME_PROGRAM ") ORDER BY id");
+    /* A program an earlier shard never checked alone (it had no run of it to make) takes this
+       shard's check: its run alone is the reference the merged runs are read against. */
+    database_exec(db, "UPDATE main.programs AS m SET alone = s.alone, alone_stdout = s.alone_stdout,"
+                      " alone_stderr = s.alone_stderr, alone_wall_ms = s.alone_wall_ms,"
+                      " alone_live = s.alone_live, alone_dir = s.alone_dir FROM src.programs s"
+                      " WHERE m.alone IS NULL AND s.alone IS NOT NULL AND" SAME_PROGRAM);
     database_exec(db, "CREATE TEMP TABLE program_map(old INTEGER PRIMARY KEY, new INTEGER)");
     database_exec(db, "INSERT INTO temp.program_map SELECT s.id, (SELECT min(m.id) FROM"
                       " main.programs m WHERE" SAME_PROGRAM ") FROM src.programs s");

@@ -109,11 +109,31 @@ for k in 1 2; do
     "$FAILRUN" run -q --shard $k/2 --db wf-shard$k.db -- sh suite.sh >/dev/null
     "$FAILRUN" cov --db wf-shard$k.db >/dev/null
 done
+# Each shard's check of the first wordfreq alone (its reason, when it does not run alone).
+check_equal "suite shards: each shard runs the first wordfreq alone" "yes yes" \
+    "$(for k in 1 2; do sql wf-shard$k.db "SELECT alone FROM programs WHERE id = 1"; done |
+       tr '\n' ' ' | sed 's/ $//')"
 "$FAILRUN" merge wf-shard1.db wf-shard2.db -o wf-all.db
 "$FAILRUN" cov --json --db wf-all.db >wf-all.json
 check_equal "suite shards: the merged database holds the program's run alone as its reference" \
     "$(sql wf-all.db "SELECT -id FROM programs WHERE alone = 'yes'")" \
     "$(sql wf-all.db "SELECT run FROM cov_runs WHERE run < 0 AND data_files > 0")"
+# A shard that owns no run of the program never checks it alone: merged first, its unchecked
+# row takes the check of a shard that made it (and that shard's run alone, the reference).
+for k in 1 2 3 4 5 6 7 8; do
+    "$FAILRUN" run -q --shard $k/8 --db wf-of8-$k.db -- sh suite.sh >/dev/null
+done
+unchecked=$(for k in 1 2 3 4 5 6 7 8; do
+                [ -z "$(sql wf-of8-$k.db "SELECT alone FROM programs WHERE id = 1")" ] && echo $k
+            done | head -n 1)
+checked=$(for k in 1 2 3 4 5 6 7 8; do
+              [ "$(sql wf-of8-$k.db "SELECT alone FROM programs WHERE id = 1")" = yes ] && echo $k
+          done | head -n 1)
+check "suite in 8 shards: one shard never checked the program, another did" \
+    test -n "$unchecked" -a -n "$checked"
+"$FAILRUN" merge wf-of8-$unchecked.db wf-of8-$checked.db -o wf-of8.db
+check_equal "... merged with the unchecked one first, the program runs alone, its run alone kept" \
+    "yes|1" "$(sql wf-of8.db "SELECT alone, alone_dir IS NOT NULL FROM programs ORDER BY id LIMIT 1")"
 check_equal "suite shards: the same error-leg lines as the unsharded suite" \
     "$(jq -c '.lines | [.tested, .deletable, .kept]' wf-whole.json)" \
     "$(jq -c '.lines | [.tested, .deletable, .kept]' wf-all.json)"
