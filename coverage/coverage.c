@@ -29,7 +29,6 @@
 #include "base/pack.h"
 #include "base/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -430,33 +429,15 @@ static int64_t same_copy(struct known_copies *known, int64_t hash, const char *b
     return same ? json_integer_value(json_array_get(copy, 0)) : 0;
 }
 
-/* Every non-empty .gcda under `folder`, by d_type (no stat per entry). An empty one is what a
-   process left when it died while writing it: no data. */
-static void collect_data_files(const char *folder)
+/* Every .gcda under the run's prefix folder (each_file_below), into found_data. An empty one is
+   what a process left when it died while writing it: add_run skips it. */
+static bool collect_data_file(const char *path, void *context)
 {
-    DIR *directory = opendir(folder);
-    if (!directory)
-        return;
-    struct dirent *entry;
-    while ((entry = readdir(directory))) {
-        const char *name = entry->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, ".."))
-            continue;
-        char *path = xasprintf("%s/%s", folder, name);
-        unsigned char type = entry->d_type;
-        struct stat info;
-        if (type == DT_UNKNOWN && lstat(path, &info) == 0)
-            type = S_ISDIR(info.st_mode) ? DT_DIR : S_ISREG(info.st_mode) ? DT_REG : DT_UNKNOWN;
-        size_t n = strlen(name);
-        if (type == DT_DIR) {
-            collect_data_files(path);
-        } else if (type == DT_REG && n > 5 && !strcmp(name + n - 5, ".gcda")) {
-            VECTOR_PUSH(found_data, path);
-            continue;
-        }
-        free(path);
-    }
-    closedir(directory);
+    (void)context;
+    size_t n = strlen(path);
+    if (n > 5 && !strcmp(path + n - 5, ".gcda") && path[n - 6] != '/')
+        VECTOR_PUSH(found_data, xstrdup(path));
+    return true;
 }
 
 /* Does the build still have the .gcno of this data file (its build path)? */
@@ -500,7 +481,7 @@ static void add_run(struct batch *batch, struct known_copies *known, int64_t id,
     if (run.pack)
         collect_packed_files(&run);
     else
-        collect_data_files(run.prefix);
+        each_file_below(run.prefix, collect_data_file, NULL);
     for (size_t i = 0; i < found_data.count; i++) {
         char *path = found_data.items[i];
         const char *build_path = path + strlen(run.prefix);

@@ -9,13 +9,11 @@
 #include "base/pack.h"
 #include "base/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define PACK_MAGIC "libfail-pack 1\n"
@@ -27,52 +25,36 @@ static bool put_length(FILE *out, size_t length)
     return fwrite(bytes, 1, 4, out) == 4;
 }
 
-/* The files below `folder` (its path `base` long in `path`) into `out`; false on a write error
-   or a file that cannot be read. */
-static bool pack_files(FILE *out, const char *path, size_t base)
+struct pack_writer {
+    FILE *out;
+    size_t base; /* the folder's length: each file is named by its path below it */
+};
+
+/* One file of the folder into the pack; false on a write error or a file that cannot be read. */
+static bool pack_file(const char *path, void *context)
 {
-    DIR *dir = opendir(path);
-    if (!dir)
-        return false;
-    bool ok = true;
-    struct dirent *entry;
-    while (ok && (entry = readdir(dir))) {
-        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
-            continue;
-        char *child = xasprintf("%s/%s", path, entry->d_name);
-        unsigned char type = entry->d_type;
-        struct stat st;
-        if (type == DT_UNKNOWN && lstat(child, &st) == 0)
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-        if (type == DT_DIR) {
-            ok = pack_files(out, child, base);
-        } else if (type == DT_REG) {
-            size_t length = 0;
-            char *bytes = read_whole_file(child, &length);
-            const char *name = child + base;
-            size_t name_length = strlen(name);
-            ok = bytes && length <= UINT32_MAX && put_length(out, name_length) &&
-                 fwrite(name, 1, name_length, out) == name_length && put_length(out, length) &&
-                 fwrite(bytes, 1, length, out) == length;
-            free(bytes);
-        }
-        free(child);
-    }
-    closedir(dir);
+    struct pack_writer *writer = context;
+    size_t length = 0;
+    char *bytes = read_whole_file(path, &length);
+    const char *name = path + writer->base;
+    size_t name_length = strlen(name);
+    bool ok = bytes && length <= UINT32_MAX && put_length(writer->out, name_length) &&
+              fwrite(name, 1, name_length, writer->out) == name_length &&
+              put_length(writer->out, length) && fwrite(bytes, 1, length, writer->out) == length;
+    free(bytes);
     return ok;
 }
 
 bool pack_tree(const char *folder, const char *pack)
 {
     char *temporary = xasprintf("%s.tmp", pack);
-    FILE *out = fopen(temporary, "wbe");
-    bool ok = out && fputs(PACK_MAGIC, out) >= 0 && pack_files(out, folder, strlen(folder));
+    struct pack_writer writer = {fopen(temporary, "wbe"), strlen(folder)};
+    bool ok = writer.out && fputs(PACK_MAGIC, writer.out) >= 0 &&
+              each_file_below(folder, pack_file, &writer);
+    if (writer.out && fclose(writer.out) != 0)
+        ok = false;
+    ok = ok && rename(temporary, pack) == 0;
     int saved = errno;
-    if (out && fclose(out) != 0)
-        ok = false;
-    if (ok && rename(temporary, pack) != 0)
-        ok = false;
-    saved = ok ? 0 : errno ? errno : saved;
     if (!ok)
         unlink(temporary);
     free(temporary);

@@ -177,6 +177,32 @@ bool make_directories(const char *path)
     return ok;
 }
 
+bool each_file_below(const char *folder, bool (*each)(const char *path, void *context),
+                     void *context)
+{
+    DIR *dir = opendir(folder);
+    if (!dir)
+        return false;
+    bool ok = true;
+    struct dirent *entry;
+    while (ok && (entry = readdir(dir))) {
+        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+            continue;
+        char *path = xasprintf("%s/%s", folder, entry->d_name);
+        unsigned char type = entry->d_type;
+        struct stat st;
+        if (type == DT_UNKNOWN && lstat(path, &st) == 0)
+            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        if (type == DT_DIR)
+            ok = each_file_below(path, each, context);
+        else if (type == DT_REG)
+            ok = each(path, context);
+        free(path);
+    }
+    closedir(dir);
+    return ok;
+}
+
 uint64_t tree_bytes(const char *path)
 {
     struct stat st;

@@ -72,6 +72,11 @@ char *next_file_named(DIR *folder, const char *directory, const char *prefix, co
 bool make_directories(const char *path);
 /* rm -rf of a folder failrun made */
 void remove_tree(const char *path);
+/* Calls each(path, context) for every regular file below `folder`, its subfolders' too, by the
+   entries' types (no stat per entry where the file system gives them). Stops when each returns
+   false. False then, or when a folder could not be read. */
+bool each_file_below(const char *folder, bool (*each)(const char *path, void *context),
+                     void *context);
 /* Bytes on disk under path (files and folders, as du counts them); 0 when it does not exist. */
 uint64_t tree_bytes(const char *path);
 /* Move a file or folder to `to` (replacing it, making its parent folders), across file systems
