@@ -45,7 +45,7 @@ EXAMPLES := $(BUILD)/examples/kvtest $(BUILD)/examples/csvstat $(BUILD)/examples
             $(BUILD)/examples/cov/kvtest $(BUILD)/examples/cov/csvstat
 UNIT_TESTS := $(addprefix $(BUILD)/tests/,test_core test_classify test_ingest test_signature \
                 test_symbolise test_oom test_policy test_coverage test_findings test_live \
-                test_environment test_source test_kmem test_ktitle test_kernelcov)
+                test_environment test_source test_kmem test_ktitle test_kernelcov test_pack)
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(filter-out tests/programs/lib%.c,$(wildcard tests/programs/*.c))) \
                    $(BUILD)/tests/programs/libsetenv.so $(BUILD)/tests/programs/libhello.so \
@@ -228,6 +228,11 @@ $(BUILD)/tests/test_findings: tests/unit/test_findings.c $(BUILD)/obj/injector/v
                               $(BUILD)/obj/injector/verdict/suppress.o $(BUILD)/obj/injector/base/util.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka
+
+$(BUILD)/tests/test_pack: tests/unit/test_pack.c $(BUILD)/obj/injector/base/pack.o \
+                          $(BUILD)/obj/injector/base/util.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka -lpthread
 
 $(BUILD)/tests/test_ingest: tests/unit/test_ingest.c $(BUILD)/obj/injector/store/ingest.o \
                             $(BUILD)/obj/injector/base/util.o $(BUILD)/obj/libfail/format/record.o \

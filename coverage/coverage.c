@@ -327,8 +327,10 @@ struct data_file {
 struct pending_run {
     int64_t id;
     char *prefix;
-    char *pack_path, *pack; /* where its pack would be; its bytes (base/pack.h), or NULL */
+    char *pack; /* its pack's bytes (base/pack.h), or NULL: its data files are in prefix */
     size_t pack_length;
+    const struct pack_index *collection; /* where its pack came from */
+    char *key;                           /* its key there */
     size_t data_files, gcov_files;
 };
 
@@ -469,15 +471,58 @@ static void collect_packed_files(const struct pending_run *run)
     }
 }
 
+/* The collections of packs that the runs' gcov data lies in (coverage_collection), each read
+   once; only the thread that fills batches adds to them. */
+struct collections {
+    VECTOR(char *) paths;
+    VECTOR(struct pack_index *) indexes;
+};
+
+static struct pack_index *collection_at(struct collections *all, const char *path)
+{
+    for (size_t i = 0; i < all->paths.count; i++)
+        if (!strcmp(all->paths.items[i], path))
+            return all->indexes.items[i];
+    VECTOR_PUSH(all->paths, xstrdup(path));
+    VECTOR_PUSH(all->indexes, pack_index_load(path));
+    return all->indexes.items[all->indexes.count - 1];
+}
+
+/* Every pack read is stored: a collection nothing was appended to since is removed. */
+static void collections_free(struct collections *all, bool remove)
+{
+    for (size_t i = 0; i < all->paths.count; i++) {
+        if (remove && all->indexes.items[i] && pack_index_whole(all->indexes.items[i]))
+            unlink(all->paths.items[i]);
+        pack_index_free(all->indexes.items[i]);
+        free(all->paths.items[i]);
+    }
+    free(all->paths.items);
+    free(all->indexes.items);
+}
+
+/* The run's pack from its folder's collection, if it has one there. */
+static void load_pack(struct pending_run *run, struct collections *all, const char *dir)
+{
+    const char *key;
+    char *path = coverage_collection(dir, &key);
+    struct pack_index *collection = collection_at(all, path);
+    run->pack = pack_index_get(collection, key, &run->pack_length);
+    if (run->pack) {
+        run->collection = collection;
+        run->key = xstrdup(key);
+    }
+    free(path);
+}
+
 /* Finds the run's data files and decides which of them must be read. */
-static void add_run(struct batch *batch, struct known_copies *known, int64_t id, const char *dir,
-                    struct coverage_read_stats *stats)
+static void add_run(struct batch *batch, struct known_copies *known, struct collections *all,
+                    int64_t id, const char *dir, struct coverage_read_stats *stats)
 {
     struct pending_run run = {.id = id, .prefix = coverage_directory(dir)};
     found_data.count = 0;
     found_places.count = 0;
-    run.pack_path = coverage_pack(dir);
-    run.pack = pack_load(run.pack_path, &run.pack_length);
+    load_pack(&run, all, dir);
     if (run.pack)
         collect_packed_files(&run);
     else
@@ -589,9 +634,10 @@ static void read_batch(sqlite3 *db, struct batch *batch, struct notes_cache *cac
     /* Stored: the runs' gcov data (2 GB on jansson's suite) is needed no more. A later copy
        that a removed one would have answered goes to gcov (same_copy). */
     for (size_t i = 0; i < batch->runs.count; i++) {
-        remove_tree(batch->runs.items[i].prefix);
-        if (batch->runs.items[i].pack)
-            unlink(batch->runs.items[i].pack_path);
+        struct pending_run *run = &batch->runs.items[i];
+        remove_tree(run->prefix);
+        if (run->collection)
+            pack_index_release(run->collection, run->key);
     }
 }
 
@@ -602,7 +648,7 @@ static void batch_clear(struct batch *batch)
     for (size_t i = 0; i < batch->runs.count; i++) {
         free(batch->runs.items[i].prefix);
         free(batch->runs.items[i].pack);
-        free(batch->runs.items[i].pack_path);
+        free(batch->runs.items[i].key);
     }
     batch->files.count = batch->runs.count = 0;
 }
@@ -614,6 +660,7 @@ struct pending_runs {
     VECTOR(bool) baselines;
     size_t next;
     struct known_copies known;
+    struct collections collections;
     struct coverage_read_stats *stats;
 };
 
@@ -633,8 +680,8 @@ static void *fill_batch(void *argument)
     size_t gcov_files = 0;
     while (pending->next < pending->ids.count) {
         size_t i = pending->next++;
-        add_run(builder->batch, &pending->known, pending->ids.items[i], pending->dirs.items[i],
-                pending->stats);
+        add_run(builder->batch, &pending->known, &pending->collections, pending->ids.items[i],
+                pending->dirs.items[i], pending->stats);
         gcov_files += builder->batch->runs.items[builder->batch->runs.count - 1].gcov_files;
         if (pending->baselines.items[i] || builder->batch->runs.count >= BATCH_RUNS ||
             gcov_files >= BATCH_FILES)
@@ -703,6 +750,7 @@ bool coverage_read(sqlite3 *db, struct coverage_progress *progress,
     notes_cache_free(&cache);
     gcov_counts_free(&counts);
     known_copies_free(&pending.known);
+    collections_free(&pending.collections, true);
     for (size_t i = 0; i < pending.dirs.count; i++)
         free(pending.dirs.items[i]);
     free(pending.ids.items);

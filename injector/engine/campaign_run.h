@@ -158,9 +158,10 @@ char *kept_path(const struct campaign_context *context, const char *dir);
 /* --keep-runs: after run `run_id` (kept, no bug) settled, remove the oldest kept folders of
    runs without bugs until they take at most --keep-runs MB. Under the campaign's lock. */
 void bound_kept_runs(struct campaign_context *context, int64_t run_id);
-/* After a run is judged: its coverage folder (DIR.gcov) moves to the kept folder, and so does the
-   run's own folder when `keep`; what stays in the scratch folder is removed. */
-void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep);
+/* After a run is judged: its coverage folder (DIR.gcov) moves to the kept folder's collection
+   (coverage_collection), and the run's own folder to the kept folder when `keep`; what stays in
+   the scratch folder is removed. True when the run's gcov data is kept. */
+bool settle_run_folder(const struct campaign_context *context, const char *dir, bool keep);
 /* Start the command for one run in `dir` with `plan`, or with `program` only that program, as it
    was started in the baseline; `extra` ("NAME=value", NULL-terminated, may be NULL) replaces or
    adds to the run's environment. */

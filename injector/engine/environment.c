@@ -433,34 +433,42 @@ char *kept_path(const struct campaign_context *context, const char *dir)
     return xasprintf("%s%s", context->kept_dir, dir + length);
 }
 
-void settle_run_folder(const struct campaign_context *context, const char *dir, bool keep)
+bool settle_run_folder(const struct campaign_context *context, const char *dir, bool keep)
 {
     char *kept = kept_path(context, dir);
+    bool covered = false;
     if (strcmp(kept, dir)) {
-        /* Its gcov data as one file on disk (base/pack.h), not a tree of folders. */
+        /* Its gcov data as one pack in its folder's collection (base/pack.h): no file of its
+           own, no tree of folders. */
         char *coverage = coverage_directory(dir);
         if (access(coverage, F_OK) == 0) {
-            char *target = coverage_pack(kept);
-            remove_coverage(kept);
-            bool packed = pack_tree(coverage, target);
-            if (!packed && errno == ENOENT) { /* the first run kept in its folder */
+            const char *key;
+            char *collection = coverage_collection(kept, &key);
+            covered = pack_append(coverage, collection, key);
+            if (!covered && errno == ENOENT) { /* the first run kept in its folder */
                 char *parent = xstrdup(kept);
                 *strrchr(parent, '/') = '\0';
-                packed = make_directories(parent) && pack_tree(coverage, target);
+                covered = make_directories(parent) && pack_append(coverage, collection, key);
                 free(parent);
             }
-            if (!packed)
-                warn("cannot write %s: %s; that run's coverage is lost", target, strerror(errno));
+            if (!covered)
+                warn("cannot write %s: %s; that run's coverage is lost", collection,
+                     strerror(errno));
             remove_tree(coverage);
-            free(target);
+            free(collection);
         }
         free(coverage);
         if (keep && !move_tree(dir, kept))
             warn("cannot move %s to %s: %s", dir, kept, strerror(errno));
+    } else {
+        char *coverage = coverage_directory(dir);
+        covered = access(coverage, F_OK) == 0;
+        free(coverage);
     }
     if (!keep)
         remove_tree(dir);
     free(kept);
+    return covered;
 }
 
 /* The folder of a run as the database names it, or NULL. */

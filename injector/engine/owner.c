@@ -406,12 +406,8 @@ static void check_round(struct campaign_context *context, struct check *check, i
     if (round == 0 && !check->reason) {
         /* Its gcov data (a --coverage build) is what its fault runs compare with: a run of
            one program alone runs shared code far fewer times than the whole command did. */
-        settle_run_folder(context, dir, false);
-        char *kept = kept_path(context, dir);
-        if (coverage_exists(kept))
-            check->alone_dir = kept;
-        else
-            free(kept);
+        if (settle_run_folder(context, dir, false))
+            check->alone_dir = kept_path(context, dir);
     } else {
         remove_run_folder(dir);
     }

@@ -3,10 +3,12 @@
  * module lookups.
  */
 #include "store/campaign.h"
+#include "base/pack.h"
 #include "base/util.h"
 #include "format/plan.h"
 #include "store/database.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -60,27 +62,24 @@ char *coverage_directory(const char *run_dir)
     return xasprintf("%s.gcov", run_dir);
 }
 
-char *coverage_pack(const char *run_dir)
+char *coverage_collection(const char *run_dir, const char **key)
 {
-    return xasprintf("%s.gcov.pack", run_dir);
-}
-
-bool coverage_exists(const char *run_dir)
-{
-    char *folder = coverage_directory(run_dir), *pack = coverage_pack(run_dir);
-    bool found = access(folder, F_OK) == 0 || access(pack, F_OK) == 0;
-    free(folder);
-    free(pack);
-    return found;
+    const char *slash = strrchr(run_dir, '/');
+    *key = slash ? slash + 1 : run_dir;
+    return slash ? xasprintf("%.*s/gcov.packs", (int)(slash - run_dir), run_dir)
+                 : xstrdup("gcov.packs");
 }
 
 void remove_coverage(const char *run_dir)
 {
-    char *folder = coverage_directory(run_dir), *pack = coverage_pack(run_dir);
+    char *folder = coverage_directory(run_dir);
+    const char *key;
+    char *collection = coverage_collection(run_dir, &key);
     remove_tree(folder);
-    unlink(pack);
+    if (access(collection, F_OK) == 0 && !pack_append_removal(collection, key))
+        warn("cannot write %s: %s", collection, strerror(errno));
+    free(collection);
     free(folder);
-    free(pack);
 }
 
 void remove_run_folder(const char *run_dir)

@@ -74,11 +74,12 @@ unsigned fault_kinds_parse(const char *text);
 /* Where a run's gcov data goes (its GCOV_PREFIX): beside its folder, not in it, so coverage
    outlives the folders of runs that found no bug. */
 char *coverage_directory(const char *run_dir);
-/* The same data as one file (base/pack.h), beside the folder's kept place: what a run in the
-   scratch file system leaves when failrun keeps it (settle_run_folder). failrun cov reads either. */
-char *coverage_pack(const char *run_dir);
-/* Whether a run left gcov data, as a folder or a pack; removing both. */
-bool coverage_exists(const char *run_dir);
+/* The same data as one pack (base/pack.h) in the collection of its kept place's folder
+   (FOLDER/gcov.packs, under the key of the run's name, returned in *key: inside run_dir): what
+   a run in the scratch file system leaves when failrun keeps it (settle_run_folder). failrun
+   cov reads either. */
+char *coverage_collection(const char *run_dir, const char **key);
+/* Removes a run's gcov data: its folder, its pack (a removal appended to the collection). */
 void remove_coverage(const char *run_dir);
 /* Removes a run's folder and its coverage beside it. */
 void remove_run_folder(const char *run_dir);

@@ -51,3 +51,12 @@ marker() {
     line=$(grep -n -F "$text" "$ROOT/$file" | cut -d: -f1)
     echo "$file:$line"
 }
+
+# packed_keys COLLECTION: the runs whose gcov data a collection of packs holds (failrun keeps a
+# run's data that way, injector/base/pack.h: a line "libfail-packs 1 KEY LENGTH" before each
+# pack, the last of a key counting, LENGTH 0 a removal), a key a line, sorted.
+packed_keys() {
+    [ -f "$1" ] || return 0
+    grep -a -o 'libfail-packs 1 [^ ]* [0-9]*' "$1" |
+        awk '{ last[$3] = $4 } END { for (key in last) if (last[key] > 0) print key }' | sort
+}

@@ -37,19 +37,24 @@ classified() {
 
 # Runs in the campaign's own folder (no scratch file system), so each leaves its gcov data as
 # the folder gcov writes: the checks below give it to gcov itself. From runs in memory (the
-# default) failrun keeps it as one file a run (packed.db below).
+# default) failrun keeps it as one pack a run, appended to one file (packed.db below).
 LIBFAIL_SCRATCH= "$FAILRUN" run -q --db all.db -- "$CLASSIC" the code absent <"$TEXT" >run.txt
 check_equal "classic: the campaign finds no bug (its legs are correct)" 0 $?
 "$FAILRUN" run -q --db packed.db -- "$CLASSIC" the code absent <"$TEXT" >/dev/null
 kept_as() { # each fault run's gcov data: "folder", "pack" or nothing, a line per run with one
     sql "$1" "SELECT dir FROM runs WHERE kind = 'fault'" | while read -r d; do
         [ -d "$d.gcov" ] && echo folder
-        [ -f "$d.gcov.pack" ] && echo pack
+        packed_keys "$(dirname "$d")/gcov.packs" | grep -qx "$(basename "$d")" && echo pack
     done
 }
-check_equal "packed: every fault run kept its gcov data as one file, none as a folder" \
-    "$(sql packed.db "SELECT count(*) FROM runs WHERE kind = 'fault'") 0" \
-    "$(kept_as packed.db | grep -c pack) $(kept_as packed.db | grep -c folder)"
+packed_runs=$(sql packed.db "SELECT count(*) FROM runs WHERE kind = 'fault'")
+check_equal "packed: every fault run kept its gcov data as a pack, none as a folder" \
+    "$packed_runs 0" "$(kept_as packed.db | grep -c pack) $(kept_as packed.db | grep -c folder)"
+packs_file=$(sql packed.db "SELECT dir FROM runs WHERE kind = 'fault' LIMIT 1" | xargs dirname)/gcov.packs
+packs_in_file=$(grep -a -o 'libfail-packs 1 ' "$packs_file" | wc -l)
+packs_of_their_own=$(ls "$(dirname "$packs_file")" | grep -c '\.gcov\.pack$')
+check_equal "packed: ... all in one file, one pack a run, none in a file of its own" \
+    "$packed_runs 0" "$packs_in_file $packs_of_their_own"
 "$FAILRUN" cov --db packed.db --json >packed.json
 # failrun cov removes the gcov data it stored; a copy, for the schema-5 database below, which
 # a schema-5 failrun left in place.
@@ -65,6 +70,9 @@ check_equal "packed: read from the packs, every line and branch has the counts a
     "$(jq -c '[.lines, .branches, .runs.baseline, .runs.fault, [.files[].lines[]]]' all.json)" \
     "$(jq -c '[.lines, .branches, .runs.baseline, .runs.fault, [.files[].lines[]]]' packed.json)"
 check_equal "packed: ... and the packs removed once stored" "" "$(kept_as packed.db)"
+check_equal "packed: ... their file too" "" \
+    "$(sql packed.db "SELECT DISTINCT dir FROM runs" | xargs -n1 dirname | sort -u |
+       while read -r f; do ls -d "$f"/gcov.packs 2>/dev/null; done)"
 check_equal "classic: the error reaction no run took is the marked one" \
     "$(untaken_markers classic/wordfreq.c classic/main.c)" "$(untaken all.json)"
 runs=$(sql all.db "SELECT count(*) FROM runs")
@@ -329,11 +337,12 @@ check_equal "suite: the first wordfreq runs alone (its gcov data kept), the othe
                      LEFT JOIN runs r ON r.owner = p.id GROUP BY p.id ORDER BY p.id" |
        tr '\n' ' ' | sed 's/ $//')"
 suite_alone=$(sql suite.db "SELECT alone_dir FROM programs WHERE alone = 'yes'")
-check "suite: the program's run alone left gcov data (packed: it ran in memory)" test -f "$suite_alone.gcov.pack"
+check "suite: the program's run alone left gcov data (packed: it ran in memory)" \
+    sh -c "grep -a -q 'libfail-packs 1 $(basename "$suite_alone") [1-9]' '$(dirname "$suite_alone")/gcov.packs'"
 "$FAILRUN" cov --db suite.db --json >suite.json
 check_equal "suite: its run alone was read as the reference (run -1)" 1 \
     "$(sql suite.db "SELECT data_files > 0 FROM cov_runs WHERE run = -1")"
-check "suite: ... and its gcov data removed once stored" test ! -e "$suite_alone.gcov.pack"
+check "suite: ... and its gcov data removed once stored" test ! -e "$(dirname "$suite_alone")/gcov.packs"
 check_equal "suite: exactly the marked error legs are deletable and kept, as alone" \
     "$(markers classic/wordfreq.c classic/main.c | grep -v unreached)" \
     "$(classified suite.json | grep -v unreached)"

@@ -9,11 +9,12 @@ cd "$work" || exit 1
 runs=.failrun/campaign.files/runs
 
 "$FAILRUN" run -q --keep-runs -- "$EXAMPLES/cov/kvtest" >run.txt
-gcov_before=$(ls -d "$runs"/*.gcov "$runs"/*.gcov.pack 2>/dev/null | wc -l)
+gcov_before=$(( $(ls -d "$runs"/*.gcov 2>/dev/null | wc -l) + $(packed_keys "$runs/gcov.packs" | wc -l) ))
 check "before failrun cov: each run has its gcov data" test "$gcov_before" -gt 10
 before=$(du -sk .failrun | cut -f1)
 "$FAILRUN" cov --json >first.json
-check_equal "failrun cov: the gcov data it stored is removed (folders and packs)" 0 "$(ls -d "$runs"/*.gcov "$runs"/*.gcov.pack 2>/dev/null | wc -l)"
+check_equal "failrun cov: the gcov data it stored is removed (folders and packs)" 0 \
+    "$(ls -d "$runs"/*.gcov "$runs"/gcov.packs 2>/dev/null | wc -l)"
 after=$(du -sk .failrun | cut -f1)
 echo "# du -sk .failrun: $before KB before failrun cov, $after KB after"
 check "failrun cov: the campaign folder is smaller after" test "$after" -lt "$before"
@@ -46,3 +47,4 @@ check_equal "--keep-runs=64K: the coverage of removed runs' folders is still rea
     "$(jq -c '.lines' first.json)" "$(jq -c '.lines' bounded-cov.json)"
 "$FAILRUN" run -q --keep-runs=10X -- true 2>err.txt
 check_equal "--keep-runs=10X: refused with status 2" 2 $?
+

@@ -73,7 +73,8 @@ check_equal "merged coverage shards: the same sites credited (by id, runs, locat
     "$(jq -c '[.sites[] | [.id, .runs, .location]] | sort' cov-whole.json)" \
     "$(jq -c '[.sites[] | [.id, .runs, .location]] | sort' cov-all.json)"
 check_equal "merged coverage shards: no gcov data left to read (failrun cov removed it)" 0 \
-    "$(ls -d "$work"/cov-shard*.files/runs/*.gcov "$work"/cov-shard*.files/runs/*.gcov.pack 2>/dev/null | wc -l)"
+    "$(ls -d "$work"/cov-shard*.files/runs/*.gcov "$work"/cov-shard*.files/runs/gcov.packs \
+             "$work"/cov-shard*.files/runs/*/gcov.packs 2>/dev/null | wc -l)"
 
 # A shard whose baseline wrote other bytes than the first shard's (counts that vary from run to
 # run): its runs' data files that leaned on its own baseline (stored as differences from it, or
