@@ -289,8 +289,18 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
                                     (unsigned long long)symptom)
                         : finding_key_at(context, outcome, signal, evidence, library);
     char *frames = frames_to_json(evidence);
+    int64_t before = store_finding_run_of_key(context->db, key);
     int64_t id = store_finding_add(context->db, key, outcome_name(outcome), signal, site, frames,
                                    run_id, detail, bytes);
+    /* This run represents the finding now: the folder of the one it replaces goes, unless that
+       one represents another finding too (or --keep-runs keeps every folder). */
+    if (before && before != run_id && !context->options->keep_runs &&
+        !store_run_represents_finding(context->db, before)) {
+        char *old = store_run_dir(context->db, before);
+        if (old)
+            remove_tree(old);
+        free(old);
+    }
     free(key);
     free(frames);
     return id;
@@ -782,7 +792,12 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         store_run_test_case(context->db, job->run_id, job->test_case);
     store_run_stdout_hash(context->db, job->run_id, stdout_hash);
     *fired = target != NULL;
-    *worth_keeping = outcome_is_bug(outcome) || finding;
+    /* A finding keeps the folder of the run that represents it (its replay's), not of each of
+       its runs: in json-c's suite, 615 runs of 28 findings each copied its folder to disk.
+       --keep-runs keeps them all. */
+    *worth_keeping = finding && !context->options->keep_runs
+                         ? store_run_represents_finding(context->db, job->run_id)
+                         : outcome_is_bug(outcome) || finding;
     free(frames);
     free(stderr_text);
     free(out);

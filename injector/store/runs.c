@@ -261,6 +261,25 @@ bool store_sanitizer_runtime_loaded(sqlite3 *db)
 
 /* ---- findings ---- */
 
+int64_t store_finding_run_of_key(sqlite3 *db, const char *key)
+{
+    sqlite3_stmt *statement = database_prepare(db, "SELECT first_run FROM findings WHERE key = ?");
+    sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+    int64_t run = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    database_finalize(statement);
+    return run;
+}
+
+bool store_run_represents_finding(sqlite3 *db, int64_t run)
+{
+    sqlite3_stmt *statement =
+        database_prepare(db, "SELECT 1 FROM findings WHERE first_run = ? LIMIT 1");
+    sqlite3_bind_int64(statement, 1, run);
+    bool represents = sqlite3_step(statement) == SQLITE_ROW;
+    database_finalize(statement);
+    return represents;
+}
+
 int64_t store_finding_add(sqlite3 *db, const char *key, const char *outcome, int signal,
                           const char *site, const char *frames, int64_t run, const char *detail,
                           uint64_t bytes)

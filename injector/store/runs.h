@@ -79,6 +79,11 @@ bool store_sanitizer_runtime_loaded(sqlite3 *db);
 
 /* ---- findings ---- */
 
+/* The run that represents the finding of `key` (its replay's: the earliest of its smallest
+   site), 0 when there is no such finding yet; whether run `run` represents any finding. */
+int64_t store_finding_run_of_key(sqlite3 *db, const char *key);
+bool store_run_represents_finding(sqlite3 *db, int64_t run);
+
 /* A bug seen in run `run`: a new finding under `key`, or one more run of the stored one (the
    run of the smallest site represents it: FINDING_REPLACES, database.h). Its id. `detail` may
    be NULL; `bytes` 0 leaves it NULL. */

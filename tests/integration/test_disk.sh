@@ -1,7 +1,9 @@
 #!/bin/sh
 # test_disk.sh — what a campaign leaves on disk: failrun cov removes each run's gcov data once
-# stored in the database; --keep-runs=SIZE bounds the kept folders of runs without bugs,
-# oldest first, never those of runs that found bugs, and the report says what it removed.
+# stored in the database; a finding keeps the folder of the run that represents it, not of
+# each of its runs; --keep-runs=SIZE keeps the others too and bounds the kept folders of runs
+# without bugs, oldest first, never those of runs that found bugs, and the report says what
+# it removed.
 . "$(dirname "$0")/lib.sh"
 work=$(scratch)
 trap 'rm -rf "$work"' EXIT
@@ -48,3 +50,19 @@ check_equal "--keep-runs=64K: the coverage of removed runs' folders is still rea
 "$FAILRUN" run -q --keep-runs=10X -- true 2>err.txt
 check_equal "--keep-runs=10X: refused with status 2" 2 $?
 
+# One bug reached from six sites: one finding of six runs, and one folder kept, its replay's.
+for keep in "" --keep-runs; do
+    "$FAILRUN" run -q --db "represent$keep.db" $keep -- "$PROGRAMS/represent" >/dev/null
+    kept=$(sql "represent$keep.db" "SELECT id, dir FROM runs WHERE kind = 'fault'" |
+           while IFS='|' read -r id dir; do [ -d "$dir" ] && echo "$id"; done | tr '\n' ' ')
+    if [ -z "$keep" ]; then
+        check_equal "one bug from six sites: one finding of six runs" "1 6" \
+            "$(sql represent.db "SELECT count(*), sum(runs) FROM findings" | tr '|' ' ')"
+        check_equal "... the folder kept is its representative run's alone" \
+            "$(sql represent.db "SELECT first_run FROM findings") " "$kept"
+    else
+        check_equal "... with --keep-runs, the folder of each of its runs" \
+            "$(sql represent--keep-runs.db "SELECT id FROM runs WHERE finding IS NOT NULL ORDER BY id" |
+               tr '\n' ' ')" "$kept"
+    fi
+done
