@@ -91,6 +91,7 @@ typedef VECTOR(int64_t) id_list;
 
 struct start_lines {
     struct campaign_context *context;
+    const struct program *program;
     FILE *out;
     int known;      /* "+" lines so far */
     id_list *given; /* the runs given */
@@ -119,7 +120,8 @@ static void write_known_line(const char *site, int64_t max_size, void *data)
 static void write_start_line(const struct store_fork_run *run, void *data)
 {
     struct start_lines *lines = data;
-    write_site_line(lines->out, &lines->context->options->settings, run->site, run->plan);
+    write_site_line(lines->out, &lines->context->options->settings, lines->program, run->site,
+                    run->plan);
     VECTOR_PUSH(*lines->given, run->id);
 }
 
@@ -223,7 +225,7 @@ static char *write_start_file(struct campaign_context *context, const char *root
     if (native && !strcmp(native, "0"))
         fputs(" guest-main=1", out);
     fputc('\n', out);
-    struct start_lines lines = {context, out, 0, given};
+    struct start_lines lines = {context, program, out, 0, given};
     store_program_known_sites_each(context->db, program->id, write_known_line, &lines);
     store_fork_runs_each(context->db, program->id, write_start_line, &lines);
     if (fclose(out) != 0)

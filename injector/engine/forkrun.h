@@ -45,9 +45,11 @@ int64_t conclude_children(struct campaign_context *context, const char *root,
                           struct program *program, int64_t selector, bool at_start,
                           const struct child_retries *retries);
 /* "SITE PLAN", a line of a start file or of a start's round (forkstart.c): the plan with the
-   campaign's CPU limit. */
-void write_site_line(FILE *out, const struct campaign_settings *settings, const char *site,
-                     const char *plan);
+   CPU limit of `program`'s runs (plan_with_program_cpu_limit: a program alone, its own time
+   alone's; else, or with no program, the campaign's). A child that spins after its fault then
+   ends as a hang at that limit, as its re-run would, not at its start's wall-clock bound. */
+void write_site_line(FILE *out, const struct campaign_settings *settings,
+                     const struct program *program, const char *site, const char *plan);
 /* startrounds.c. Whether a start's unfailed children vouch for its children (the first ended as
    the program does there, the second and the one after the first round as the first): NULL
    when so, else why not. `name` is its start file's. */

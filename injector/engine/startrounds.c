@@ -129,10 +129,10 @@ int64_t conclude_start(struct campaign_context *context, const char *root,
 
 /* ---- the rounds ---- */
 
-void write_site_line(FILE *out, const struct campaign_settings *settings, const char *site,
-                     const char *plan)
+void write_site_line(FILE *out, const struct campaign_settings *settings,
+                     const struct program *program, const char *site, const char *plan)
 {
-    char *limited = plan_with_cpu_limit(settings, plan);
+    char *limited = plan_with_program_cpu_limit(settings, plan, program);
     fprintf(out, "%s %s\n", site, limited);
     free(limited);
 }
@@ -227,7 +227,8 @@ static void write_round(struct start_rounds *rounds, struct start_round *start, 
     clear_last(start);
     for (size_t i = 0; i < start->next.count; i++) {
         struct given_site *given = &start->next.items[i];
-        write_site_line(out, &rounds->context->options->settings, given->site, given->plan);
+        write_site_line(out, &rounds->context->options->settings, start->program, given->site,
+                        given->plan);
         VECTOR_PUSH(start->last, given->site);
         free(given->plan);
     }

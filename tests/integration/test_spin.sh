@@ -54,6 +54,25 @@ check_equal "suite: every fault run of the program alone had its own limit, 5x i
     "cpu=$((5 * alone_ms + 500)) " "$limits"
 check "suite: below the command's limit ($campaign_ms ms)" test "$((5 * alone_ms + 500))" -lt "$campaign_ms"
 
+# Forking at its start inside the suite (FAILRUN_START_ABOVE_MS=0: however cheap re-running it
+# is), the child whose leg loops ends at the program's own limit too: a hang found by the child,
+# not a child out of its start's wall-clock time (3x the program's time + 2 s; no --timeout
+# here, which would be the bound instead), re-run. The suite's shell works half a second, so
+# the command's limit (5x that + 2 s) is past that time.
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db start.db -- \
+    sh -c '"$0"; i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done' "$spin" >start.json 2>start.err
+check "start: the program forks at its start" grep -q "forking at their start" start.err
+loop_site=$(jq -r ".runs[] | select(.site_name | endswith(\"spin.c:$loop\")) | .site" start.json)
+check_equal "start: the loop's child was ended by its CPU limit, and answered its site" \
+    "hang|0|1" "$(sql start.db "SELECT outcome, timed_out, dir LIKE '%-starts/%' FROM runs
+                                WHERE kind = 'fault' AND site = '$loop_site'")"
+check_equal "start: so were the children whose executed program or worker spins: 4 hangs" \
+    "4 4" "$(sql start.db "SELECT count(*), sum(dir LIKE '%-starts/%') FROM runs
+                           WHERE kind = 'fault' AND outcome = 'hang'" | tr '|' ' ')"
+check "start: no child ran out of time" test "$(grep -c 'ran out of time' start.err)" = 0
+check_equal "start: the leg that works 0.3 s reports the error, no hang" "handled|0" \
+    "$(run_at start "$work_line")"
+
 # The limit is not part of the stored plan: a replay shows the program as it is.
 check "the stored plans carry no CPU limit" \
     test "$(sql rerun.db "SELECT count(*) FROM runs WHERE plan LIKE '%cpu=%'")" = 0
