@@ -329,7 +329,7 @@ struct pending_run {
     char *prefix;
     char *pack; /* its pack's bytes (base/pack.h), or NULL: its data files are in prefix */
     size_t pack_length;
-    const struct pack_index *collection; /* where its pack came from */
+    struct pack_index *collection; /* where its pack came from */
     char *key;                           /* its key there */
     size_t data_files, gcov_files;
 };
@@ -488,11 +488,11 @@ static struct pack_index *collection_at(struct collections *all, const char *pat
     return all->indexes.items[all->indexes.count - 1];
 }
 
-/* Every pack read is stored: a collection nothing was appended to since is removed. */
+/* A collection whose every pack was stored, and nothing appended since, is removed. */
 static void collections_free(struct collections *all, bool remove)
 {
     for (size_t i = 0; i < all->paths.count; i++) {
-        if (remove && all->indexes.items[i] && pack_index_whole(all->indexes.items[i]))
+        if (remove && all->indexes.items[i] && pack_index_all_released(all->indexes.items[i]))
             unlink(all->paths.items[i]);
         pack_index_free(all->indexes.items[i]);
         free(all->paths.items[i]);

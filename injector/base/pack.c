@@ -85,7 +85,7 @@ static bool append_record(const char *collection, const char *record, size_t len
 {
     pthread_mutex_lock(&append_lock);
     int fd = open(collection, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    struct stat before;
+    struct stat before = {.st_size = -1};
     bool ok = fd >= 0 && fstat(fd, &before) == 0;
     for (size_t done = 0; ok && done < length;) {
         ssize_t n = write(fd, record + done, length - done);
@@ -119,6 +119,10 @@ bool pack_append(const char *folder, const char *collection, const char *key)
 
 bool pack_append_removal(const char *collection, const char *key)
 {
+    if (!*key || strchr(key, '\n') || strlen(key) >= KEY_MAX) {
+        errno = EINVAL;
+        return false;
+    }
     char *record = xasprintf(COLLECTION_MAGIC "%s 0\n", key);
     bool ok = append_record(collection, record, strlen(record));
     free(record);
@@ -130,13 +134,17 @@ struct pack_place {
     off_t at; /* of the pack's bytes */
     size_t length;
     size_t order;
+    bool live;     /* a pack when read (not a removal, nor given back by an earlier cov) */
+    bool released; /* given back since */
 };
 
+/* Read once; each use opens the collection again, so that a failrun cov that reads a
+   campaign's many folders holds no descriptor for each. */
 struct pack_index {
-    int fd;
+    char *path;
     off_t size; /* the collection's, when read */
     struct pack_place *places; /* by key, one a key: its latest */
-    size_t count;
+    size_t count, live, released;
 };
 
 static int by_key_then_order(const void *a, const void *b)
@@ -199,9 +207,18 @@ static off_t next_record(int fd, off_t from, off_t size)
     return -1;
 }
 
+/* Whether the `length` bytes at `at` start as a pack does (a given-back one reads as zeros). */
+static bool pack_starts_at(int fd, off_t at, size_t length)
+{
+    char magic[sizeof PACK_MAGIC - 1];
+    return length >= sizeof magic &&
+           pread(fd, magic, sizeof magic, at) == (ssize_t)sizeof magic &&
+           !memcmp(magic, PACK_MAGIC, sizeof magic);
+}
+
 struct pack_index *pack_index_load(const char *collection)
 {
-    int fd = open(collection, O_RDWR | O_CLOEXEC);
+    int fd = open(collection, O_RDONLY | O_CLOEXEC);
     struct stat status;
     if (fd < 0 || fstat(fd, &status) != 0) {
         if (fd >= 0)
@@ -209,7 +226,7 @@ struct pack_index *pack_index_load(const char *collection)
         return NULL;
     }
     struct pack_index *index = xcalloc(1, sizeof *index);
-    index->fd = fd;
+    index->path = xstrdup(collection);
     index->size = status.st_size;
     size_t capacity = 0;
     char key[KEY_MAX];
@@ -226,7 +243,7 @@ struct pack_index *pack_index_load(const char *collection)
             index->places = xrealloc(index->places, capacity * sizeof *index->places);
         }
         index->places[index->count] =
-            (struct pack_place){xstrdup(key), data, length, index->count};
+            (struct pack_place){xstrdup(key), data, length, index->count, false, false};
         index->count++;
         at = data + (off_t)length;
     }
@@ -234,17 +251,21 @@ struct pack_index *pack_index_load(const char *collection)
         qsort(index->places, index->count, sizeof *index->places, by_key_then_order);
     size_t kept = 0; /* the last of each key */
     for (size_t i = 0; i < index->count; i++) {
-        bool later = i + 1 < index->count && !strcmp(index->places[i].key, index->places[i + 1].key);
-        if (later)
-            free(index->places[i].key);
-        else
-            index->places[kept++] = index->places[i];
+        struct pack_place *place = &index->places[i];
+        if (i + 1 < index->count && !strcmp(place->key, index->places[i + 1].key)) {
+            free(place->key);
+            continue;
+        }
+        place->live = pack_starts_at(fd, place->at, place->length);
+        index->live += place->live;
+        index->places[kept++] = *place;
     }
     index->count = kept;
+    close(fd);
     return index;
 }
 
-static const struct pack_place *place_of(const struct pack_index *index, const char *key)
+static struct pack_place *place_of(const struct pack_index *index, const char *key)
 {
     size_t low = 0, high = index ? index->count : 0;
     while (low < high) {
@@ -263,38 +284,52 @@ static const struct pack_place *place_of(const struct pack_index *index, const c
 char *pack_index_get(const struct pack_index *index, const char *key, size_t *length)
 {
     const struct pack_place *place = place_of(index, key);
-    if (!place || place->length < strlen(PACK_MAGIC))
+    int fd = place && place->live ? open(index->path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
         return NULL;
-    char *bytes = xmalloc(place->length);
+    char *bytes = NULL;
     size_t done = 0;
-    while (done < place->length) {
-        ssize_t n = pread(index->fd, bytes + done, place->length - done, place->at + (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
+    if (pack_starts_at(fd, place->at, place->length)) { /* else given back since */
+        bytes = xmalloc(place->length);
+        while (done < place->length) {
+            ssize_t n = pread(fd, bytes + done, place->length - done, place->at + (off_t)done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
     }
-    if (done < place->length || memcmp(bytes, PACK_MAGIC, strlen(PACK_MAGIC))) {
-        free(bytes); /* released, or cut */
-        return NULL;
+    close(fd);
+    if (bytes && done < place->length) {
+        free(bytes);
+        bytes = NULL;
     }
-    *length = place->length;
+    if (bytes)
+        *length = place->length;
     return bytes;
 }
 
-void pack_index_release(const struct pack_index *index, const char *key)
+void pack_index_release(struct pack_index *index, const char *key)
 {
-    const struct pack_place *place = place_of(index, key);
-    if (place && place->length)
-        (void)fallocate(index->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, place->at,
+    struct pack_place *place = place_of(index, key);
+    if (!place || !place->live || place->released)
+        return;
+    place->released = true;
+    index->released++;
+    int fd = open(index->path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, place->at,
                         (off_t)place->length);
+        close(fd);
+    }
 }
 
-bool pack_index_whole(const struct pack_index *index)
+bool pack_index_all_released(const struct pack_index *index)
 {
     struct stat status;
-    return fstat(index->fd, &status) == 0 && status.st_size == index->size;
+    return index->released == index->live && stat(index->path, &status) == 0 &&
+           status.st_size == index->size;
 }
 
 void pack_index_free(struct pack_index *index)
@@ -304,7 +339,7 @@ void pack_index_free(struct pack_index *index)
     for (size_t i = 0; i < index->count; i++)
         free(index->places[i].key);
     free(index->places);
-    close(index->fd);
+    free(index->path);
     free(index);
 }
 

@@ -26,12 +26,14 @@ bool pack_append_removal(const char *collection, const char *key);
    collection cut short (failrun killed while appending) ends at its last whole pack. */
 struct pack_index;
 struct pack_index *pack_index_load(const char *collection);
-/* The key's pack into memory (free it), NULL when it has none (or it was released). */
+/* The key's pack into memory (free it), NULL when it has none (or it was given back). */
 char *pack_index_get(const struct pack_index *index, const char *key, size_t *length);
-/* Gives back the disk space of the key's pack (its bytes read as no pack from then on). */
-void pack_index_release(const struct pack_index *index, const char *key);
-/* Whether the collection is as long as when it was read: no pack was appended since. */
-bool pack_index_whole(const struct pack_index *index);
+/* Gives back the disk space of the key's pack (its bytes read as no pack from then on; a pack
+   of a few blocks gives back only its whole blocks until the collection goes). */
+void pack_index_release(struct pack_index *index, const char *key);
+/* Whether every pack the collection held when read was given back since, and nothing was
+   appended: it may be removed. */
+bool pack_index_all_released(const struct pack_index *index);
 void pack_index_free(struct pack_index *index);
 
 /* One file of a pack: its path below the folder ('/' first; not NUL-terminated) and bytes,

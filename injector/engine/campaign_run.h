@@ -49,6 +49,9 @@ struct campaign_context {
     sqlite3 *db;
     bool batch_open; /* a transaction of concluded runs is open (conclude.c, batch_begin) */
     int64_t batch_started_ms;
+    /* Kept folders of runs that no longer represent a finding (judge.c, record_finding):
+       removed once the batch that says so is committed. */
+    VECTOR(char *) unkept;
     struct run_options *options;
     char *state_dir;
     /* Runs execute in runs_dir: a folder of this process on a scratch file system (tmpfs; see

@@ -38,6 +38,11 @@ void conclusions_commit(struct campaign_context *context)
     if (context->batch_open)
         store_commit(context->db);
     context->batch_open = false;
+    for (size_t i = 0; i < context->unkept.count; i++) {
+        remove_tree(context->unkept.items[i]);
+        free(context->unkept.items[i]);
+    }
+    context->unkept.count = 0;
 }
 
 /* Under the database lock: judge the run (judge.c) and store it with all it revealed, in one

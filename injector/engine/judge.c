@@ -280,7 +280,8 @@ static void sanitizer_frames(struct campaign_context *context,
 
 static int64_t record_finding(struct campaign_context *context, int64_t run_id, const char *site,
                               enum outcome outcome, int signal, const struct frame_list *evidence,
-                              const char *detail, uint64_t bytes, uint64_t symptom, int library)
+                              const char *detail, uint64_t bytes, uint64_t symptom, int library,
+                              bool folder_kept)
 {
     /* A symptom deduplicates by what the user sees: every failure inside one regcomp (or one
        statically linked regex, dozens of functions) that ends in the same wrong output of the
@@ -292,14 +293,14 @@ static int64_t record_finding(struct campaign_context *context, int64_t run_id, 
     int64_t before = store_finding_run_of_key(context->db, key);
     int64_t id = store_finding_add(context->db, key, outcome_name(outcome), signal, site, frames,
                                    run_id, detail, bytes);
-    /* This run represents the finding now: the folder of the one it replaces goes, unless that
-       one represents another finding too (or --keep-runs keeps every folder). */
-    if (before && before != run_id && !context->options->keep_runs &&
+    /* This run represents the finding now: the folder of the one it replaces goes once that is
+       committed, unless that one represents another finding too, this run's own folder is not
+       kept (a kmemleak report read after the runs), or --keep-runs keeps every folder. */
+    if (before && before != run_id && folder_kept && !context->options->keep_runs &&
         !store_run_represents_finding(context->db, before)) {
         char *old = store_run_dir(context->db, before);
         if (old)
-            remove_tree(old);
-        free(old);
+            VECTOR_PUSH(context->unkept, old);
     }
     free(key);
     free(frames);
@@ -418,7 +419,8 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
         int library = target ? system_leak_frame(context->symbols, &context->modules, &frames,
                                                  &target->stack) : -1;
         int64_t id = record_finding(context, job->run_id, job->site ? job->site : "",
-                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0, library);
+                                    OUTCOME_LEAK, 0, &frames, detail, leaks[i].bytes, 0, library,
+                                    true);
         if (!*finding)
             *finding = id;
         free(detail);
@@ -431,10 +433,10 @@ static uint64_t record_leaks(struct campaign_context *context, const struct job 
    many calls is one finding. */
 static int64_t record_kernel_report(struct campaign_context *context, int64_t run,
                                     const char *site, const struct frame_list *stack,
-                                    const char *log, const char *title)
+                                    const char *log, const char *title, bool folder_kept)
 {
     return record_finding(context, run, site, OUTCOME_KERNEL, 0, stack, log, 0,
-                          hash_bytes(7, title, strlen(title)) | 1, -1);
+                          hash_bytes(7, title, strlen(title)) | 1, -1, folder_kept);
 }
 
 /* failrun kernel: the reports of the kernel's own bugs that libfail-kernel.so found in the
@@ -457,7 +459,7 @@ static void record_kernel_reports(struct campaign_context *context, const struct
         char *log = read_whole_file(path, NULL);
         char *title = log ? kernel_report_title(log) : NULL;
         int64_t id = title ? record_kernel_report(context, job->run_id, site, &armed->stack, log,
-                                                  title)
+                                                  title, true)
                            : 0;
         if (!*finding)
             *finding = id;
@@ -474,7 +476,7 @@ void judge_kernel_leak(struct campaign_context *context, int64_t run, const char
     struct frame_list stack = {0};
     site_frames(context->db, site, &stack);
     if (stack.count) /* located at the armed call that allocated it */
-        record_kernel_report(context, run, site, &stack, log, title);
+        record_kernel_report(context, run, site, &stack, log, title, false);
 }
 
 /* The call into the code under test that the run's fault fired in, as it returned to its caller
@@ -765,7 +767,8 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
         finding = record_finding(context, job->run_id, job->site ? job->site : "", outcome,
                                  outcome == OUTCOME_CRASH ? signal : 0, &evidence,
                                  observation.sanitizer ? report.kind : swallowed, 0,
-                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0, -1);
+                                 outcome == OUTCOME_SILENT && !program ? stdout_hash | 1 : 0, -1,
+                                 true);
     if (reported)
         sanitizer_report_free(&report);
     free(swallowed);
