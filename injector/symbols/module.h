@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/symbolise.h"
+
 /* One address range of one CU, in libdw's address space (module address - dwarf bias). */
 struct cu_range {
     Dwarf_Addr low, high; /* [low, high) */
@@ -31,6 +33,14 @@ struct function_range {
     bool covered;       /* false: a remembered miss, nothing covers [low, high) */
 };
 
+/* One address's frames as symboliser_lookup gave them (a report names the same callers in every
+   site's stack: json-c's 2,000 sites made libdw find the same scopes again and again). */
+struct lookup_answer {
+    uint64_t key; /* the address looked up, times 2, plus 1 for a return address; 0: empty */
+    int max, count;
+    struct symbol_frame *frames;
+};
+
 struct module_entry {
     struct module_entry *next; /* hash chain */
     uint64_t hash;
@@ -47,6 +57,8 @@ struct module_entry {
     Dwarf_Off *indexed_cus; /* sorted: CUs whose functions are all in the cache (index_cu) */
     size_t indexed_count, indexed_capacity;
     int debug_info; /* symboliser_has_debug_info's answer: -1 not asked yet, 0 no, 1 yes */
+    struct lookup_answer *answers; /* symboliser_lookup's, by address (open addressing) */
+    size_t answer_count, answer_capacity; /* capacity: 0 or a power of two */
     char path[];
 };
 

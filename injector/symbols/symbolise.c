@@ -208,6 +208,9 @@ void symboliser_free(struct symboliser *s)
             free(e->fdes);
             free(e->functions);
             free(e->indexed_cus);
+            for (size_t k = 0; k < e->answer_capacity; k++)
+                free(e->answers[k].frames);
+            free(e->answers);
             free(e);
             e = next;
         }
@@ -752,6 +755,50 @@ bool symboliser_has_debug_info(struct symboliser *s, const char *path)
     return e->debug_info == 1;
 }
 
+/* The slot of `key` in e->answers (its own, or the empty one where it would go); NULL when the
+   table is empty. */
+static struct lookup_answer *answer_slot(struct module_entry *e, uint64_t key)
+{
+    if (!e->answer_capacity)
+        return NULL;
+    size_t mask = e->answer_capacity - 1;
+    for (size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & mask;; i = (i + 1) & mask)
+        if (e->answers[i].key == key || e->answers[i].key == 0)
+            return &e->answers[i];
+}
+
+/* Remembers the answer for `key` (a failed allocation only forgets it). */
+static void remember_answer(struct module_entry *e, uint64_t key, int max,
+                            const struct symbol_frame *frames, int count)
+{
+    if (2 * (e->answer_count + 1) > e->answer_capacity) {
+        size_t capacity = e->answer_capacity ? 2 * e->answer_capacity : 256;
+        struct lookup_answer *old = e->answers, *grown = calloc(capacity, sizeof *grown);
+        if (!grown)
+            return;
+        size_t old_capacity = e->answer_capacity;
+        e->answers = grown;
+        e->answer_capacity = capacity;
+        for (size_t i = 0; i < old_capacity; i++)
+            if (old[i].key)
+                *answer_slot(e, old[i].key) = old[i];
+        free(old);
+    }
+    struct lookup_answer *slot = answer_slot(e, key);
+    struct symbol_frame *copy = malloc((size_t)count * sizeof *copy);
+    if (!copy)
+        return;
+    memcpy(copy, frames, (size_t)count * sizeof *copy);
+    if (slot->key)
+        free(slot->frames); /* asked with another max */
+    else
+        e->answer_count++;
+    *slot = (struct lookup_answer){key, max, count, copy};
+}
+
+static int lookup_in_module(struct module_entry *e, uint64_t offset, bool is_return_address,
+                            struct symbol_frame *out, int max);
+
 int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
                       bool is_return_address, struct symbol_frame *out, int max)
 {
@@ -764,7 +811,20 @@ int symboliser_lookup(struct symboliser *s, const char *path, uint64_t offset,
     struct module_entry *e = get_module(s, path);
     if (!e || !e->mod)
         return 1;
+    uint64_t key = offset * 2 + (is_return_address ? 1 : 0) + 2; /* never 0 */
+    const struct lookup_answer *known = answer_slot(e, key);
+    if (known && known->key == key && known->max == max) {
+        memcpy(out, known->frames, (size_t)known->count * sizeof *out);
+        return known->count;
+    }
+    int count = lookup_in_module(e, offset, is_return_address, out, max);
+    remember_answer(e, key, max, out, count);
+    return count;
+}
 
+static int lookup_in_module(struct module_entry *e, uint64_t offset, bool is_return_address,
+                            struct symbol_frame *out, int max)
+{
     Dwarf_Addr addr = offset;
     if (is_return_address && addr > 0)
         addr--;

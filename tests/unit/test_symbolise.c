@@ -246,6 +246,37 @@ static void test_repeated_lookups_agree(void **state)
     assert_memory_equal(first, again, (size_t)n * sizeof first[0]);
 }
 
+/* Answers are remembered by address: each of many addresses (more than the table first holds,
+   so it grows) reads back as a fresh symboliser finds it, as a return address and as a pc,
+   with the max it is asked with. */
+static void test_remembered_answers(void **state)
+{
+    struct symboliser *s = *state;
+    enum { ADDRESSES = 700 };
+    uintptr_t base = (uintptr_t)&plain_callee - self_bias();
+    static struct symbol_frame first[ADDRESSES][2][MAX_FRAMES];
+    static int counts[ADDRESSES][2];
+    for (int i = 0; i < ADDRESSES; i++)
+        for (int ret = 0; ret < 2; ret++)
+            counts[i][ret] = symboliser_lookup(s, SELF, base + (uintptr_t)i, ret, first[i][ret],
+                                               MAX_FRAMES);
+    struct symboliser *fresh = symboliser_new();
+    assert_non_null(fresh);
+    for (int i = ADDRESSES - 1; i >= 0; i--)
+        for (int ret = 0; ret < 2; ret++) {
+            struct symbol_frame again[MAX_FRAMES], anew[MAX_FRAMES];
+            int m = symboliser_lookup(s, SELF, base + (uintptr_t)i, ret, again, MAX_FRAMES);
+            int k = symboliser_lookup(fresh, SELF, base + (uintptr_t)i, ret, anew, MAX_FRAMES);
+            assert_int_equal(m, counts[i][ret]);
+            assert_int_equal(k, m);
+            assert_memory_equal(again, first[i][ret], (size_t)m * sizeof again[0]);
+            assert_memory_equal(anew, again, (size_t)m * sizeof again[0]);
+            assert_int_equal(symboliser_lookup(s, SELF, base + (uintptr_t)i, ret, again, 1), 1);
+            assert_memory_equal(again, first[i][ret], sizeof again[0]);
+        }
+    symboliser_free(fresh);
+}
+
 static void test_missing_and_non_elf(void **state)
 {
     struct symboliser *s = *state;
@@ -609,6 +640,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_return_address_past_function_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_repeated_lookups_agree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remembered_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_and_non_elf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_without_aranges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stripped_library, setup, teardown),
