@@ -54,7 +54,7 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(BUILD)/tests/programs/testcases_cxx \
                    $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf \
-                   $(BUILD)/tests/programs/boundary/got_probe
+                   $(BUILD)/tests/programs/boundary/got_probe $(BUILD)/tests/programs/boundary/spin_shelf
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -352,6 +352,9 @@ $(BUILD)/tests/programs/boundary/libshelf.so: tests/programs/boundary/shelf.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
 $(BUILD)/tests/programs/boundary/test_shelf: tests/programs/boundary/test_shelf.c \
+                                             $(BUILD)/tests/programs/boundary/libshelf.so
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD)/tests/programs/boundary -Wl,-rpath,'$$ORIGIN' -lshelf
+$(BUILD)/tests/programs/boundary/spin_shelf: tests/programs/boundary/spin_shelf.c \
                                              $(BUILD)/tests/programs/boundary/libshelf.so
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -L$(BUILD)/tests/programs/boundary -Wl,-rpath,'$$ORIGIN' -lshelf
 # Whether its calls into libshelf.so went through the audit's trampoline (test_boundary.sh).

@@ -140,6 +140,7 @@ struct job {
     char *test_case; /* a fork child that stopped at the end of its test case: "passed FUNC" or
                         "failed FUNC" (libfail/fork/testcase.c); NULL: it ran to its process's
                         end */
+    bool hung; /* judged `reported` although it hung (judge.c): its error leg is not extended */
 };
 
 /* failrun kernel stops a site's sweep here even if every fault point so far was reached: a

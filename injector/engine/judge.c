@@ -629,6 +629,7 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
 {
     const struct run_records *records = &job->records;
     const struct ingest_fault *target = target_fault(job);
+    job->hung = false;
     if (target && !job->site) {
         job->site = xmalloc(17);
         hex16(job->site, target->signature);
@@ -742,7 +743,11 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
                 error_passed_back(context, crash_process, &evidence, target->pid))
                 outcome = OUTCOME_CALLER_CRASH;
             reaction = outcome_name(outcome);
-            if (outcome == OUTCOME_SILENT)
+            /* A hang after the call reported the failure is the caller's wait for what never
+               came (libyaml's test-reader ignores yaml_parser_initialize's 0, then calls the
+               parser until its buffer fills, for ever): its reaction, as its output is. */
+            job->hung = outcome == OUTCOME_HANG;
+            if (outcome == OUTCOME_SILENT || outcome == OUTCOME_HANG)
                 outcome = OUTCOME_REPORTED;
         } else if (verdict == API_SWALLOWED &&
                    (outcome == OUTCOME_SILENT || outcome == OUTCOME_HANDLED ||

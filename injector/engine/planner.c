@@ -224,8 +224,9 @@ void plan_follow_ups(struct campaign_context *context, const struct job *job,
        error leg's own unchecked allocation (the message it formats before exiting) is a bug
        worth finding. */
     if (outcome == OUTCOME_OOM_ABORT || outcome == OUTCOME_CRASH ||
-        outcome == OUTCOME_CALLER_CRASH || outcome == OUTCOME_HANG) {
-        leave_unexplored(context, job->run_id, NULL, outcome_name(outcome));
+        outcome == OUTCOME_CALLER_CRASH || outcome == OUTCOME_HANG || job->hung) {
+        leave_unexplored(context, job->run_id, NULL,
+                         outcome_name(job->hung ? OUTCOME_HANG : outcome));
         return;
     }
     struct store_failable failable = failable_sites(settings);

@@ -38,6 +38,16 @@ swallowed shelf_rename" \
     "$(jq -r '.findings[] | "\(.outcome) \(.location.function)"' scoped.json | sort)"
 check "... headlined with the function and what it returned" \
     grep -q "swallowed: shelf_rename returned success (0x1) after the failure" scoped.txt
+
+# A test that ignores the NULL shelf_label reported and waits for ever for a label (libyaml's
+# test-reader, with yaml_parser_initialize's 0): the hang is the caller's reaction, no finding,
+# and its error leg, the way of a process that never ends, is not extended.
+"$FAILRUN" run -q --json --source shelf.c --db spin.db -- "$PROGRAMS/boundary/spin_shelf" \
+    >spin.json
+check_equal "a hang after shelf_label reported its failure: reported, the hang its caller's" \
+    "shelf_label reported reported hang" "$(verdicts spin.db | grep '^shelf_label')"
+check_equal "... no finding" 0 "$(jq '.findings | length' spin.json)"
+check_equal "... and no chain on its leg" 1 "$(jq '.campaign.unexplored.hang' spin.json)"
 check "... with no crash stack (nothing crashed)" test -z "$(grep 'crash stack' scoped.txt)"
 check "... and no frame of the audit trampoline" test -z "$(grep _dl_runtime_profile scoped.txt)"
 check_equal "the learned conventions: a count never negative or 0, NULL, true only, 0 only" \
