@@ -306,17 +306,12 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     if (!make_directories(command_dir) || !make_directories(starts_dir))
         fatal("cannot create %s: %s; check the folder of --db", command_dir, strerror(errno));
     char **names = xcalloc(count, sizeof *names);
-    bool *early = xcalloc(count + 1, sizeof *early); /* concluded during the run */
     int64_t forkable = 0, timeout_ms = 1;
     /* The children of programs inside the command are judged while their start waits, which
        then forks the chains on their error legs (startrounds.c). FAILRUN_START_ROUNDS=0:
        never; the chains wait for one more fork run of the command a level. */
     const char *asked = getenv("FAILRUN_START_ROUNDS");
     bool with_rounds = !(asked && !strcmp(asked, "0"));
-    /* Those of programs that run alone are concluded while the command goes on, each once its
-       start is done with them (start_rounds_watch). FAILRUN_START_EARLY=0: at the run's end. */
-    const char *early_asked = getenv("FAILRUN_START_EARLY");
-    bool with_early = !(early_asked && !strcmp(early_asked, "0"));
     struct start_rounds *rounds = start_rounds_begin(context, root, command_dir);
     for (size_t i = 0; i < count; i++) {
         id_list given = {0};
@@ -325,8 +320,6 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
                                     &given);
         if (names[i] && rounded)
             start_rounds_add(rounds, starts[i], names[i], given.items, given.count);
-        else if (names[i] && with_early)
-            start_rounds_watch(rounds, starts[i], names[i], &early[i]);
         free(given.items);
         if (names[i])
             forkable += forkable_count(context->db, starts[i]->id);
@@ -374,9 +367,6 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
     bool in_command = false;
     for (size_t i = 0; i < count; i++)
         in_command |= starts[i]->in_command;
-    size_t early_count = 0;
-    for (size_t i = 0; i < count; i++)
-        early_count += early[i];
     bool diverged = command.timed_out || command.signal != context->baseline.signal ||
                     command.exit_code != context->baseline.exit_code;
     if (diverged) {
@@ -386,10 +376,8 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
                                             "its own unfailed child"
                                           : "the fork run of %s ended otherwise than in the "
                                             "baseline: the children of its programs' starts may "
-                                            "have changed files it used; the sites of the starts "
-                                            "not concluded while it ran are re-run (%zu of %zu "
-                                            "were, each vouched for by its own unfailed children)",
-                               context->options->settings.argv[0], early_count, count);
+                                            "have changed files it used; their sites are re-run",
+                               context->options->settings.argv[0]);
         warn("%s", note);
         add_fork_note(context, note);
         free(note);
@@ -406,10 +394,6 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         free(taken);
         if (untaken[i])
             continue; /* never started: the command stopped before it */
-        if (early[i]) { /* concluded during the run */
-            explain_refusals(context, root, starts[i]->exe, starts[i]->id);
-            continue;
-        }
         const char *why = start_differs(root, names[i], starts[i]);
         if (why) {
             char *note = xasprintf("%s's start in the fork run left its sites to re-runs: %s",
@@ -431,7 +415,6 @@ static bool start_fork_run(struct campaign_context *context, struct program **st
         free(names[i]);
     }
     free(names);
-    free(early);
     if (pass == 1)
         *forkable_total += forkable;
     *forkable_total += given; /* the chains the rounds gave */

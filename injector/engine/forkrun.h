@@ -69,11 +69,6 @@ struct start_rounds *start_rounds_begin(struct campaign_context *context, const 
                                         const char *command_dir);
 void start_rounds_add(struct start_rounds *rounds, struct program *program, const char *name,
                       const int64_t *given, size_t count);
-/* A start of a program that runs alone (no rounds): its children are concluded while the
-   command goes on, once the unfailed child after them has ended and vouches for them
-   (start_differs); then *concluded is set, and the fork run's end leaves that start alone. */
-void start_rounds_watch(struct start_rounds *rounds, struct program *program, const char *name,
-                        bool *concluded);
 void start_rounds_serve(struct start_rounds *rounds);
 /* What the rounds answered and gave so far, for the fork run's progress. */
 const struct fork_progress *start_rounds_progress(const struct start_rounds *rounds);

@@ -152,7 +152,6 @@ struct start_round {
     VECTOR(char *) last;    /* the sites of the last round given */
     given_list next;        /* the next round's lines */
     int64_t chains_given;   /* chains in the round given last */
-    bool *early;            /* start_rounds_watch's: no rounds, concluded once its children end */
 };
 
 struct start_rounds {
@@ -164,7 +163,6 @@ struct start_rounds {
     pthread_t thread;
     bool serving;
     int64_t concluded, retried, chains;
-    int64_t concluded_early; /* by watched starts' children */
     unsigned rounds; /* the most any start had */
     struct fork_progress progress;
 };
@@ -306,61 +304,17 @@ static void serve_round(struct start_rounds *rounds, struct start_round *start)
         rounds->rounds = round + 2;
 }
 
-/* A watched start (start_rounds_watch) whose unfailed child after its children has ended
-   (ROOT/start-NAME-3/result: the start forks it once every child of its sites has been reaped):
-   its children are concluded now, while the command goes on, if that child and the first vouch
-   for them; else the fork run's end says why, as for any start. json-c's suite waited 4 s after
-   its fork run for the conclusions of its 29 starts' 2,063 children, one core idle. Such a start
-   stands by its own unfailed children, as a start inside the command does: a later start that
-   its children disturbed (a file they left) is told by its own. */
-static bool conclude_ended_start(struct start_rounds *rounds, struct start_round *start)
-{
-    char *after = xasprintf("%s/start-%s-3/result", rounds->root, start->name);
-    bool ended = access(after, F_OK) == 0;
-    free(after);
-    if (!ended)
-        return false;
-    start->ended = true;
-    if (start_differs(rounds->root, start->name, start->program))
-        return true; /* the fork run's end says why */
-    struct spawn_result none = {0};
-    int64_t concluded = conclude_start(rounds->context, rounds->root, rounds->command_dir, &none,
-                                       start->program, start->name, NULL);
-    rounds->concluded_early += concluded;
-    atomic_fetch_add(&rounds->progress.answered, concluded);
-    *start->early = true;
-    return true;
-}
-
-/* Watched starts are looked at every WATCH_NS, rounds every 2 ms. */
-#define WATCH_NS 10000000ll
-
 static void *serve_rounds(void *argument)
 {
     struct start_rounds *rounds = argument;
-    struct timespec watched = {0};
     while (!atomic_load(&rounds->stop)) {
         if (failrun_stopping)
             stop_here(); /* the signal's thread ends the process: conclude nothing more */
         bool served = false;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        bool watch = (now.tv_sec - watched.tv_sec) * 1000000000ll + now.tv_nsec -
-                         watched.tv_nsec >= WATCH_NS;
-        if (watch)
-            watched = now;
         for (size_t i = 0; i < rounds->count; i++) {
             struct start_round *start = &rounds->starts[i];
             if (start->ended)
                 continue;
-            if (start->early) {
-                /* One a turn: a start waiting for its round is served between them. */
-                if (watch && conclude_ended_start(rounds, start)) {
-                    served = true;
-                    watch = false;
-                }
-                continue;
-            }
             char *wait = xasprintf("%s/starts/%s.wait%u", rounds->root, start->name, start->round);
             if (access(wait, F_OK) == 0) {
                 serve_round(rounds, start);
@@ -405,20 +359,12 @@ void start_rounds_add(struct start_rounds *rounds, struct program *program, cons
         VECTOR_PUSH(start->given, given[i]);
 }
 
-void start_rounds_watch(struct start_rounds *rounds, struct program *program, const char *name,
-                        bool *concluded)
-{
-    start_rounds_add(rounds, program, name, NULL, 0);
-    rounds->starts[rounds->count - 1].early = concluded;
-}
-
 void start_rounds_serve(struct start_rounds *rounds)
 {
     rounds->serving =
         rounds->count && pthread_create(&rounds->thread, NULL, serve_rounds, rounds) == 0;
     for (size_t i = 0; !rounds->serving && i < rounds->count; i++)
-        if (!rounds->starts[i].early) /* none: each start goes on after its first */
-            write_round(rounds, &rounds->starts[i], 1);
+        write_round(rounds, &rounds->starts[i], 1); /* none: each start goes on after its first */
 }
 
 int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
@@ -432,7 +378,7 @@ int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
        gave up waiting): its children are concluded with the rest (conclude_start) only where
        the unfailed child after them vouches for them. */
     for (size_t i = 0; i < rounds->count; i++)
-        if (!rounds->starts[i].ended && !rounds->starts[i].early && rounds->starts[i].round > 0)
+        if (!rounds->starts[i].ended && rounds->starts[i].round > 0)
             vouch_last(rounds, &rounds->starts[i], rounds->starts[i].round);
     if (rounds->retried || rounds->rounds > 1) {
         char *note = xasprintf("the starts' children were judged while the starts waited: "
@@ -446,7 +392,7 @@ int64_t start_rounds_end(struct start_rounds *rounds, int64_t *given)
         add_fork_note(context, note);
         free(note);
     }
-    int64_t concluded = rounds->concluded + rounds->concluded_early;
+    int64_t concluded = rounds->concluded;
     *given = rounds->chains;
     for (size_t i = 0; i < rounds->count; i++) {
         struct start_round *start = &rounds->starts[i];

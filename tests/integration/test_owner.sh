@@ -179,40 +179,6 @@ check "start: the kept children each failed their site ($children)" \
     sh -c "echo '$children' | awk '{ exit !(\$2 >= 6 && \$4 == \$2) }'"
 check "start: no child recorded a site the baseline reached ($children)" \
     sh -c "echo '$children' | grep -q ' known-sites 0 '"
-# A start's children are concluded while the command goes on, once the start is done with them
-# (its unfailed child after them has ended): a driver that runs words, then list, finds words's
-# runs judged in the database before list starts (in the fork run only it waits up to 5 s for
-# them; each run notes how many it saw). Then the same outcomes as at the fork run's end.
-cat >early.sh <<EOF
-#!/bin/sh
-cd '$work/data' || exit 2
-'$PROGRAMS/ownertest' words <words.txt >/dev/null || exit 1
-seen=0
-case \$LIBFAIL_FORK in *-starts*)
-    for _ in \$(seq 100); do
-        seen=\$(sqlite3 -batch -noheader -readonly '$work/early.db' "SELECT count(*) FROM runs
-            WHERE kind = 'fault' AND state = 'done' AND dir LIKE '%/fork-%-starts/%'" 2>/dev/null)
-        [ "\${seen:-0}" -gt 0 ] && break
-        sleep 0.05
-    done ;;
-esac
-echo "\${seen:-0}" >>'$work/early.seen'
-'$PROGRAMS/ownertest' list >/dev/null
-EOF
-: >early.seen
-FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --db early.db -- sh early.sh \
-    >/dev/null 2>early.err
-check "start: the driver's children of words and list were made ($(cat early.err))" \
-    test "$(sql early.db "SELECT count(*) FROM runs WHERE dir LIKE '%/fork-%-starts/%'")" -ge 6
-check "start: words's children were judged before the driver went on to list ($(tr '\n' ' ' <early.seen))" \
-    test "$(sed -n 2p early.seen)" -ge 3
-sed -i 's/\*-starts\*)/never)/' early.sh # no wait: its children are judged after it
-FAILRUN_START_EARLY=0 FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q \
-    --db late.db -- sh early.sh >/dev/null 2>&1
-check_equal "... with their outcomes as when judged at the fork run's end (FAILRUN_START_EARLY=0)" \
-    "$(sql late.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")" \
-    "$(sql early.db "SELECT chain, outcome FROM runs WHERE kind = 'fault' ORDER BY chain")"
-
 # I/O sites too: a start's child fails its write or read as the program alone does.
 "$FAILRUN" run -q --no-fork --faults alloc,io --db owner-io.db -- $suite >/dev/null
 FAILRUN_START_IN_COMMAND=0 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run -q --faults alloc,io \
