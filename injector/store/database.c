@@ -204,9 +204,6 @@ static const char schema[] =
     "  runs INTEGER NOT NULL,"
     "  bytes INTEGER);"                 /* a leak: bytes unreachable in its first run */
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
-    /* The sites whose source file is not looked up yet (sites_mark_source, after each run):
-       found without reading every site's frames. */
-    "CREATE INDEX IF NOT EXISTS sites_unsourced ON sites(id) WHERE source IS NULL;"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
        Lines, branches and functions hold every instrumented one (hit or not). Counts are kept
        per data file (.gcda) of a run: the baseline's non-zero ones; another run's non-zero
