@@ -36,7 +36,7 @@ struct function_range {
 /* One address's frames as symboliser_lookup gave them (a report names the same callers in every
    site's stack: json-c's 2,000 sites made libdw find the same scopes again and again). */
 struct lookup_answer {
-    uint64_t key; /* the address looked up, times 2, plus 1 for a return address; 0: empty */
+    uint64_t key; /* 2 + the address looked up times 2, + 1 for a return address; 0: empty */
     int max, count;
     struct symbol_frame *frames;
 };
