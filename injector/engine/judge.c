@@ -638,14 +638,20 @@ enum outcome judge_run(struct campaign_context *context, struct job *job, bool *
     char *stderr_text = read_whole_file(err, NULL);
     uint64_t stdout_hash = file_hash(out);
 
-    /* New modules may appear on error paths: store first, so symbolisation finds them. */
-    database_store_records(context->db, job->run_id, records, frames_are_instrumentation);
-    sites_mark_source(context->db, context->options->settings.source_globs);
+    /* New modules may appear on error paths: store first, so symbolisation finds them. Most
+       runs store no new site and no new module: then nothing is looked up again (the source of
+       every site, the module map), a tenth of a suite's conclusions when it was. */
+    unsigned stored =
+        database_store_records(context->db, job->run_id, records, frames_are_instrumentation);
+    if (stored & DATABASE_NEW_SITES)
+        sites_mark_source(context->db, context->options->settings.source_globs);
     kernelrun_store_fault(context->db, job->run_id, &job->records);
     kernelrun_store_alloc(context->db, job->run_id, job->dir);
     kernelcov_store_run(context->db, job->run_id, job->dir);
-    module_map_free(&context->modules);
-    module_map_load(context->db, &context->modules);
+    if ((stored & DATABASE_NEW_MODULES) || !context->modules.count) {
+        module_map_free(&context->modules);
+        module_map_load(context->db, &context->modules);
+    }
 
     /* What the run is compared with: the command's baseline, or for a program started alone
        (owner.c) that program's status in the baseline and its output alone. */

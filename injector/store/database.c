@@ -204,6 +204,11 @@ static const char schema[] =
     "  runs INTEGER NOT NULL,"
     "  bytes INTEGER);"                 /* a leak: bytes unreachable in its first run */
     "CREATE INDEX IF NOT EXISTS runs_state ON runs(state, id);"
+    /* Each conclusion asks for the sites its run stored first (planner.c) and how the baseline's
+       processes of an executable ended (judge.c): without these, a scan of every site and
+       process per run. */
+    "CREATE INDEX IF NOT EXISTS sites_first_run ON sites(first_run);"
+    "CREATE INDEX IF NOT EXISTS processes_run ON processes(run, exe);"
     /* Coverage (failrun cov): gcov's counts per run, read from the run's GCOV_PREFIX folder.
        Lines, branches and functions hold every instrumented one (hit or not). Counts are kept
        per data file (.gcda) of a run: the baseline's non-zero ones; another run's non-zero
@@ -664,9 +669,10 @@ void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_re
     database_finalize(statement);
 }
 
-void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records,
-                            database_site_filter *not_a_site)
+unsigned database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records,
+                                database_site_filter *not_a_site)
 {
+    unsigned new = 0;
     store_conventions(db, records);
     sqlite3_stmt *module = database_prepare(
         db, "INSERT OR IGNORE INTO modules(id, path, build_id) VALUES (?, ?, ?)");
@@ -677,6 +683,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_bind_text(module, 2, records->modules.items[i].path, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(module, 3, records->modules.items[i].build_id, -1, SQLITE_TRANSIENT);
         database_step_done(module);
+        if (sqlite3_changes(db) > 0)
+            new |= DATABASE_NEW_MODULES;
     }
     database_finalize(module);
     sqlite3_stmt *site = database_prepare(
@@ -695,6 +703,8 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         sqlite3_reset(known);
         if (!stored && not_a_site && not_a_site(db, &s->stack))
             continue;
+        if (!stored)
+            new |= DATABASE_NEW_SITES;
         char *frames = frames_to_json(&s->stack);
         sqlite3_bind_text(site, 1, id, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(site, 2, function_name(s->function), -1, SQLITE_STATIC);
@@ -753,6 +763,7 @@ void database_store_records(sqlite3 *db, int64_t run_id, const struct run_record
         database_step_done(process);
     }
     database_finalize(process);
+    return new;
 }
 
 /* The runs table: where a run's folder is kept, and how it ended. */

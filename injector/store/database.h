@@ -44,10 +44,13 @@ void database_reset(sqlite3 *db);
 
 /* Store modules and sites a run revealed; new sites get first_run = run_id. A new site for which
    `not_a_site` (when given) is true is not stored: it is called after the run's modules are
-   stored, with the site's stack (the engine passes frames_are_instrumentation, policy.h). */
+   stored, with the site's stack (the engine passes frames_are_instrumentation, policy.h).
+   Returns what was new to the database, DATABASE_NEW_SITES and DATABASE_NEW_MODULES or'ed: most
+   runs store neither, and what is looked up per site or module is then left as it is. */
 typedef bool database_site_filter(sqlite3 *db, const struct frame_list *frames);
-void database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records,
-                            database_site_filter *not_a_site);
+enum { DATABASE_NEW_SITES = 1, DATABASE_NEW_MODULES = 2 };
+unsigned database_store_records(sqlite3 *db, int64_t run_id, const struct run_records *records,
+                                database_site_filter *not_a_site);
 
 /* The programs a run started without the preload, counted per program and reason. */
 void database_store_unpreloaded(sqlite3 *db, int64_t run_id, const struct run_records *records);
