@@ -52,6 +52,9 @@ struct campaign_context {
     /* Kept folders of runs that no longer represent a finding (judge.c, record_finding):
        removed once the batch that says so is committed. */
     VECTOR(char *) unkept;
+    /* Folders of concluded runs that keep nothing, settled (coverage packed, folder removed) by
+       a helper thread while the next runs are judged (conclude.c); a commit waits for it. */
+    struct settler *settler;
     struct run_options *options;
     char *state_dir;
     /* Runs execute in runs_dir: a folder of this process on a scratch file system (tmpfs; see
