@@ -418,8 +418,11 @@ void run_baseline(struct campaign_context *context)
     store_runs_clear(db);
     int64_t run_id = insert_run(db, "baseline", NULL, NULL, NULL, 0);
     store_commit(db);
-    /* The baseline stays, and the messages below point into it: it runs where it is kept. */
-    char *dir = xasprintf("%s/%lld-%ld", context->kept_dir, (long long)run_id, (long)getpid());
+    /* The baseline runs in the scratch folder, as every run: a suite's hundreds of processes
+       wrote their records and gcov data into the campaign's folder on disk, a third of the
+       baseline's time (jansson: ext4, 1.5 s against 1.1 s). It is kept at once (its gcov data
+       packed, the rest moved), and the messages below point into where it is kept. */
+    char *dir = xasprintf("%s/%lld-%ld", context->runs_dir, (long long)run_id, (long)getpid());
     char *plan = plan_record(&context->options->settings);
     int64_t limit = context->options->settings.timeout_ms ? context->options->settings.timeout_ms
                                                            : 3600 * 1000;
@@ -433,6 +436,11 @@ void run_baseline(struct campaign_context *context)
     struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
     if (twin.started)
         pthread_join(twin.thread, NULL);
+    char *kept = kept_path(context, dir);
+    if (strcmp(kept, dir))
+        settle_run_folder(context, dir, true);
+    free(dir);
+    dir = kept;
     set_run_directory(db, run_id, dir);
     struct run_records records = {0};
     ingest_run(dir, &records);

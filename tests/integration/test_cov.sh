@@ -53,8 +53,12 @@ check_equal "packed: every fault run kept its gcov data as a pack, none as a fol
 packs_file=$(sql packed.db "SELECT dir FROM runs WHERE kind = 'fault' LIMIT 1" | xargs dirname)/gcov.packs
 packs_in_file=$(grep -a -o 'libfail-packs 1 ' "$packs_file" | wc -l)
 packs_of_their_own=$(ls "$(dirname "$packs_file")" | grep -c '\.gcov\.pack$')
-check_equal "packed: ... all in one file, one pack a run, none in a file of its own" \
-    "$packed_runs 0" "$packs_in_file $packs_of_their_own"
+# The baseline runs in memory too: its pack is in the same file (one more than the fault runs).
+check_equal "packed: ... all in one file, one pack a run (the baseline's too), none in a file of its own" \
+    "$((packed_runs + 1)) 0" "$packs_in_file $packs_of_their_own"
+base_dir=$(sql packed.db "SELECT dir FROM runs WHERE kind = 'baseline'")
+check_equal "packed: the baseline's gcov data is a pack beside the fault runs', not a folder" \
+    "yes no" "$(packed_keys "$(dirname "$base_dir")/gcov.packs" | grep -qx "$(basename "$base_dir")" && echo yes || echo no) $([ -d "$base_dir.gcov" ] && echo yes || echo no)"
 "$FAILRUN" cov --db packed.db --json >packed.json
 # failrun cov removes the gcov data it stored; a copy, for the schema-5 database below, which
 # a schema-5 failrun left in place.
