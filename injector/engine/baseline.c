@@ -323,6 +323,25 @@ static void one_at_a_time(struct campaign_context *context, char *why, bool warn
    baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
    run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
    how it ended are returned in *alone_dir and *alone_result. */
+/* Its processes saw the folder the baseline ran in (the scratch folder): a working folder
+   inside it (a suite's scratch folder made in LIBFAIL_DIR) is named after where it is kept, as
+   a start's working folder inside the baseline's is found (forkphase.c, "@/REST") and a
+   program started alone finds it. */
+static void rename_run_folder(struct run_records *records, const char *ran_in, const char *kept)
+{
+    size_t length = strlen(ran_in);
+    if (!strcmp(ran_in, kept))
+        return;
+    for (size_t i = 0; i < records->processes.count; i++) {
+        struct ingest_invocation *invocation = records->processes.items[i].invocation;
+        char *cwd = invocation ? invocation->cwd : NULL;
+        if (cwd && !strncmp(cwd, ran_in, length) && (cwd[length] == '/' || !cwd[length])) {
+            invocation->cwd = xasprintf("%s%s", kept, cwd + length);
+            free(cwd);
+        }
+    }
+}
+
 static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                        const struct spawn_result *baseline, const struct run_records *records,
                        const char *scope, char **alone_dir, struct spawn_result *alone_result)
@@ -436,14 +455,15 @@ void run_baseline(struct campaign_context *context)
     struct spawn_result result = execute_run(context, dir, plan, limit, NULL, NULL);
     if (twin.started)
         pthread_join(twin.thread, NULL);
-    char *kept = kept_path(context, dir);
+    char *kept = kept_path(context, dir), *ran_in = dir;
     if (strcmp(kept, dir))
         settle_run_folder(context, dir, true);
-    free(dir);
     dir = kept;
     set_run_directory(db, run_id, dir);
     struct run_records records = {0};
     ingest_run(dir, &records);
+    rename_run_folder(&records, ran_in, kept);
+    free(ran_in);
     if (twin.started && !result.timed_out) {
         json_t *ignored = json_object();
         char *scope = decide_scope(&context->options->settings, &records, ignored);

@@ -271,3 +271,19 @@ check "the site only a new repository reaches failed, the program said so (handl
 check "the report says it is re-run within the whole command, and why" grep -qF \
     "  1 program re-run within the whole command: ownertest init $work/repo/trash: alone a second time it reaches" \
     repo.txt
+
+# A suite that makes its scratch folder inside the run's folder (json-c's testsubdir under
+# LIBFAIL_DIR) and runs its test program there. The baseline runs in the scratch file system
+# and is then kept in the campaign's folder: the program's working folder is recorded where the
+# baseline is kept, so its start in the fork run finds it inside that run's own folder ("@/...")
+# and every site is answered by a child, none left to re-runs.
+FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db subdir.db -- sh -c \
+    "mkdir -p \"\${LIBFAIL_DIR:-\$PWD}/sub\" && cd \"\${LIBFAIL_DIR:-\$PWD}/sub\" &&
+     $PROGRAMS/ownertest list >/dev/null" >subdir.json 2>subdir.err
+check_equal "subdir: the program's working folder is inside the baseline's kept folder" 1 \
+    "$(sql subdir.db "SELECT count(*) FROM programs p, runs r WHERE r.kind = 'baseline'
+        AND p.cwd = r.dir || '/sub'")"
+check "subdir: its start forked the runs of all its sites" \
+    grep -Eq "(^|: )([1-9][0-9]*) of \\2 sites answered by forks" subdir.err
+check_equal "subdir: no start left its sites to re-runs" "" \
+    "$(grep "left its sites to re-runs" subdir.err)"
