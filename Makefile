@@ -54,7 +54,8 @@ TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,\
                    $(BUILD)/tests/programs/testcases_cxx \
                    $(BUILD)/tests/programs/callercrash \
                    $(BUILD)/tests/programs/callercrash-O2 $(BUILD)/tests/programs/boundary/test_shelf \
-                   $(BUILD)/tests/programs/boundary/got_probe $(BUILD)/tests/programs/boundary/spin_shelf
+                   $(BUILD)/tests/programs/boundary/got_probe $(BUILD)/tests/programs/boundary/spin_shelf \
+                   $(BUILD)/tests/programs/boundary/abi_probe $(BUILD)/tests/programs/boundary/abi_probe-now
 
 .PHONY: all deps check check-kernel unit integration demo demo-cov bench clean install uninstall fuzz \
         realworld realworld-fork suites
@@ -362,6 +363,19 @@ $(BUILD)/tests/programs/boundary/got_probe: tests/programs/boundary/got_probe.c 
                                             $(BUILD)/tests/programs/boundary/libshelf.so
 	$(CC) $(EXAMPLE_CFLAGS) -Wl,-z,lazy -o $@ $< -L$(BUILD)/tests/programs/boundary \
 	    -Wl,-rpath,'$$ORIGIN' -lshelf -ldl
+# Every way of passing arguments and results, through the audit's trampoline (test_boundary.sh);
+# the probe twice: bound lazily, and at load (-z now).
+$(BUILD)/tests/programs/boundary/libabi.so: tests/programs/boundary/abi.c tests/programs/boundary/abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/programs/boundary/abi_probe: tests/programs/boundary/abi_probe.c \
+                                            $(BUILD)/tests/programs/boundary/libabi.so
+	$(CC) $(EXAMPLE_CFLAGS) -Wl,-z,lazy -o $@ $< -L$(BUILD)/tests/programs/boundary \
+	    -Wl,-rpath,'$$ORIGIN' -labi
+$(BUILD)/tests/programs/boundary/abi_probe-now: tests/programs/boundary/abi_probe.c \
+                                                $(BUILD)/tests/programs/boundary/libabi.so
+	$(CC) $(EXAMPLE_CFLAGS) -Wl,-z,now -o $@ $< -L$(BUILD)/tests/programs/boundary \
+	    -Wl,-rpath,'$$ORIGIN' -labi
 
 # ... and both with AddressSanitizer: the boundary under ASan's interceptors (test_boundary.sh).
 $(BUILD)/tests/asan/boundary/libshelf.so: tests/programs/boundary/shelf.c tests/programs/boundary/shelf.h

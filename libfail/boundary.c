@@ -90,6 +90,142 @@ static struct boundary_call *LF_TEXT call_entry(uintptr_t function, uintptr_t ca
     /* NULL: full, that call's classes are not learned */
 }
 
+/* ---- the trampolines the audit binds the program's calls to ----
+
+   failrun's audit module once used the dynamic linker's PLT hooks (la_pltenter, la_pltexit),
+   which send every call through every object's PLT in the process, the C library's included,
+   through the linker's profiling trampoline: a suite's test programs spent a tenth of their time
+   there (perf, jansson and json-c). Now the module only answers la_symbind64: for each function
+   of the code under test that the program binds to, it asks libfail_boundary_bind for a stub,
+   and the linker writes the stub's address into the program's GOT. Every other call goes
+   straight to its function.
+
+   A stub (one of BOUNDARY_BINDINGS, 16 bytes each) puts its number in %r11 and jumps to
+   boundary_trampoline, which saves the argument registers (integer, %rax for varargs, %xmm0-7),
+   tells libfail_boundary_enter, copies 256 bytes of the caller's stack arguments below its frame
+   (room for 32, as the linker's trampoline copied for la_pltexit), calls the function, keeps what
+   it returned (%rax, %rdx, %xmm0, %xmm1; the x87 stack is left as it is: libfail never uses it),
+   tells libfail_boundary_exit, and returns. It is a real frame with unwind information, in
+   libfail's own text: stacks walk through it, and a site's signature leaves it out as it leaves
+   out every frame of libfail's (is_own_frame). Limits: wider vector registers (%ymm, %zmm) as
+   arguments or results are not kept whole; more than 256 bytes of stack arguments are not
+   passed. Neither occurs in the C interfaces of libraries. */
+#define BOUNDARY_BINDINGS 2048
+struct boundary_binding {
+    uintptr_t function;
+    const char *name;
+};
+LF_HIDDEN struct boundary_binding boundary_bindings[BOUNDARY_BINDINGS];
+static _Atomic uint32_t bindings_taken;
+LF_HIDDEN void boundary_trampoline_enter(uintptr_t stack);
+LF_HIDDEN void boundary_trampoline_exit(uint32_t index, uint64_t value);
+
+__asm__(".pushsection libfail_text,\"ax\",@progbits\n"
+        "    .balign 16\n"
+        "    .globl boundary_stubs\n"
+        "    .hidden boundary_stubs\n"
+        "    .type boundary_stubs, @function\n"
+        "boundary_stubs:\n"
+        "    .cfi_startproc\n"
+        "    .set boundary_stub, 0\n"
+        "    .rept 2048\n" /* BOUNDARY_BINDINGS */
+        "    .balign 16\n"
+        "    endbr64\n"
+        "    movl $boundary_stub, %r11d\n"
+        "    jmp boundary_trampoline\n"
+        "    .set boundary_stub, boundary_stub + 1\n"
+        "    .endr\n"
+        "    .cfi_endproc\n"
+        "    .size boundary_stubs, . - boundary_stubs\n"
+        "    .balign 16\n"
+        "    .type boundary_trampoline, @function\n"
+        "boundary_trampoline:\n"
+        "    .cfi_startproc\n"
+        "    endbr64\n"
+        "    pushq %rbp\n"
+        "    .cfi_def_cfa_offset 16\n"
+        "    .cfi_offset %rbp, -16\n"
+        "    movq %rsp, %rbp\n"
+        "    .cfi_def_cfa_register %rbp\n"
+        /* 208 bytes of saved registers, then 256 of stack arguments: %rsp stays 16-aligned */
+        "    subq $464, %rsp\n"
+        "    movq %r11, -8(%rbp)\n"
+        "    movq %rdi, -16(%rbp)\n"
+        "    movq %rsi, -24(%rbp)\n"
+        "    movq %rdx, -32(%rbp)\n"
+        "    movq %rcx, -40(%rbp)\n"
+        "    movq %r8, -48(%rbp)\n"
+        "    movq %r9, -56(%rbp)\n"
+        "    movq %rax, -64(%rbp)\n"
+        "    movq %r10, -72(%rbp)\n"
+        "    movdqu %xmm0, -96(%rbp)\n"
+        "    movdqu %xmm1, -112(%rbp)\n"
+        "    movdqu %xmm2, -128(%rbp)\n"
+        "    movdqu %xmm3, -144(%rbp)\n"
+        "    movdqu %xmm4, -160(%rbp)\n"
+        "    movdqu %xmm5, -176(%rbp)\n"
+        "    movdqu %xmm6, -192(%rbp)\n"
+        "    movdqu %xmm7, -208(%rbp)\n"
+        "    leaq 16(%rbp), %rsi\n" /* the caller's stack arguments, above its return address */
+        "    movq %rsp, %rdi\n"
+        "    movl $32, %ecx\n"
+        "    rep movsq\n"
+        "    leaq 8(%rbp), %rdi\n" /* the return address's slot */
+        "    call boundary_trampoline_enter\n"
+        "    movdqu -96(%rbp), %xmm0\n"
+        "    movdqu -112(%rbp), %xmm1\n"
+        "    movdqu -128(%rbp), %xmm2\n"
+        "    movdqu -144(%rbp), %xmm3\n"
+        "    movdqu -160(%rbp), %xmm4\n"
+        "    movdqu -176(%rbp), %xmm5\n"
+        "    movdqu -192(%rbp), %xmm6\n"
+        "    movdqu -208(%rbp), %xmm7\n"
+        "    movq -16(%rbp), %rdi\n"
+        "    movq -24(%rbp), %rsi\n"
+        "    movq -32(%rbp), %rdx\n"
+        "    movq -40(%rbp), %rcx\n"
+        "    movq -48(%rbp), %r8\n"
+        "    movq -56(%rbp), %r9\n"
+        "    movq -72(%rbp), %r10\n"
+        "    movl -8(%rbp), %r11d\n"
+        "    shlq $4, %r11\n"
+        "    leaq boundary_bindings(%rip), %rax\n"
+        "    movq (%rax,%r11), %r11\n"
+        "    movq -64(%rbp), %rax\n"
+        "    call *%r11\n"
+        "    movq %rax, -16(%rbp)\n"
+        "    movq %rdx, -24(%rbp)\n"
+        "    movdqu %xmm0, -96(%rbp)\n"
+        "    movdqu %xmm1, -112(%rbp)\n"
+        "    movl -8(%rbp), %edi\n"
+        "    movq %rax, %rsi\n"
+        "    call boundary_trampoline_exit\n"
+        "    movq -16(%rbp), %rax\n"
+        "    movq -24(%rbp), %rdx\n"
+        "    movdqu -96(%rbp), %xmm0\n"
+        "    movdqu -112(%rbp), %xmm1\n"
+        "    leave\n"
+        "    .cfi_def_cfa %rsp, 8\n"
+        "    ret\n"
+        "    .cfi_endproc\n"
+        "    .size boundary_trampoline, . - boundary_trampoline\n"
+        "    .globl boundary_trampolines_end\n"
+        "    .hidden boundary_trampolines_end\n"
+        "boundary_trampolines_end:\n"
+        ".popsection\n");
+
+/* The audit module's la_symbind64: the address the program's GOT gets for `function`, the
+   function of the code under test named `name` (the string stays: the object's own). A stub of
+   its own; the function itself once every stub is taken (its calls are then not followed). */
+LF_TEXT LF_EXPORT uintptr_t libfail_boundary_bind(uintptr_t function, const char *name)
+{
+    uint32_t index = atomic_fetch_add(&bindings_taken, 1);
+    if (index >= BOUNDARY_BINDINGS)
+        return function;
+    boundary_bindings[index] = (struct boundary_binding){function, name};
+    return (uintptr_t)boundary_stubs + 16 * (uintptr_t)index;
+}
+
 LF_TEXT LF_EXPORT void libfail_boundary_enter(uintptr_t stack, uintptr_t caller)
 {
     stack_skip_loader();
@@ -126,6 +262,19 @@ LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t functio
                          (uint64_t)(unsigned)saved_errno);
     }
     errno = saved_errno;
+}
+
+LF_TEXT void boundary_trampoline_enter(uintptr_t stack)
+{
+    int saved_errno = errno; /* the function sees the errno its caller left */
+    libfail_boundary_enter(stack, *(const uintptr_t *)stack);
+    errno = saved_errno;
+}
+
+LF_TEXT void boundary_trampoline_exit(uint32_t index, uint64_t value)
+{
+    const struct boundary_binding *binding = &boundary_bindings[index];
+    libfail_boundary_exit(binding->name, binding->function, value);
 }
 
 /* Forget the classes of one part's entries; an entry with none is not written (nor its page

@@ -29,6 +29,16 @@ LF_INLINE bool is_own_frame(uintptr_t pc)
     return pc - 1 >= (uintptr_t)__start_libfail_text && pc - 1 < (uintptr_t)__stop_libfail_text;
 }
 
+/* boundary.c: the stubs and the trampoline the program's calls into the code under test go
+   through (the audit binds them there); a frame of theirs stands between the program and the
+   library, and stacks leave it out. */
+extern const char boundary_stubs[] LF_HIDDEN;
+extern const char boundary_trampolines_end[] LF_HIDDEN;
+LF_INLINE bool is_boundary_frame(uintptr_t pc)
+{
+    return pc - 1 >= (uintptr_t)boundary_stubs && pc - 1 < (uintptr_t)boundary_trampolines_end;
+}
+
 /* ---- stack.c: site signatures ---- */
 struct module_info {
     uintptr_t start, end, bias;

@@ -52,6 +52,8 @@ static _Atomic uintptr_t loader_start, loader_end;
 LF_INLINE bool is_loader_frame(uintptr_t pc)
 {
     uintptr_t end = atomic_load_explicit(&loader_end, memory_order_relaxed);
+    if (is_boundary_frame(pc))
+        return true; /* the trampoline the audit now binds calls to (boundary.c), the same way */
     return LF_UNLIKELY(end) && pc - 1 >= atomic_load_explicit(&loader_start, memory_order_relaxed) &&
            pc - 1 < end;
 }

@@ -262,13 +262,24 @@ static uint64_t module_for_path(struct campaign_context *context, const char *pa
     return id;
 }
 
+/* A sanitizer's stack, as frames. A frame of libfail's below one of the program's is the
+   trampoline a call into the code under test went through (libfail/boundary.c): left out, as
+   the preload leaves it out of the stacks it takes, so a sanitizer's stack of a site is the
+   site's. libfail's frames on top (an interposer) stay, for drop_scan_frames. */
 static void frames_of_paths(struct campaign_context *context, int count, char *const *paths,
                             const uint64_t *offsets, struct frame_list *out)
 {
-    out->count = count;
-    for (int i = 0; i < count; i++) {
-        out->frames[i].module = module_for_path(context, paths[i]);
-        out->frames[i].offset = offsets[i];
+    out->count = 0;
+    bool below_program = false;
+    for (int i = 0; i < count && out->count < RECORD_MAX_FRAMES; i++) {
+        const char *base = paths[i] ? strrchr(paths[i], '/') : NULL;
+        base = base ? base + 1 : paths[i];
+        bool ours = base && !strncmp(base, "libfail", 7);
+        if (ours && below_program)
+            continue;
+        below_program |= !ours && !module_is_tool(paths[i]);
+        out->frames[out->count].module = module_for_path(context, paths[i]);
+        out->frames[out->count++].offset = offsets[i];
     }
 }
 

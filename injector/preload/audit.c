@@ -2,17 +2,20 @@
  * audit.c — libfail-audit.so, the LD_AUDIT module of scoped campaigns: it shows the preload each
  * call the program makes into a library under test, and what the call returned.
  *
- * glibc's audit interface (rtld-audit(7)) is the one way to see a return without touching the
- * program's code or stack: for each binding from an object marked BINDFROM to one marked BINDTO,
- * the dynamic linker calls la_pltenter before the function and la_pltexit after it. Bindings from
- * the program (the main executable) to the non-system shared objects are audited; failrun's own
- * libraries and the system's never are. LIBFAIL_API_MODULES (':'-separated globs on the module's
- * path, failrun's --module) narrows the objects under test.
+ * glibc's audit interface (rtld-audit(7)) lets a module choose the address each binding gets:
+ * for each binding from an object marked BINDFROM to one marked BINDTO, the dynamic linker calls
+ * la_symbind64, and the address it returns is what the caller's GOT holds. Bindings from the
+ * program (the main executable) to the non-system shared objects are given a trampoline of the
+ * preload's (libfail_boundary_bind, libfail/boundary.c), which reports the call and its return;
+ * failrun's own libraries and the system's never are. LIBFAIL_API_MODULES (':'-separated globs on
+ * the module's path, failrun's --module) narrows the objects under test. The module defines no
+ * PLT hooks (la_pltenter, la_pltexit): with them the linker sends every call of every object
+ * through its profiling trampoline, the C library's too, and never fills in a GOT.
  *
  * The module runs in a link namespace of its own, without a C library (the few functions it uses
  * are auditlibc.c's, so that no second libc is loaded into every process): the preload of the
  * main namespace, where the faults are and the records are written, is found by its symbols
- * (libfail_boundary_enter/exit, libfail/boundary.c) when the dynamic linker opens it. Without the
+ * (libfail_boundary_bind, libfail/boundary.c) when the dynamic linker opens it. Without the
  * preload nothing is audited; in a process out of the campaign's scope (LIBFAIL_EXE) the module
  * has the dynamic linker drop it before anything is bound.
  */
@@ -24,11 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The function's stack arguments are copied for it by the linker's trampoline: room for 32. */
-#define STACK_ARGUMENTS_BYTES 256
-
-static void (*boundary_enter)(uintptr_t stack, uintptr_t caller);
-static void (*boundary_exit)(const char *name, uintptr_t function, uint64_t value);
+static uintptr_t (*boundary_bind)(uintptr_t function, const char *name);
 
 static uintptr_t dynamic_address(struct link_map *map, ElfW(Addr) value)
 {
@@ -102,9 +101,23 @@ LF_EXPORT unsigned la_version(unsigned version)
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+/* Each object's cookie says what it is to the audit: the dynamic linker asks la_symbind64
+   about every binding of an object marked BINDFROM, or to one marked BINDTO, whatever the other
+   end (glibc, _dl_audit_symbind): the program's calls into the C library too. */
+enum { OTHER_OBJECT, THE_PROGRAM, UNDER_TEST };
+
+static unsigned object_flags(struct link_map *map, Lmid_t namespace);
+
 LF_EXPORT unsigned la_objopen(struct link_map *map, Lmid_t namespace, uintptr_t *cookie)
 {
-    (void)cookie;
+    unsigned flags = object_flags(map, namespace);
+    *cookie = flags == LA_FLG_BINDFROM ? THE_PROGRAM : flags == LA_FLG_BINDTO ? UNDER_TEST
+                                                                               : OTHER_OBJECT;
+    return flags;
+}
+
+static unsigned object_flags(struct link_map *map, Lmid_t namespace)
+{
     if (namespace != LM_ID_BASE)
         return 0;
     const char *path = map->l_name ? map->l_name : "";
@@ -112,12 +125,9 @@ LF_EXPORT unsigned la_objopen(struct link_map *map, Lmid_t namespace, uintptr_t 
     base = base ? base + 1 : path;
     if (!strncmp(base, "libfail", 7)) {
         /* The preload (or libfail.so linked into the program): its entry points. */
-        void *enter = find_symbol(map, "libfail_boundary_enter");
-        void *leave = find_symbol(map, "libfail_boundary_exit");
-        if (enter && leave && !boundary_enter) {
-            boundary_enter = (void (*)(uintptr_t, uintptr_t))enter;
-            boundary_exit = (void (*)(const char *, uintptr_t, uint64_t))leave;
-        }
+        void *bind = find_symbol(map, "libfail_boundary_bind");
+        if (bind && !boundary_bind)
+            boundary_bind = (uintptr_t (*)(uintptr_t, const char *))bind;
         return 0;
     }
     if (!path[0])
@@ -131,30 +141,14 @@ LF_EXPORT unsigned la_objopen(struct link_map *map, Lmid_t namespace, uintptr_t 
 }
 
 LF_EXPORT uintptr_t la_symbind64(ElfW(Sym) *symbol, unsigned index, uintptr_t *from, uintptr_t *to,
-                       unsigned *flags, const char *name)
+                                 unsigned *flags, const char *name)
 {
-    (void)index, (void)from, (void)to, (void)flags, (void)name;
+    (void)index, (void)flags;
+    unsigned type = ELF64_ST_TYPE(symbol->st_info);
+    /* Only the program's calls into the code under test; without the preload nothing would hear
+       of them: the function itself. */
+    if (boundary_bind && *from == THE_PROGRAM && *to == UNDER_TEST &&
+        (type == STT_FUNC || type == STT_GNU_IFUNC))
+        return boundary_bind((uintptr_t)symbol->st_value, name);
     return symbol->st_value;
-}
-
-LF_EXPORT ElfW(Addr) la_x86_64_gnu_pltenter(ElfW(Sym) *symbol, unsigned index, uintptr_t *from,
-                                  uintptr_t *to, La_x86_64_regs *registers, unsigned *flags,
-                                  const char *name, long *frame_size)
-{
-    (void)index, (void)from, (void)to, (void)flags, (void)name;
-    if (boundary_enter) {
-        /* lr_rsp: the stack as the call left it, its return address on top. */
-        boundary_enter((uintptr_t)registers->lr_rsp, *(const uintptr_t *)registers->lr_rsp);
-        *frame_size = STACK_ARGUMENTS_BYTES; /* then la_pltexit follows the call */
-    }
-    return symbol->st_value;
-}
-
-LF_EXPORT unsigned la_x86_64_gnu_pltexit(ElfW(Sym) *symbol, unsigned index, uintptr_t *from, uintptr_t *to,
-                               const La_x86_64_regs *in, La_x86_64_retval *out, const char *name)
-{
-    (void)index, (void)from, (void)to, (void)in;
-    if (boundary_exit)
-        boundary_exit(name, (uintptr_t)symbol->st_value, (uint64_t)out->lrv_rax);
-    return 0;
 }

@@ -18,9 +18,11 @@ static void print_stack(FILE *out, const char *title, json_t *stack)
     fprintf(out, "  %s:\n", title);
     json_array_foreach(stack, index, entry) {
         const char *function = json_string_value(json_object_get(entry, "function"));
-        /* The dynamic linker's trampoline of the LD_AUDIT module (scoped campaigns) between the
-           program and the library it called: not the program's own frame. */
-        if (function && !strncmp(function, "_dl_runtime_profile", 19))
+        /* The trampoline of the LD_AUDIT module (scoped campaigns) between the program and the
+           library it called: not the program's own frame. libfail's since the module binds calls
+           to it (libfail/boundary.c), the dynamic linker's in a campaign of an older failrun. */
+        if (function && (!strncmp(function, "_dl_runtime_profile", 19) ||
+                         !strcmp(function, "boundary_trampoline")))
             continue;
         const char *file = json_string_value(json_object_get(entry, "file"));
         const char *module = json_string_value(json_object_get(entry, "module"));
