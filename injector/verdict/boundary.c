@@ -98,7 +98,13 @@ static enum api_verdict function_verdict(uint64_t seen, uint64_t value)
            pointer's NULL (a call the tests only make to see it fail): unknown. */
         return seen & BOUNDARY_CLASS_NEG32 ? API_SWALLOWED : API_UNKNOWN;
     }
-    return seen & BOUNDARY_CLASS_OTHER ? API_SWALLOWED : API_UNKNOWN;
+    /* A positive int: success for a function that only returned such values unfailed (a count,
+       true). Beside 0 and no negative it may be an error code as well as a count: libtasn1's
+       functions return 0 for success and a positive ASN1_* code for each error
+       (ASN1_MEM_ALLOC_ERROR when an allocation failed): unknown. */
+    if (!(seen & BOUNDARY_CLASS_OTHER))
+        return API_UNKNOWN;
+    return seen & BOUNDARY_CLASS_ZERO32 ? API_UNKNOWN : API_SWALLOWED;
 }
 
 /* The error-like classes of a value: NULL, a negative int, an int 0, false; none when the
@@ -130,6 +136,13 @@ enum api_verdict api_verdict(const char *rules, const char *function, uint64_t s
        error here unfailed too (a file the test expects to be missing), and still does. */
     if (verdict == API_UNKNOWN && call_seen && error && call_seen == boundary_classes(value))
         return API_REPORTED;
+    /* A positive int at a call that never returned one unfailed (it returned 0 there: an
+       ASN1_SUCCESS): the failure made it, an error code. */
+    uint64_t classes = boundary_classes(value);
+    if (verdict == API_UNKNOWN && call_seen && (classes & BOUNDARY_CLASS_OTHER) &&
+        !(classes & (BOUNDARY_CLASS_NEG32 | BOUNDARY_CLASS_WIDE)) &&
+        !(call_seen & BOUNDARY_CLASS_OTHER))
+        return API_REPORTED;
     return verdict;
 }
 
@@ -144,6 +157,9 @@ const char *api_convention(const char *rules, const char *function, uint64_t see
     /* Only 0 unfailed: an int's success or a pointer's NULL, so only a negative int reports. */
     if (kind == REPORT_NEGATIVE && !(seen & (BOUNDARY_CLASS_WIDE | BOUNDARY_CLASS_OTHER)))
         return "a negative int (0, all it returned unfailed, tells nothing)";
+    /* 0 and positive values unfailed: 0 success and positive error codes, or counts. */
+    if (kind == REPORT_NEGATIVE && (seen & BOUNDARY_CLASS_OTHER) && (seen & BOUNDARY_CLASS_ZERO32))
+        return "a negative int; a positive one at a call that only returned 0 unfailed";
     /* It returned such values unfailed too: they report where a call never returned them. */
     if (kind == REPORT_NONE && (seen & BOUNDARY_CLASS_WIDE))
         return "NULL, at a call that never returned it unfailed";

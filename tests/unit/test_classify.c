@@ -190,6 +190,16 @@ static void test_api_verdicts(void **state)
     assert_int_equal(api_verdict(NULL, "f", boundary_classes(1), 0, 1), API_SWALLOWED);
     assert_int_equal(api_verdict(NULL, "f", boundary_classes(1) | boundary_classes(0), 0, 0),
                      API_UNKNOWN);
+    /* 0 for success and a positive code for each error (libtasn1): a positive value cannot be
+       told from a count by the function alone... */
+    uint64_t codes = boundary_classes(0) | boundary_classes(3);
+    assert_int_equal(api_verdict(NULL, "f", codes, 0, 13), API_UNKNOWN);
+    assert_int_equal(api_verdict(NULL, "f", codes, codes, 13), API_UNKNOWN);
+    /* ...but at a call that only ever returned 0 unfailed it is the failure's error code. */
+    assert_int_equal(api_verdict(NULL, "f", codes, boundary_classes(0), 13), API_REPORTED);
+    /* A count that is never 0 is still success when positive, whatever the call. */
+    assert_int_equal(api_verdict(NULL, "f", boundary_classes(3), boundary_classes(3), 13),
+                     API_SWALLOWED);
     /* Never returned unfailed: no convention. */
     assert_int_equal(api_verdict(NULL, "f", 0, 0, 0), API_UNKNOWN);
     /* A --returns rule decides, whatever was learned. */
@@ -205,6 +215,8 @@ static void test_api_verdicts(void **state)
     assert_string_equal(api_convention(NULL, "f", boundary_classes(0)),
                         "a negative int (0, all it returned unfailed, tells nothing)");
     assert_string_equal(api_convention(NULL, "f", lookup), "NULL, at a call that never returned it unfailed");
+    assert_string_equal(api_convention(NULL, "f", boundary_classes(0) | boundary_classes(3)),
+                        "a negative int; a positive one at a call that only returned 0 unfailed");
 }
 
 int main(void)
