@@ -285,9 +285,17 @@ static bool copy_tree(const char *from, const char *to)
         return false;
     if (S_ISREG(st.st_mode))
         return copy_file(from, to, st.st_mode);
+    if (S_ISLNK(st.st_mode)) { /* a suite's link in its folder (the baseline's is moved) */
+        char target[PATH_MAX];
+        ssize_t length = readlink(from, target, sizeof target - 1);
+        if (length < 0)
+            return false;
+        target[length] = '\0';
+        return symlink(target, to) == 0 || errno == EEXIST;
+    }
     if (!S_ISDIR(st.st_mode))
-        return true; /* runs hold files and folders only; anything else is not worth keeping */
-    if (mkdir(to, 0755) != 0 && errno != EEXIST)
+        return true; /* a FIFO, a socket: nothing to keep */
+    if (mkdir(to, 0700) != 0 && errno != EEXIST)
         return false;
     DIR *dir = opendir(from);
     if (!dir)
@@ -304,7 +312,7 @@ static bool copy_tree(const char *from, const char *to)
         free(target);
     }
     closedir(dir);
-    return ok;
+    return ok && chmod(to, st.st_mode & 07777) == 0; /* its mode once its entries are in */
 }
 
 bool move_tree(const char *from, const char *to)

@@ -323,23 +323,88 @@ static void one_at_a_time(struct campaign_context *context, char *why, bool warn
    baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
    run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
    how it ended are returned in *alone_dir and *alone_result. */
-/* Its processes saw the folder the baseline ran in (the scratch folder): a working folder
-   inside it (a suite's scratch folder made in LIBFAIL_DIR) is named after where it is kept, as
-   a start's working folder inside the baseline's is found (forkphase.c, "@/REST") and a
-   program started alone finds it. */
+/* `text` with the folder `from` (where it starts, or where it follows '=' or ':') named `to`;
+   NULL when it holds no such path. */
+static char *renamed(const char *text, const char *from, const char *to)
+{
+    size_t length = strlen(from);
+    for (const char *at = strstr(text, from); at; at = strstr(at + 1, from))
+        if ((at == text || at[-1] == '=' || at[-1] == ':') && (at[length] == '/' || !at[length]))
+            return xasprintf("%.*s%s%s", (int)(at - text), text, to, at + length);
+    return NULL;
+}
+
+static void rename_in(char **text, const char *from, const char *to)
+{
+    char *fresh = *text ? renamed(*text, from, to) : NULL;
+    if (fresh) {
+        free(*text);
+        *text = fresh;
+    }
+}
+
+/* The same in each of the NUL-terminated entries of `blob` (arguments, an environment). */
+static void rename_in_entries(char **blob, size_t *length, const char *from, const char *to)
+{
+    if (!*blob)
+        return;
+    VECTOR(char) out = {0};
+    bool changed = false;
+    for (size_t at = 0; at < *length;) {
+        const char *entry = *blob + at;
+        size_t size = strnlen(entry, *length - at);
+        char *fresh = renamed(entry, from, to);
+        const char *use = fresh ? fresh : entry;
+        size_t use_size = fresh ? strlen(fresh) : size;
+        for (size_t i = 0; i < use_size; i++)
+            VECTOR_PUSH(out, use[i]);
+        if (at + size < *length)
+            VECTOR_PUSH(out, '\0');
+        changed |= fresh != NULL;
+        free(fresh);
+        at += size + 1;
+    }
+    if (changed) {
+        free(*blob);
+        *blob = out.items;
+        *length = out.count;
+    } else {
+        free(out.items);
+    }
+}
+
+/* Its processes saw the folder the baseline ran in (the scratch folder): a path inside it (a
+   suite's scratch folder made in LIBFAIL_DIR, a program or an input file put there) is named
+   after where it is kept, as a start's working folder inside the baseline's is found
+   (forkphase.c, "@/REST") and a program started alone finds its folder, its executable, its
+   input and its arguments. */
 static void rename_run_folder(struct run_records *records, const char *ran_in, const char *kept)
 {
-    size_t length = strlen(ran_in);
     if (!strcmp(ran_in, kept))
         return;
     for (size_t i = 0; i < records->processes.count; i++) {
         struct ingest_invocation *invocation = records->processes.items[i].invocation;
-        char *cwd = invocation ? invocation->cwd : NULL;
-        if (cwd && !strncmp(cwd, ran_in, length) && (cwd[length] == '/' || !cwd[length])) {
-            invocation->cwd = xasprintf("%s%s", kept, cwd + length);
-            free(cwd);
-        }
+        if (!invocation)
+            continue;
+        rename_in(&invocation->cwd, ran_in, kept);
+        rename_in(&invocation->exe, ran_in, kept);
+        rename_in(&invocation->stdin_path, ran_in, kept);
+        rename_in_entries(&invocation->argv, &invocation->argv_length, ran_in, kept);
+        rename_in_entries(&invocation->environment, &invocation->environment_length, ran_in,
+                          kept);
     }
+}
+
+/* The baseline, run in the scratch folder, moved to where it is kept; false when the move
+   failed (a file it could not read, one gone during the copy): nothing of it is kept then. */
+static bool keep_baseline(struct campaign_context *context, const char *dir, const char *kept)
+{
+    settle_run_folder(context, dir, true);
+    if (access(dir, F_OK) != 0)
+        return true;
+    remove_tree(dir);
+    remove_run_folder(kept); /* the part copied, and its gcov data's pack */
+    return false;
 }
 
 static bool check_twin(struct campaign_context *context, struct twin_run *twin,
@@ -456,8 +521,14 @@ void run_baseline(struct campaign_context *context)
     if (twin.started)
         pthread_join(twin.thread, NULL);
     char *kept = kept_path(context, dir), *ran_in = dir;
-    if (strcmp(kept, dir))
-        settle_run_folder(context, dir, true);
+    if (strcmp(kept, dir) && !keep_baseline(context, dir, kept)) {
+        /* Made again where it is kept, as before there was a scratch folder. */
+        warn("the baseline's folder could not be moved out of %s (see above): it runs again in "
+             "%s", context->runs_dir, kept);
+        result = execute_run(context, kept, plan, limit, NULL, NULL);
+        free(ran_in);
+        ran_in = xstrdup(kept);
+    }
     dir = kept;
     set_run_directory(db, run_id, dir);
     struct run_records records = {0};

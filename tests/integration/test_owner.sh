@@ -277,13 +277,23 @@ check "the report says it is re-run within the whole command, and why" grep -qF 
 # and is then kept in the campaign's folder: the program's working folder is recorded where the
 # baseline is kept, so its start in the fork run finds it inside that run's own folder ("@/...")
 # and every site is answered by a child, none left to re-runs.
+# A second program reads its standard input from a file the suite put there, through a link
+# (the standard input is recorded as the file it opened).
 FAILRUN_START_ABOVE_MS=0 "$FAILRUN" run --json --db subdir.db -- sh -c \
     "mkdir -p \"\${LIBFAIL_DIR:-\$PWD}/sub\" && cd \"\${LIBFAIL_DIR:-\$PWD}/sub\" &&
-     $PROGRAMS/ownertest list >/dev/null" >subdir.json 2>subdir.err
-check_equal "subdir: the program's working folder is inside the baseline's kept folder" 1 \
+     $PROGRAMS/ownertest list >/dev/null && cp '$work/data/words.txt' words.txt &&
+     ln -s words.txt link && $PROGRAMS/ownertest words <\"\$PWD/link\" >/dev/null" \
+    >subdir.json 2>subdir.err
+check_equal "subdir: the programs' working folder is inside the baseline's kept folder" 2 \
     "$(sql subdir.db "SELECT count(*) FROM programs p, runs r WHERE r.kind = 'baseline'
         AND p.cwd = r.dir || '/sub'")"
 check "subdir: its start forked the runs of all its sites" \
     grep -Eq "(^|: )([1-9][0-9]*) of \\2 sites answered by forks" subdir.err
 check_equal "subdir: no start left its sites to re-runs" "" \
     "$(grep "left its sites to re-runs" subdir.err)"
+subdir_base=$(sql subdir.db "SELECT dir FROM runs WHERE kind = 'baseline'")
+check_equal "subdir: the input file inside it is recorded where the baseline is kept" \
+    "$subdir_base/sub/words.txt" "$(sql subdir.db "SELECT stdin FROM programs WHERE stdin_kind = 'file'")"
+check "subdir: the kept baseline holds the suite's link" test -L "$subdir_base/sub/link"
+check_equal "subdir: both programs do alone what they did" "yes yes" \
+    "$(sql subdir.db "SELECT alone FROM programs ORDER BY id" | tr '\n' ' ' | sed 's/ $//')"
