@@ -219,6 +219,13 @@ __asm__(".pushsection libfail_text,\"ax\",@progbits\n"
    its own; the function itself once every stub is taken (its calls are then not followed). */
 LF_TEXT LF_EXPORT uintptr_t libfail_boundary_bind(uintptr_t function, const char *name)
 {
+    /* One stub a function: the program's GOT slots for it, lazily bound or bound at load. */
+    uint32_t taken = atomic_load(&bindings_taken);
+    for (uint32_t i = 0; i < taken && i < BOUNDARY_BINDINGS; i++)
+        if (boundary_bindings[i].function == function)
+            return (uintptr_t)boundary_stubs + 16 * (uintptr_t)i;
+    if (taken >= BOUNDARY_BINDINGS)
+        return function;
     uint32_t index = atomic_fetch_add(&bindings_taken, 1);
     if (index >= BOUNDARY_BINDINGS)
         return function;

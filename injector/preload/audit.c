@@ -101,9 +101,9 @@ LF_EXPORT unsigned la_version(unsigned version)
     return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-/* Each object's cookie says what it is to the audit: the dynamic linker asks la_symbind64
-   about every binding of an object marked BINDFROM, or to one marked BINDTO, whatever the other
-   end (glibc, _dl_audit_symbind): the program's calls into the C library too. */
+/* Each object's cookie says what it is to the audit: la_symbind64 is asked about more than
+   the bindings from a BINDFROM object to a BINDTO one (glibc's dlsym path asks when either end
+   is marked), and follows only the program's into the code under test. */
 enum { OTHER_OBJECT, THE_PROGRAM, UNDER_TEST };
 
 static unsigned object_flags(struct link_map *map, Lmid_t namespace);
@@ -143,11 +143,12 @@ static unsigned object_flags(struct link_map *map, Lmid_t namespace)
 LF_EXPORT uintptr_t la_symbind64(ElfW(Sym) *symbol, unsigned index, uintptr_t *from, uintptr_t *to,
                                  unsigned *flags, const char *name)
 {
-    (void)index, (void)flags;
+    (void)index;
     unsigned type = ELF64_ST_TYPE(symbol->st_info);
     /* Only the program's calls into the code under test; without the preload nothing would hear
        of them: the function itself. */
-    if (boundary_bind && *from == THE_PROGRAM && *to == UNDER_TEST &&
+    /* A dlsym's result stays the function's own address (the program may compare it). */
+    if (boundary_bind && *from == THE_PROGRAM && *to == UNDER_TEST && !(*flags & LA_SYMB_DLSYM) &&
         (type == STT_FUNC || type == STT_GNU_IFUNC))
         return boundary_bind((uintptr_t)symbol->st_value, name);
     return symbol->st_value;

@@ -104,6 +104,9 @@ static enum api_verdict function_verdict(uint64_t seen, uint64_t value)
        (ASN1_MEM_ALLOC_ERROR when an allocation failed): unknown. */
     if (!(seen & BOUNDARY_CLASS_OTHER))
         return API_UNKNOWN;
+    /* Where its errors are negative (a count, or -1), a positive value is success. */
+    if (seen & BOUNDARY_CLASS_NEG32)
+        return API_SWALLOWED;
     return seen & BOUNDARY_CLASS_ZERO32 ? API_UNKNOWN : API_SWALLOWED;
 }
 

@@ -197,6 +197,9 @@ static void test_api_verdicts(void **state)
     assert_int_equal(api_verdict(NULL, "f", codes, codes, 13), API_UNKNOWN);
     /* ...but at a call that only ever returned 0 unfailed it is the failure's error code. */
     assert_int_equal(api_verdict(NULL, "f", codes, boundary_classes(0), 13), API_REPORTED);
+    /* A count that may be 0, with -1 for an error: a positive value is success. */
+    uint64_t counts = codes | boundary_classes(minus_one);
+    assert_int_equal(api_verdict(NULL, "f", counts, 0, 7), API_SWALLOWED);
     /* A count that is never 0 is still success when positive, whatever the call. */
     assert_int_equal(api_verdict(NULL, "f", boundary_classes(3), boundary_classes(3), 13),
                      API_SWALLOWED);
