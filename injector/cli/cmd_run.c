@@ -332,7 +332,8 @@ static const struct option_row run_rows[] = {
      "how FUNC of the code under test reports an error to its caller: null, negative, zero or "
      "false (repeatable). Without it, learned from the unfailed runs: a value of a kind FUNC "
      "never returned there (NULL where it always returned an address, a negative int, 0, "
-     "false) is one", take_returns},
+     "false) is one, and a positive int at a call that only returned 0 (0 for success, a "
+     "positive code per error, as libtasn1's)", take_returns},
     {"wrapper", 0, OPTION_REQUIRED, "FUNC", CAMPAIGN,
      "FUNC only forwards to the allocator: its sites are named after its caller (\"f at x.c:40 "
      "(through FUNC)\"), and leaks are told apart by that caller (repeatable). Found without "
