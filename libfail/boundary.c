@@ -1,10 +1,11 @@
 /*
  * boundary.c — what the code under test returned to its caller (doc/guide/outcomes.md, "Outcomes").
  *
- * failrun's LD_AUDIT module (injector/preload/audit.c) sees every call that the program makes
- * through its PLT into a library under test, and calls the two functions below around it, from
- * the calling thread. Every such call comes from code outside the code under test (the audit
- * sees only the program's own bindings), a callback of the library calling back in too: a fault
+ * failrun's LD_AUDIT module (injector/preload/audit.c) binds every call that the program makes
+ * through its PLT into a library under test to the trampoline below, which calls
+ * boundary_trampoline_enter and boundary_trampoline_exit around it, in the calling thread. Every
+ * such call comes from code outside the code under test (the audit binds only the program's
+ * own), a callback of the library calling back in too: a fault
  * belongs to the innermost call open when it fired, whose value the outside code received
  * first. For each function, and each place that calls it, the process keeps the
  * classes of values it returned (record.h, BOUNDARY_CLASS_*), and writes them when the set
@@ -14,7 +15,7 @@
  * run that fails a site writes no classes. When a fault fired inside the call in this thread, the
  * call's return value and errno are written as they reached the caller.
  *
- * A longjmp out of the library never returns through the audit: a call made from a stack at or
+ * A longjmp out of the library never returns through the trampoline: a call made from a stack at or
  * above an open call's entry shows that call was left. Allocation-free, lock-free; errno is as
  * the library left it when the program sees it.
  */
@@ -102,10 +103,10 @@ static struct boundary_call *LF_TEXT call_entry(uintptr_t function, uintptr_t ca
 
    A stub (one of BOUNDARY_BINDINGS, 16 bytes each) puts its number in %r11 and jumps to
    boundary_trampoline, which saves the argument registers (integer, %rax for varargs, %xmm0-7),
-   tells libfail_boundary_enter, copies 256 bytes of the caller's stack arguments below its frame
-   (room for 32, as the linker's trampoline copied for la_pltexit), calls the function, keeps what
+   tells boundary_trampoline_enter, copies 256 bytes of the caller's stack arguments below its
+   frame (room for 32, as the linker's trampoline copied for la_pltexit), calls the function, keeps what
    it returned (%rax, %rdx, %xmm0, %xmm1; the x87 stack is left as it is: libfail never uses it),
-   tells libfail_boundary_exit, and returns. It is a real frame with unwind information, in
+   tells boundary_trampoline_exit, and returns. It is a real frame with unwind information, in
    libfail's own text: stacks walk through it, and a site's signature leaves it out as it leaves
    out every frame of libfail's (is_own_frame). Limits: wider vector registers (%ymm, %zmm) as
    arguments or results are not kept whole; more than 256 bytes of stack arguments are not
@@ -233,24 +234,32 @@ LF_TEXT LF_EXPORT uintptr_t libfail_boundary_bind(uintptr_t function, const char
     return (uintptr_t)boundary_stubs + 16 * (uintptr_t)index;
 }
 
-LF_TEXT LF_EXPORT void libfail_boundary_enter(uintptr_t stack, uintptr_t caller)
+/* Before the call: `stack` is the slot of its return address (the caller's stack as the call
+   left it). */
+LF_TEXT void boundary_trampoline_enter(uintptr_t stack)
 {
+    int saved_errno = errno; /* the function sees the errno its caller left */
     stack_skip_loader();
     /* Open calls whose frames this call's stack reuses were left by longjmp. */
     while (depth > 0 && depth <= BOUNDARY_DEPTH && stack >= open_calls[depth - 1].stack)
         depth--;
     if (depth < BOUNDARY_DEPTH)
-        open_calls[depth] = (struct open_call){stack, caller, runtime_thread_faults()};
+        open_calls[depth] =
+            (struct open_call){stack, *(const uintptr_t *)stack, runtime_thread_faults()};
     depth++;
+    errno = saved_errno;
 }
 
-LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t function, uint64_t value)
+/* After it: binding `index` returned `value`. */
+LF_TEXT void boundary_trampoline_exit(uint32_t index, uint64_t value)
 {
     int saved_errno = errno;
     if (depth == 0 || --depth >= BOUNDARY_DEPTH) {
         errno = saved_errno;
         return;
     }
+    const char *name = boundary_bindings[index].name;
+    uintptr_t function = boundary_bindings[index].function;
     const struct open_call *call = &open_calls[depth];
     uint64_t classes = boundary_classes(value);
     /* A start's or a test case's fork child fails a site: what its calls return teaches nothing
@@ -269,19 +278,6 @@ LF_TEXT LF_EXPORT void libfail_boundary_exit(const char *name, uintptr_t functio
                          (uint64_t)(unsigned)saved_errno);
     }
     errno = saved_errno;
-}
-
-LF_TEXT void boundary_trampoline_enter(uintptr_t stack)
-{
-    int saved_errno = errno; /* the function sees the errno its caller left */
-    libfail_boundary_enter(stack, *(const uintptr_t *)stack);
-    errno = saved_errno;
-}
-
-LF_TEXT void boundary_trampoline_exit(uint32_t index, uint64_t value)
-{
-    const struct boundary_binding *binding = &boundary_bindings[index];
-    libfail_boundary_exit(binding->name, binding->function, value);
 }
 
 /* Forget the classes of one part's entries; an entry with none is not written (nor its page

@@ -319,10 +319,6 @@ static void one_at_a_time(struct campaign_context *context, char *why, bool warn
     context->options->jobs = 1;
 }
 
-/* Compares the twin with the baseline; runs one more alone when they differ. True when the
-   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
-   run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
-   how it ended are returned in *alone_dir and *alone_result. */
 /* `text` with the folder `from` (where it starts, or where it follows '=' or ':') named `to`;
    NULL when it holds no such path. */
 static char *renamed(const char *text, const char *from, const char *to)
@@ -407,6 +403,10 @@ static bool keep_baseline(struct campaign_context *context, const char *dir, con
     return false;
 }
 
+/* Compares the twin with the baseline; runs one more alone when they differ. True when the
+   baseline itself was the run disturbed (the one alone agrees with the twin, not with it): the
+   run alone, made as a baseline is and where one is kept, is the baseline then; its folder and
+   how it ended are returned in *alone_dir and *alone_result. */
 static bool check_twin(struct campaign_context *context, struct twin_run *twin,
                        const struct spawn_result *baseline, const struct run_records *records,
                        const char *scope, char **alone_dir, struct spawn_result *alone_result)

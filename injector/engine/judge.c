@@ -6,6 +6,7 @@
 #include "symbols/source.h"
 #include "verdict/boundary.h"
 #include "engine/campaign_run.h"
+#include "engine/forkrun.h"
 #include "verdict/policy.h"
 #include "store/database.h"
 #include "store/runs.h"
@@ -272,9 +273,7 @@ static void frames_of_paths(struct campaign_context *context, int count, char *c
     out->count = 0;
     bool below_program = false;
     for (int i = 0; i < count && out->count < RECORD_MAX_FRAMES; i++) {
-        const char *base = paths[i] ? strrchr(paths[i], '/') : NULL;
-        base = base ? base + 1 : paths[i];
-        bool ours = base && !strncmp(base, "libfail", 7);
+        bool ours = paths[i] && !strncmp(base_name(paths[i]), "libfail", 7);
         if (ours && below_program)
             continue;
         below_program |= !ours && !module_is_tool(paths[i]);

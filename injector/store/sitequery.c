@@ -70,15 +70,6 @@ void store_sites_mark_bookkeeping(sqlite3 *db,
     database_finalize(select);
 }
 
-bool store_sites_unsourced(sqlite3 *db)
-{
-    sqlite3_stmt *select =
-        database_prepare(db, "SELECT 1 FROM sites WHERE source IS NULL LIMIT 1");
-    bool any = sqlite3_step(select) == SQLITE_ROW;
-    database_finalize(select);
-    return any;
-}
-
 void store_sites_mark_source(sqlite3 *db, const struct store_site_source *how)
 {
     sqlite3_stmt *select =

@@ -38,8 +38,6 @@ struct store_site_source {
     void *context;
 };
 void store_sites_mark_source(sqlite3 *db, const struct store_site_source *how);
-/* Whether some site's source file is not looked up yet. */
-bool store_sites_unsourced(sqlite3 *db);
 
 /* Every site as failrun cov lists it, in the order sites were stored: how many fault runs failed
    it. Texts may be NULL. */

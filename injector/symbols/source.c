@@ -192,8 +192,8 @@ static bool outside_globs(void *context, const char *file)
 
 void sites_mark_source(sqlite3 *db, const char *globs)
 {
-    /* After a run that stored no new site (most of them), nothing to look up. */
-    if (!globs || !*globs || !store_sites_unsourced(db))
+    /* Called after a run that stored new sites (judge.c, database_store_records). */
+    if (!globs || !*globs)
         return;
     static struct symboliser *symboliser; /* cached for the campaign: modules stay loaded */
     if (!symboliser)
